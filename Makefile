@@ -1,0 +1,39 @@
+# iap-pipeline — the two commands a newcomer runs are `make demo` and `make test`.
+# Both install what they need first (Debian packages, then `swift build`).
+
+SWIFT        ?= swift
+CONFIG       ?= debug
+APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: setup build test demo bench clean
+
+## setup: install the C libraries, redis-server and kcat from Debian (skipped when present)
+setup:
+	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+## build: compile every module and executable
+build: setup
+	$(SWIFT) build -c $(CONFIG)
+
+## test: unit and integration tests (mock Kafka cluster, a real redis-server started by the tests)
+test: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## demo: the embedded stack with messages flowing through a sample stage
+demo: build
+	$(SWIFT) run -c $(CONFIG) iap demo
+
+## bench: throughput benchmarks (release build); figures go to docs/performance.md
+bench: setup
+	$(SWIFT) build -c release
+	.build/release/iap bench consume --messages 1000000
+	.build/release/iap bench stage --messages 200000
+
+clean:
+	rm -rf .build

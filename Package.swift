@@ -1,0 +1,162 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 language mode with complete concurrency checking,
+/// explicit existentials and imports that are visible only where they are declared.
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "iap-pipeline",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "iap", targets: ["iap"]),
+        .library(name: "Kafka", targets: ["Kafka"]),
+        .library(name: "Redis", targets: ["Redis"]),
+        .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "AppStore", targets: ["AppStore"]),
+        .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.2.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+    ],
+    targets: [
+        // MARK: C libraries (apt providers; `make setup` installs them)
+        .systemLibrary(
+            name: "CRdKafka",
+            pkgConfig: "rdkafka",
+            providers: [.apt(["librdkafka-dev"]), .brew(["librdkafka"])]
+        ),
+        .systemLibrary(
+            name: "CHiredis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
+        ),
+
+        // MARK: Adapters
+        .target(
+            name: "Kafka",
+            dependencies: [
+                "CRdKafka",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "Redis",
+            dependencies: [
+                "CHiredis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Apple
+        .target(
+            name: "AppStore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/AppleRootCA-G3.cer")],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "AppStoreSimulator",
+            dependencies: [
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Runtime
+        .target(
+            name: "Pipeline",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Executables
+        .executableTarget(
+            name: "iap",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                "Pipeline",
+                "AppStore",
+                "AppStoreSimulator",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Tests
+        /// Harness shared by test targets: a real `redis-server` child on a free port and the
+        /// librdkafka mock cluster. Not shipped in any product.
+        .target(
+            name: "TestSupport",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Kafka", "Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "AppStoreTests",
+            dependencies: ["AppStore", "AppStoreSimulator"],
+            resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

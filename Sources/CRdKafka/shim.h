@@ -1,0 +1,3 @@
+#pragma once
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>

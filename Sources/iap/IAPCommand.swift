@@ -1,0 +1,11 @@
+import ArgumentParser
+import Pipeline
+
+@main
+struct IAPCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "iap",
+        abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
+        version: PipelineInfo.libraryVersions
+    )
+}

@@ -1,0 +1,6 @@
+import Testing
+import AppStore
+
+@Test func bundledRootIsAppleRootCAG3() {
+    #expect(AppleRoots.rootCAG3.count > 500)
+}

@@ -1,0 +1,6 @@
+import Testing
+import Kafka
+
+@Test func linkedLibrdkafkaIsTwoPointZero() {
+    #expect(LibrdKafka.version.hasPrefix("2."))
+}

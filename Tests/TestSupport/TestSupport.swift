@@ -1,0 +1,6 @@
+import Kafka
+import Redis
+
+public enum TestSupportInfo {
+    public static let ready = true
+}
