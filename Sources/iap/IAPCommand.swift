@@ -1,11 +1,13 @@
 import ArgumentParser
-import Pipeline
+import Kafka
+import Redis
 
 @main
 struct IAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
-        version: PipelineInfo.libraryVersions
+        version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
+        subcommands: [LagCommand.self, BenchCommand.self]
     )
 }

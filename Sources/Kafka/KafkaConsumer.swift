@@ -1,0 +1,230 @@
+internal import CRdKafka
+public import Logging
+import Synchronization
+
+/// A group consumer for concurrent at-least-once processing.
+///
+/// A dedicated thread polls librdkafka and serves rebalances; records and rebalances reach the
+/// application in order through `events`. Offsets are stored only by the application
+/// (`store(_:)`), which lets it keep the committed position below every unfinished record.
+public final class KafkaConsumer: Sendable {
+    /// The single stream of records and rebalances. Iterate it from one task.
+    public let events: AsyncStream<KafkaConsumerEvent>
+
+    private let client: RDKafkaClient
+    private let context: ConsumerContext
+    private let poller: PollThread
+    private let logger: Logger
+
+    public init(configuration: KafkaConsumerConfiguration, logger: Logger) throws(KafkaError) {
+        let (events, continuation) = AsyncStream<KafkaConsumerEvent>.makeStream()
+        let context = ConsumerContext(
+            logger: logger, events: continuation, drainTimeout: configuration.revocationDrainTimeout
+        )
+        let client = try RDKafkaClient.make(kind: .consumer, properties: configuration.properties, context: context) { conf in
+            rd_kafka_conf_set_rebalance_cb(conf) { rk, err, partitions, opaque in
+                guard let rk, let partitions, let opaque else { return }
+                Unmanaged<ConsumerContext>.fromOpaque(opaque).takeUnretainedValue()
+                    .rebalance(rk, err: err, partitions: partitions)
+            }
+        }
+        // Route the main queue (errors, stats) to the consumer queue so one poll serves all.
+        rd_kafka_poll_set_consumer(client.handle)
+        let topics = RDKafkaPartitionList.make(configuration.topics.map { TopicPartition($0, Int32(RD_KAFKA_PARTITION_UA)) })
+        defer { RDKafkaPartitionList.destroy(topics) }
+        let err = rd_kafka_subscribe(client.handle, topics)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError.from(err, code: .consumer, context: "subscribe to \(configuration.topics)")
+        }
+
+        self.events = events
+        self.client = client
+        self.context = context
+        self.logger = logger
+        let batchSize = configuration.maxBatchSize
+        self.poller = PollThread(name: "kafka-consumer-poll") {
+            context.pollOnce(client.handle, maxBatch: batchSize)
+        } finish: {
+            // Close on the poll thread: it serves the final revoke, commits stored offsets and
+            // leaves the group, so partitions move to other replicas at once (not after
+            // session.timeout.ms).
+            context.isClosing = true
+            let err = rd_kafka_consumer_close(client.handle)
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                logger.warning("consumer close", metadata: ["error": "\(String(cString: rd_kafka_err2str(err)))"])
+            }
+            continuation.finish()
+        }
+    }
+
+    /// Stores positions to commit: each offset is the next record to read (last done + 1).
+    public func store(_ offsets: [TopicPartitionOffset]) throws(KafkaError) {
+        guard !offsets.isEmpty else { return }
+        let list = RDKafkaPartitionList.make(offsets)
+        defer { RDKafkaPartitionList.destroy(list) }
+        let err = rd_kafka_offsets_store(client.handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            throw KafkaError.from(err, code: .consumer, context: "store offsets")
+        }
+    }
+
+    /// Commits stored offsets now and waits for the broker's answer.
+    public func commit() async throws(KafkaError) {
+        let client = self.client
+        let err = await BlockingExecutor.run { rd_kafka_commit(client.handle, nil, 0) }
+        // _NO_OFFSET only means nothing new was stored since the last commit.
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR__NO_OFFSET {
+            throw KafkaError.from(err, code: .consumer, context: "commit")
+        }
+    }
+
+    /// Stops fetching these partitions (the in-flight bound was reached).
+    public func pause(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try pauseOrResume(partitions, pause: true)
+    }
+
+    /// Fetches these partitions again.
+    public func resume(_ partitions: [TopicPartition]) throws(KafkaError) {
+        try pauseOrResume(partitions, pause: false)
+    }
+
+    /// The committed offsets of this consumer's group for the given partitions.
+    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartitionOffset] {
+        let client = self.client
+        return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartitionOffset] in
+            let list = RDKafkaPartitionList.make(partitions)
+            defer { RDKafkaPartitionList.destroy(list) }
+            let err = rd_kafka_committed(client.handle, list, Int32(timeout.milliseconds))
+            if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+                throw KafkaError.from(err, code: .query, context: "committed offsets")
+            }
+            return RDKafkaPartitionList.read(list).map(\.0)
+        }
+    }
+
+    /// Partitions currently assigned to this member.
+    public var assignment: [TopicPartition] { context.assigned.withLock { Array($0).sorted() } }
+
+    /// Stops polling, commits stored offsets and leaves the group; `events` then finishes.
+    /// In-flight work must already be drained (or deliberately abandoned) by the caller.
+    public func close() async {
+        await poller.stop()
+    }
+
+    private func pauseOrResume(_ partitions: [TopicPartition], pause: Bool) throws(KafkaError) {
+        guard !partitions.isEmpty else { return }
+        let list = RDKafkaPartitionList.make(partitions)
+        defer { RDKafkaPartitionList.destroy(list) }
+        let err = pause ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
+        if err != RD_KAFKA_RESP_ERR_NO_ERROR {
+            throw KafkaError.from(err, code: .consumer, context: pause ? "pause" : "resume")
+        }
+    }
+}
+
+/// The consumer's C-callback state. Only the poll thread calls `pollOnce` and `rebalance`.
+///
+/// `@unchecked Sendable`: `events` is a Sendable continuation, `assigned` is behind a Mutex,
+/// and `isClosing` is written once by the poll thread before the final rebalance it reads it in.
+final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
+    let events: AsyncStream<KafkaConsumerEvent>.Continuation
+    let drainTimeout: Duration
+    let assigned = Mutex<Set<TopicPartition>>([])
+    nonisolated(unsafe) var isClosing = false
+
+    init(logger: Logger, events: AsyncStream<KafkaConsumerEvent>.Continuation, drainTimeout: Duration) {
+        self.events = events
+        self.drainTimeout = drainTimeout
+        super.init(logger: logger)
+    }
+
+    func pollOnce(_ handle: OpaquePointer, maxBatch: Int) {
+        guard let first = rd_kafka_consumer_poll(handle, 100) else { return }
+        var batch: [KafkaMessage] = []
+        batch.reserveCapacity(64)
+        var next: UnsafeMutablePointer<rd_kafka_message_t>? = first
+        while let message = next {
+            take(message, into: &batch)
+            next = batch.count < maxBatch ? rd_kafka_consumer_poll(handle, 0) : nil
+        }
+        if !batch.isEmpty { events.yield(.messages(batch)) }
+    }
+
+    private func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>, into batch: inout [KafkaMessage]) {
+        defer { rd_kafka_message_destroy(message) }
+        let m = message.pointee
+        guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            logger.warning("consumer error", metadata: ["error": "\(String(cString: rd_kafka_err2str(m.err)))"])
+            return
+        }
+        let topic = String(cString: rd_kafka_topic_name(m.rkt))
+        let value = m.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: m.len)) } ?? []
+        let key = m.key.map { Array(UnsafeRawBufferPointer(start: $0, count: m.key_len)) }
+        var headers: [KafkaHeader] = []
+        var hdrs: OpaquePointer?
+        if rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs {
+            var index = 0
+            var name: UnsafePointer<CChar>?
+            var valuePointer: UnsafeRawPointer?
+            var size = 0
+            while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+                let headerValue = valuePointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) }
+                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
+                index += 1
+            }
+        }
+        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+        let timestamp = rd_kafka_message_timestamp(message, &timestampType)
+        batch.append(
+            KafkaMessage(
+                topic: topic, partition: m.partition, offset: m.offset, key: key, value: value, headers: headers,
+                timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+            )
+        )
+    }
+
+    func rebalance(_ rk: OpaquePointer, err: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) {
+        let cooperative = String(cString: rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"
+        let changed = RDKafkaPartitionList.read(partitions).map(\.0.topicPartition)
+        switch err {
+        case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            assigned.withLock { $0.formUnion(changed) }
+            logger.info("partitions assigned", metadata: ["partitions": "\(changed.sorted())"])
+            events.yield(.assigned(changed))
+            if cooperative {
+                if let error = rd_kafka_incremental_assign(rk, partitions) {
+                    logger.error("\(KafkaError.consuming(error, code: .consumer, context: "incremental assign"))")
+                }
+            } else {
+                _ = rd_kafka_assign(rk, partitions)
+            }
+        case RD_KAFKA_RESP_ERR__REVOKE_PARTITIONS:
+            let lost = rd_kafka_assignment_lost(rk) != 0
+            logger.info("partitions revoked", metadata: ["partitions": "\(changed.sorted())", "lost": "\(lost)"])
+            let acknowledgement = RevocationAcknowledgement()
+            events.yield(.revoked(changed, lost: lost, acknowledgement))
+            // On close the application drained before asking, and may no longer be reading events.
+            if !isClosing && !acknowledgement.wait(timeout: drainTimeout) {
+                logger.warning("revocation drain timed out; uncommitted work will be redelivered")
+            }
+            if !lost {
+                let commitErr = rd_kafka_commit(rk, nil, 0)
+                if commitErr != RD_KAFKA_RESP_ERR_NO_ERROR && commitErr != RD_KAFKA_RESP_ERR__NO_OFFSET {
+                    logger.warning("commit on revoke", metadata: ["error": "\(String(cString: rd_kafka_err2str(commitErr)))"])
+                }
+            }
+            assigned.withLock { $0.subtract(changed) }
+            if cooperative {
+                if let error = rd_kafka_incremental_unassign(rk, partitions) {
+                    logger.error("\(KafkaError.consuming(error, code: .consumer, context: "incremental unassign"))")
+                }
+            } else {
+                _ = rd_kafka_assign(rk, nil)
+            }
+        default:
+            logger.error("rebalance error", metadata: ["error": "\(String(cString: rd_kafka_err2str(err)))"])
+            assigned.withLock { $0.removeAll() }
+            _ = rd_kafka_assign(rk, nil)
+        }
+    }
+}

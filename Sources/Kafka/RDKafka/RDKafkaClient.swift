@@ -1,0 +1,75 @@
+internal import CRdKafka
+import Logging
+
+/// Owns one `rd_kafka_t` and the callback context librdkafka points back to.
+///
+/// `@unchecked Sendable`: librdkafka documents `rd_kafka_t` as thread-safe for every call this
+/// module makes on it; the Swift-side state reachable from here (`context`) is itself Sendable.
+/// Stored-property order matters for teardown: `deinit` destroys the handle first, and only
+/// then is `context` released, because librdkafka may call back into it until destroy returns.
+final class RDKafkaClient: @unchecked Sendable {
+    let handle: OpaquePointer
+    let context: RDKafkaCallbackContext
+
+    private init(handle: OpaquePointer, context: RDKafkaCallbackContext) {
+        self.handle = handle
+        self.context = context
+    }
+
+    enum Kind { case producer, consumer }
+
+    /// Creates the handle; `configure` may register callbacks on the conf before it is consumed.
+    static func make(
+        kind: Kind,
+        properties: [String: String],
+        context: RDKafkaCallbackContext,
+        configure: (OpaquePointer) -> Void = { _ in }
+    ) throws(KafkaError) -> RDKafkaClient {
+        let conf = try RDKafkaConfig.make(properties)
+        rd_kafka_conf_set_opaque(conf, Unmanaged.passUnretained(context).toOpaque())
+        rd_kafka_conf_set_log_cb(conf) { rk, level, facility, buf in
+            guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
+            let context = Unmanaged<RDKafkaCallbackContext>.fromOpaque(opaque).takeUnretainedValue()
+            context.log(level: level, facility: facility.map { String(cString: $0) } ?? "", message: buf.map { String(cString: $0) } ?? "")
+        }
+        configure(conf)
+        var errstr = [CChar](repeating: 0, count: 512)
+        let type = kind == .producer ? RD_KAFKA_PRODUCER : RD_KAFKA_CONSUMER
+        guard let handle = rd_kafka_new(type, conf, &errstr, errstr.count) else {
+            rd_kafka_conf_destroy(conf)
+            let reason = String(decoding: errstr.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            throw KafkaError(code: .clientCreation, message: reason)
+        }
+        return RDKafkaClient(handle: handle, context: context)
+    }
+
+    deinit {
+        rd_kafka_destroy(handle)
+    }
+
+    /// The broker-assigned or configured client name, useful in logs.
+    var name: String { String(cString: rd_kafka_name(handle)) }
+}
+
+/// State that librdkafka's C callbacks reach through the conf opaque.
+///
+/// Subclassed by the consumer to receive rebalances; the base class routes librdkafka's log
+/// lines into swift-log so they carry the worker's metadata instead of raw stderr lines.
+class RDKafkaCallbackContext: @unchecked Sendable {
+    // Invariant for @unchecked: `logger` is immutable after init and swift-log loggers are Sendable.
+    let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    func log(level: Int32, facility: String, message: String) {
+        // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.
+        let swiftLevel: Logger.Level
+        switch level {
+        case ...3: swiftLevel = .error
+        case 4: swiftLevel = .warning
+        case 5, 6: swiftLevel = .info
+        default: swiftLevel = .debug
+        }
+        logger.log(level: swiftLevel, "\(message)", metadata: ["librdkafka.facility": "\(facility)"])
+    }
+}

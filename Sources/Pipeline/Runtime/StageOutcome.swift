@@ -1,0 +1,39 @@
+public import Kafka
+
+/// What a stage decided about one record. The runtime acts on it, and only after that
+/// action is durable (outputs acknowledged, retry scheduled, rejection written) does the
+/// record's offset become committable.
+public enum StageOutcome: Sendable {
+    /// Write these records; the input is done once the broker acknowledged all of them.
+    case produce([KafkaRecord])
+    /// Try again later, never earlier than `after` (e.g. Apple's Retry-After).
+    case retry(after: Duration, reason: String)
+    /// Refuse for good: the record goes to the reject topic with this reason code.
+    case reject(RejectReason, detail: String)
+    /// Nothing to do (a duplicate, an event this stage ignores).
+    case skip(reason: String)
+}
+
+/// A reason code written to the reject topic. Codes are a contract other systems parse, so
+/// they are plain strings; modules add their own as static members in extensions.
+public struct RejectReason: Hashable, Sendable, CustomStringConvertible {
+    public let code: String
+    public init(_ code: String) { self.code = code }
+    public var description: String { code }
+
+    /// Not JSON, too large, or missing required fields.
+    public static let malformedEvent = RejectReason("malformed_event")
+    /// A `schema` this stage does not read.
+    public static let unsupportedSchema = RejectReason("unsupported_schema")
+}
+
+/// Thrown by `MessageHandler.prepare` to refuse a record before any work is done.
+public struct Rejection: Error, Sendable {
+    public var reason: RejectReason
+    public var detail: String
+
+    public init(_ reason: RejectReason, _ detail: String) {
+        self.reason = reason
+        self.detail = detail
+    }
+}

@@ -1,0 +1,33 @@
+/// How one stage's worker consumes, bounds its work, retries and deduplicates.
+public struct WorkerConfiguration: Sendable {
+    /// Stage name, used in metrics, logs and Redis key names.
+    public var stage: String
+    /// Kafka consumer group shared by all replicas of the stage.
+    public var consumerGroup: String
+    public var inputTopics: [String]
+    /// Where refused records go, with their reason code.
+    public var rejectTopic: String
+    /// Records accepted and not finished (running or waiting behind their key) before the
+    /// worker pauses its partitions.
+    public var maxInFlight: Int = 256
+    /// Larger records are rejected as `malformed_event` without being parsed.
+    public var maxMessageBytes: Int = 1 << 20
+    public var retryPolicy = RetryPolicy()
+    /// How long an idempotency lock lives if its holder dies mid-work.
+    public var lockTTL: Duration = .seconds(30)
+    /// How long "done" markers are kept: beyond Kafka's 7-day offset retention plus the retry
+    /// horizon, so no redelivery can outlive its marker.
+    public var idempotencyRetention: Duration = .seconds(9 * 24 * 3600)
+    /// How long a revocation waits for running records of revoked partitions.
+    public var revocationDrainTimeout: Duration = .seconds(15)
+
+    public init(stage: String, consumerGroup: String, inputTopics: [String], rejectTopic: String) {
+        self.stage = stage
+        self.consumerGroup = consumerGroup
+        self.inputTopics = inputTopics
+        self.rejectTopic = rejectTopic
+    }
+
+    /// The dead-letter topic of an input topic.
+    public static func dlqTopic(for input: String) -> String { input + ".dlq" }
+}

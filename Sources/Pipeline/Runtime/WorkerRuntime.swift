@@ -1,0 +1,304 @@
+public import Kafka
+public import Logging
+import CoreMetrics
+import Metrics
+public import ServiceLifecycle
+import Synchronization
+
+/// Runs one stage: consumes its input topics, many records in flight but at most one per key,
+/// acts on each outcome durably, and stores offsets only below every unfinished record.
+///
+/// Guarantees, in order of importance:
+/// - nothing is lost: a record's offset becomes committable only after its outputs were
+///   acknowledged by Kafka, its retry was scheduled in the retry store, or its rejection or
+///   dead letter was written; infrastructure failures while doing so are retried in place;
+/// - a crash replays only unfinished records (and the records behind them in the partition);
+/// - two records with the same key never run concurrently in this worker, and the
+///   idempotency guard keeps replicas from repeating a finished side effect.
+public final class WorkerRuntime<Handler: MessageHandler>: Service {
+    private let configuration: WorkerConfiguration
+    private let handler: Handler
+    private let consumer: KafkaConsumer
+    private let producer: KafkaProducer
+    private let retries: any RetryStore
+    private let idempotency: (any IdempotencyGuard)?
+    private let logger: Logger
+    private let metrics: StageMetrics
+    private let state = Mutex(DispatchState())
+
+    public init(
+        configuration: WorkerConfiguration, handler: Handler, consumer: KafkaConsumer, producer: KafkaProducer,
+        retries: any RetryStore, idempotency: (any IdempotencyGuard)?, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.handler = handler
+        self.consumer = consumer
+        self.producer = producer
+        self.retries = retries
+        self.idempotency = idempotency
+        var logger = logger
+        logger[metadataKey: "stage"] = "\(configuration.stage)"
+        self.logger = logger
+        self.metrics = StageMetrics(stage: configuration.stage)
+    }
+
+    /// Consumes until graceful shutdown, then drains running records, commits and leaves the group.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await event in consumer.events.cancelOnGracefulShutdown() {
+                switch event {
+                case .messages(let batch):
+                    for message in batch {
+                        if let ready = state.withLock({ $0.accept(message) }) {
+                            group.addTask { await self.runLane(startingWith: ready) }
+                        }
+                    }
+                    applyBackpressure()
+                case .assigned(let partitions):
+                    let paused = state.withLock { state in
+                        state.assign(partitions)
+                        return state.isPaused
+                    }
+                    if paused { pause(partitions) }
+                case .revoked(let partitions, let lost, let acknowledgement):
+                    await drain(Set(partitions), lost: lost)
+                    acknowledgement.acknowledge()
+                }
+            }
+            // Graceful shutdown: take nothing new; running records finish (the group waits for
+            // them), records waiting behind their key are left for redelivery.
+            state.withLock { $0.isDraining = true }
+            pause(consumer.assignment)
+            logger.info("draining", metadata: ["running": "\(state.withLock { $0.runningTotal })"])
+        }
+        let positions = state.withLock { $0.committablePositions }
+        do {
+            try consumer.store(positions)
+        } catch {
+            logger.warning("storing final offsets failed", metadata: ["error": "\(error)"])
+        }
+        await consumer.close()
+        logger.info("stopped: offsets committed, group left")
+    }
+
+    // MARK: Lanes
+
+    private func runLane(startingWith first: KafkaMessage) async {
+        var next: KafkaMessage? = first
+        while let message = next {
+            guard await process(message) else { return }  // cancelled: leave it unfinished
+            let (store, following) = state.withLock { $0.finish(message) }
+            if let store {
+                do {
+                    try consumer.store([store])
+                } catch {
+                    // The partition was revoked meanwhile; its next owner replays from the commit.
+                    logger.debug("offset store refused", metadata: ["partition": "\(store.topicPartition)", "error": "\(error)"])
+                }
+            }
+            next = following
+            applyBackpressure()
+        }
+    }
+
+    private func applyBackpressure() {
+        let (change, inFlight): (BackpressureChange?, Int) = state.withLock { state in
+            if !state.isPaused && state.inFlight >= configuration.maxInFlight {
+                state.isPaused = true
+                return (.pause, state.inFlight)
+            }
+            // Resume at half the bound so the consumer does not flap at the threshold.
+            if state.isPaused && !state.isDraining && state.inFlight <= configuration.maxInFlight / 2 {
+                state.isPaused = false
+                return (.resume, state.inFlight)
+            }
+            return (nil, state.inFlight)
+        }
+        metrics.inFlight.record(inFlight)
+        switch change {
+        case .pause:
+            metrics.paused.record(1)
+            pause(consumer.assignment)
+        case .resume:
+            metrics.paused.record(0)
+            do { try consumer.resume(consumer.assignment) } catch { logger.warning("resume failed", metadata: ["error": "\(error)"]) }
+        case nil:
+            break
+        }
+    }
+
+    private func pause(_ partitions: [TopicPartition]) {
+        do { try consumer.pause(partitions) } catch { logger.warning("pause failed", metadata: ["error": "\(error)"]) }
+    }
+
+    private func drain(_ partitions: Set<TopicPartition>, lost: Bool) async {
+        var running = state.withLock { $0.revoke(partitions) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.revocationDrainTimeout
+        while running > 0, clock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+            running = state.withLock { $0.running(in: partitions) }
+        }
+        let finalPositions = state.withLock { $0.remove(partitions) }
+        if running > 0 {
+            logger.warning("revoked partitions still had running records; they will be redelivered", metadata: ["running": "\(running)"])
+        }
+        guard !lost else { return }
+        do { try consumer.store(finalPositions) } catch { logger.debug("final offset store on revoke refused", metadata: ["error": "\(error)"]) }
+    }
+
+    // MARK: One record
+
+    /// Processes one record to a durable end. Returns false only when cancelled first.
+    private func process(_ record: KafkaMessage) async -> Bool {
+        let message = InboundMessage(record: record, attempt: record.attempt)
+        let clock = ContinuousClock()
+        let started = clock.now
+        var recordLogger = logger
+        recordLogger[metadataKey: "topic"] = "\(record.topic)"
+        recordLogger[metadataKey: "partition"] = "\(record.partition)"
+        recordLogger[metadataKey: "offset"] = "\(record.offset)"
+        defer { metrics.processing.recordNanoseconds((clock.now - started).nanoseconds) }
+
+        if record.value.count > configuration.maxMessageBytes {
+            let detail = "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
+            return await act(.reject(.malformedEvent, detail: detail), message: message, lock: nil, logger: recordLogger)
+        }
+        let prepared: Prepared<Handler.Work>
+        do {
+            prepared = try handler.prepare(message)
+        } catch {
+            return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, logger: recordLogger)
+        }
+        if let key = prepared.idempotencyKey { recordLogger[metadataKey: "business_id"] = "\(key)" }
+
+        var lock: IdempotencyLock?
+        if let key = prepared.idempotencyKey, let idempotency {
+            switch await acquire(key, guard: idempotency, logger: recordLogger) {
+            case .none:
+                return false
+            case .some(.alreadyDone):
+                metrics.count(.duplicate)
+                return true
+            case .some(.busy):
+                let outcome = StageOutcome.retry(after: .seconds(1), reason: "business id \(key) is locked by another worker")
+                return await act(outcome, message: message, lock: nil, logger: recordLogger)
+            case .some(.acquired(let token)):
+                lock = IdempotencyLock(key: key, token: token, guard: idempotency)
+            }
+        }
+
+        let outcome: StageOutcome
+        do {
+            outcome = try await handler.handle(prepared.work, message: message)
+        } catch is CancellationError {
+            return false
+        } catch {
+            outcome = .retry(after: .zero, reason: "\(error)")
+        }
+        return await act(outcome, message: message, lock: lock, logger: recordLogger)
+    }
+
+    private struct IdempotencyLock {
+        var key: String
+        var token: String
+        var `guard`: any IdempotencyGuard
+    }
+
+    /// Takes the business-id lock, waiting briefly while another worker holds it.
+    private func acquire(_ key: String, guard idempotency: any IdempotencyGuard, logger: Logger) async -> IdempotencyState? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + configuration.lockTTL
+        while true {
+            guard let state = await durably("idempotency begin", logger: logger, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL) }) else {
+                return nil
+            }
+            if state != .busy || clock.now >= deadline { return state }
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { return nil }
+        }
+    }
+
+    /// Makes the outcome durable, then settles the idempotency lock.
+    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, logger: Logger) async -> Bool {
+        let record = message.record
+        var markDone = true
+        let acted: Void?
+        switch outcome {
+        case .produce(let records):
+            acted = await durably("produce outputs", logger: logger) { _ = try await self.producer.send(records) }
+            metrics.count(.produced)
+        case .skip(let reason):
+            logger.debug("skipped", metadata: ["reason": "\(reason)"])
+            acted = ()
+            metrics.count(.skipped)
+        case .reject(let reason, let detail):
+            logger.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
+            let reject = RejectRecord.make(
+                for: record, reason: reason, detail: detail, stage: configuration.stage, topic: configuration.rejectTopic,
+                group: configuration.consumerGroup
+            )
+            acted = await durably("write rejection", logger: logger) { _ = try await self.producer.send(reject) }
+            metrics.count(.rejected)
+        case .retry(let after, let reason):
+            let attempts = message.attempt + 1
+            if !configuration.retryPolicy.allowsRetry(afterAttempts: attempts) {
+                logger.warning("retry budget exhausted; dead-lettering", metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
+                let dead = RejectRecord.deadLetter(record, attempts: attempts, lastError: reason, group: configuration.consumerGroup)
+                acted = await durably("write dead letter", logger: logger) { _ = try await self.producer.send(dead) }
+                metrics.count(.deadLettered)
+            } else {
+                let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
+                logger.info("retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
+                let id = RetryEnvelope.id(for: record, attempt: attempts)
+                acted = await durably("schedule retry", logger: logger) {
+                    let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason).encoded()
+                    try await self.retries.schedule(id: id, payload: payload, after: delay)
+                }
+                metrics.count(.retried)
+                markDone = false
+            }
+        }
+        guard acted != nil else { return false }
+        if let lock {
+            let retention = configuration.idempotencyRetention
+            let markDone = markDone
+            let settled: Void? = await durably("idempotency settle", logger: logger) {
+                if markDone {
+                    try await lock.guard.complete(lock.key, token: lock.token, retention: retention)
+                } else {
+                    try await lock.guard.abandon(lock.key, token: lock.token)
+                }
+            }
+            guard settled != nil else { return false }
+        }
+        return true
+    }
+
+    /// Retries an infrastructure call (Kafka, Redis) until it succeeds or the task is cancelled.
+    /// A purchase must never be dropped because a dependency blinked.
+    private func durably<T: Sendable>(_ what: String, logger: Logger, _ body: @Sendable () async throws -> T) async -> T? {
+        var backoff = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                return try await body()
+            } catch is CancellationError {
+                return nil
+            } catch {
+                metrics.infrastructureErrors.increment()
+                logger.warning("\(what) failed; retrying", metadata: ["error": "\(error)", "backoff": "\(backoff)"])
+                do { try await Task.sleep(for: backoff) } catch { return nil }
+                backoff = min(backoff * 2, .seconds(10))
+            }
+        }
+        return nil
+    }
+}
+
+private enum BackpressureChange { case pause, resume }
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}

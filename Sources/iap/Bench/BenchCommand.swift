@@ -1,0 +1,10 @@
+import ArgumentParser
+
+/// `iap bench`: load generation and measurement; figures go to docs/performance.md.
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure throughput on the embedded broker (results belong in docs/performance.md).",
+        subcommands: [BenchConsumeCommand.self]
+    )
+}

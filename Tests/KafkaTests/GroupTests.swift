@@ -1,0 +1,45 @@
+import Kafka
+import Testing
+import TestSupport
+
+@Suite struct GroupTests {
+    @Test func secondMemberTakesPartitionsCooperatively() async throws {
+        let cluster = try TestKafka.cluster(topics: ["t": 4])
+        let configuration = TestKafka.consumerConfiguration(cluster, group: "grp", topics: ["t"])
+        let first = ConsumerProbe(try KafkaConsumer(configuration: configuration, logger: TestKafka.logger))
+        _ = try await eventually("first member owns all 4 partitions") { first.assignment.count == 4 ? true : nil }
+
+        let second = ConsumerProbe(try KafkaConsumer(configuration: configuration, logger: TestKafka.logger))
+        try await eventually("partitions spread over both members") {
+            first.assignment.count == 2 && second.assignment.count == 2 ? true : nil
+        }
+        #expect(first.assignment.isDisjoint(with: second.assignment))
+        #expect(first.assignment.union(second.assignment).count == 4)
+        // Cooperative: the first member gave up only what moved, in one incremental revoke.
+        #expect(first.revocations.map(\.count) == [2])
+
+        await second.close()
+        try await eventually("first member takes back the partitions the second left") { first.assignment.count == 4 ? true : nil }
+        await first.close()
+    }
+
+    @Test func pausedPartitionsDeliverNothingUntilResumed() async throws {
+        let cluster = try TestKafka.cluster(topics: ["p": 1])
+        let producer = try TestKafka.producer(cluster)
+        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["p"]), logger: TestKafka.logger))
+        try await TestKafka.publish(producer, topic: "p", count: 3)
+        try await probe.waitForMessages(3)
+
+        try probe.consumer.pause([TopicPartition("p", 0)])
+        try await TestKafka.publish(producer, topic: "p", count: 3, prefix: "while-paused")
+        // Give the fetcher several fetch cycles; a paused partition must yield nothing meanwhile.
+        try await Task.sleep(for: .seconds(1))
+        #expect(probe.messages.count == 3)
+
+        try probe.consumer.resume([TopicPartition("p", 0)])
+        let all = try await probe.waitForMessages(6)
+        #expect(all.map(\.offset) == [0, 1, 2, 3, 4, 5])
+        await probe.close()
+        await producer.close()
+    }
+}

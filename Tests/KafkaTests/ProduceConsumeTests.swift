@@ -1,0 +1,77 @@
+import Kafka
+import Testing
+import TestSupport
+
+@Suite struct ProduceConsumeTests {
+    @Test func roundTripCommitsAndLagFollowsTheLog() async throws {
+        let cluster = try TestKafka.cluster(topics: ["orders": 3])
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+
+        try await TestKafka.publish(producer, topic: "orders", count: 30)
+        let before = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        #expect(before.count == 3)
+        #expect(before.allSatisfy { $0.committedOffset == nil && $0.lag == -1 })
+        #expect(before.map(\.highWatermark).reduce(0, +) == 30)
+
+        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g1", topics: ["orders"]), logger: TestKafka.logger))
+        let messages = try await probe.waitForMessages(30)
+        #expect(Set(messages.map { String(decoding: $0.value, as: UTF8.self) }) == Set((0..<30).map { "m-\($0)" }))
+        try probe.storeAll()
+        try await probe.consumer.commit()
+
+        let caughtUp = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        #expect(caughtUp.map(\.lag) == [0, 0, 0])
+
+        try await TestKafka.publish(producer, topic: "orders", count: 5, prefix: "late")
+        let behind = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        #expect(behind.map(\.lag).reduce(0, +) == 5)
+
+        await probe.close()
+        await producer.close()
+    }
+
+    @Test func headersKeysAndDeliveryReportsSurvive() async throws {
+        let cluster = try TestKafka.cluster(topics: ["h": 2])
+        let producer = try TestKafka.producer(cluster)
+        let record = KafkaRecord(
+            topic: "h", key: Array("user-1".utf8), value: Array("{\"a\":1}".utf8),
+            headers: [KafkaHeader(name: "attempt", string: "3"), KafkaHeader(name: "empty", value: nil), KafkaHeader(name: "bin", value: [0, 255, 1])]
+        )
+        let report = try await producer.send(record)
+        #expect(report.topic == "h")
+        #expect(report.offset == 0)
+
+        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["h"]), logger: TestKafka.logger))
+        let message = try #require(try await probe.waitForMessages(1).first)
+        #expect(message.partition == report.partition)
+        #expect(message.key == Array("user-1".utf8))
+        #expect(message.headers.last(named: "attempt")?.stringValue == "3")
+        #expect(message.headers.last(named: "empty") != nil)
+        #expect(message.headers.last(named: "empty")?.value == nil)
+        #expect(message.headers.last(named: "bin")?.value == [0, 255, 1])
+        #expect(message.timestampMilliseconds != nil)
+        await probe.close()
+        await producer.close()
+    }
+
+    @Test func producingToAnUnknownPartitionFailsCleanly() async throws {
+        let cluster = try TestKafka.cluster(topics: ["p": 1])
+        let producer = try TestKafka.producer(cluster)
+        // The 2.0.2 header double free (#4627) fires exactly here when headers go as varargs.
+        await #expect(throws: KafkaError.self) {
+            _ = try await producer.send(KafkaRecord(topic: "p", partition: 7, key: nil, value: [1], headers: [KafkaHeader(name: "x", string: "y")]))
+        }
+        let ok = try await producer.send(KafkaRecord(topic: "p", key: "k", value: "still works"))
+        #expect(ok.offset == 0)
+        await producer.close()
+    }
+
+    @Test func badConfigurationIsASpecificError() throws {
+        var configuration = KafkaProducerConfiguration(bootstrapServers: "127.0.0.1:1")
+        configuration.additionalProperties = ["no.such.property": "1"]
+        #expect(throws: KafkaError(code: .configuration, message: "")) {
+            _ = try KafkaProducer(configuration: configuration, logger: TestKafka.logger)
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Kafka
+import Testing
+@testable import Pipeline
+
+private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> KafkaMessage {
+    KafkaMessage(topic: "t", partition: partition, offset: offset, key: key.map { Array($0.utf8) }, value: [])
+}
+
+@Suite struct PartitionOffsetsTests {
+    @Test func storedOffsetNeverPassesAnUnfinishedRecord() {
+        var offsets = PartitionOffsets()
+        for offset in Int64(10)...14 {
+            offsets.accept(offset)
+            offsets.didStart()
+        }
+        #expect(offsets.finish(12) == nil)
+        #expect(offsets.finish(14) == nil)
+        #expect(offsets.committable == nil)
+        #expect(offsets.finish(10) == 11)
+        #expect(offsets.finish(11) == 13, "12 finished earlier, so the position jumps past it")
+        #expect(offsets.finish(13) == 15)
+        #expect(offsets.unfinishedCount == 0)
+    }
+
+    @Test(arguments: [[3, 1, 4, 0, 2], [4, 3, 2, 1, 0], [0, 1, 2, 3, 4], [2, 0, 4, 1, 3]])
+    func everyCompletionOrderEndsAtLastPlusOne(order: [Int64]) {
+        var offsets = PartitionOffsets()
+        for offset in Int64(0)...4 {
+            offsets.accept(offset)
+            offsets.didStart()
+        }
+        var finished: Set<Int64> = []
+        for offset in order {
+            let stored = offsets.finish(offset)
+            finished.insert(offset)
+            let lowestUnfinished = (0...4).first { !finished.contains($0) } ?? 5
+            if let stored { #expect(stored == lowestUnfinished) }
+            #expect((offsets.committable ?? 0) <= lowestUnfinished)
+        }
+        #expect(offsets.committable == 5)
+    }
+}
+
+@Suite struct DispatchStateTests {
+    @Test func sameKeyWaitsAndRunsInOrder() {
+        var state = DispatchState()
+        #expect(state.accept(record(0, key: "a"))?.offset == 0)
+        #expect(state.accept(record(1, key: "a")) == nil)
+        #expect(state.accept(record(2, key: "b"))?.offset == 2)
+        #expect(state.accept(record(3, key: "a")) == nil)
+        #expect(state.inFlight == 4)
+        #expect(state.runningTotal == 2)
+
+        let first = state.finish(record(0, key: "a"))
+        #expect(first.store?.offset == 1)
+        #expect(first.next?.offset == 1)
+        let second = state.finish(record(1, key: "a"))
+        #expect(second.store?.offset == 2)
+        #expect(second.next?.offset == 3)
+        let third = state.finish(record(3, key: "a"))
+        #expect(third.store == nil, "offset 2 (key b) is still running")
+        #expect(third.next == nil)
+        #expect(state.finish(record(2, key: "b")).store?.offset == 4)
+        #expect(state.inFlight == 0)
+    }
+
+    @Test func recordsWithoutKeysRunConcurrently() {
+        var state = DispatchState()
+        #expect(state.accept(record(0, key: nil)) != nil)
+        #expect(state.accept(record(1, key: nil)) != nil)
+        #expect(state.accept(record(2, key: "")) != nil)
+        #expect(state.runningTotal == 3)
+    }
+
+    @Test func revokeDropsWaitingRecordsOfThatPartitionOnly() {
+        var state = DispatchState()
+        let p0 = TopicPartition("t", 0)
+        _ = state.accept(record(0, key: "k", partition: 0))
+        _ = state.accept(record(1, key: "k", partition: 0))
+        _ = state.accept(record(0, key: "k", partition: 1))
+        #expect(state.inFlight == 3)
+        #expect(state.revoke([p0]) == 1, "offset 0 of partition 0 is still running")
+        #expect(state.inFlight == 2)
+        let done = state.finish(record(0, key: "k", partition: 0))
+        #expect(done.next?.topicPartition == TopicPartition("t", 1), "the other partition's record still runs")
+        #expect(state.running(in: [p0]) == 0)
+        #expect(state.remove([p0]) == [TopicPartitionOffset(p0, offset: 1)], "final position stops below the dropped record")
+    }
+
+    @Test func drainingStopsStartingWaitingRecords() {
+        var state = DispatchState()
+        _ = state.accept(record(0, key: "a"))
+        _ = state.accept(record(1, key: "a"))
+        state.isDraining = true
+        let result = state.finish(record(0, key: "a"))
+        #expect(result.next == nil)
+        #expect(result.store?.offset == 1)
+        #expect(state.inFlight == 0)
+        #expect(state.committablePositions == [TopicPartitionOffset(TopicPartition("t", 0), offset: 1)])
+    }
+}

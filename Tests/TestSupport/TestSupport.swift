@@ -1,6 +1,0 @@
-import Kafka
-import Redis
-
-public enum TestSupportInfo {
-    public static let ready = true
-}
