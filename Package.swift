@@ -144,6 +144,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "Redis",
+                "Pipeline",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport",
@@ -151,7 +152,14 @@ let package = Package(
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Kafka", "Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "PipelineTests",
+            dependencies: [
+                "Pipeline", "Kafka", "Redis", "TestSupport",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "AppStoreTests",
             dependencies: ["AppStore", "AppStoreSimulator"],

@@ -131,6 +131,10 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
     let drainTimeout: Duration
     let assigned = Mutex<Set<TopicPartition>>([])
     nonisolated(unsafe) var isClosing = false
+    /// Set on the first assignment callback, after which the sticky assignor has its state.
+    private let everAssigned = Atomic<Bool>(false)
+
+    override var isSafeToDestroy: Bool { everAssigned.load(ordering: .acquiring) }
 
     init(logger: Logger, events: AsyncStream<KafkaConsumerEvent>.Continuation, drainTimeout: Duration) {
         self.events = events
@@ -188,6 +192,7 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         let changed = RDKafkaPartitionList.read(partitions).map(\.0.topicPartition)
         switch err {
         case RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS:
+            everAssigned.store(true, ordering: .releasing)
             assigned.withLock { $0.formUnion(changed) }
             logger.info("partitions assigned", metadata: ["partitions": "\(changed.sorted())"])
             events.yield(.assigned(changed))

@@ -44,6 +44,16 @@ final class RDKafkaClient: @unchecked Sendable {
     }
 
     deinit {
+        guard context.isSafeToDestroy else {
+            // librdkafka < 2.3.0 aborts in rd_kafka_destroy when a cooperative-sticky member
+            // joined a group but never received its first assignment (assignor state NULL,
+            // librdkafka #4312, fixed by PR #4381). The consumer already closed (committed,
+            // left the group); keeping the handle and its callback context alive until the
+            // process exits is the only safe choice on 2.0.2.
+            context.logger.info("not destroying a consumer handle that never got an assignment (librdkafka #4312)")
+            _ = Unmanaged.passRetained(context)
+            return
+        }
         rd_kafka_destroy(handle)
     }
 
@@ -60,6 +70,9 @@ class RDKafkaCallbackContext: @unchecked Sendable {
     let logger: Logger
 
     init(logger: Logger) { self.logger = logger }
+
+    /// Whether `rd_kafka_destroy` may run; consumers override this (see `RDKafkaClient.deinit`).
+    var isSafeToDestroy: Bool { true }
 
     func log(level: Int32, facility: String, message: String) {
         // syslog levels: 0-3 error, 4 warning, 5-6 notice/info, 7 debug.

@@ -192,11 +192,21 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         do {
             outcome = try await handler.handle(prepared.work, message: message)
         } catch is CancellationError {
+            await release(lock)
             return false
         } catch {
             outcome = .retry(after: .zero, reason: "\(error)")
         }
-        return await act(outcome, message: message, lock: lock, logger: recordLogger)
+        let finished = await act(outcome, message: message, lock: lock, logger: recordLogger)
+        if !finished { await release(lock) }
+        return finished
+    }
+
+    /// Best-effort unlock when abandoning a record, so its next owner need not wait out the
+    /// lock TTL (after a hard kill the TTL is what frees it).
+    private func release(_ lock: IdempotencyLock?) async {
+        guard let lock else { return }
+        try? await lock.guard.abandon(lock.key, token: lock.token)
     }
 
     private struct IdempotencyLock {

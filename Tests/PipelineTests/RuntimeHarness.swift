@@ -1,0 +1,132 @@
+import Foundation
+import Kafka
+import Logging
+import Pipeline
+import ServiceLifecycle
+import Synchronization
+import TestSupport
+
+/// The test stage: `{"schema":"test.v1","id":"…","action":"ok|retry|block|fail"}`.
+///
+/// - ok: produce `{"id": …}` to `out`;
+/// - retry: ask for a retry after `retryAfterMs` until attempt `succeedAt`, then ok;
+/// - block: wait on the harness gate (cancellable), then ok;
+/// - fail: always ask for a retry (exhausts the budget).
+struct TestEvent: Decodable, Sendable {
+    var schema: String
+    var id: String
+    var action: String
+    var retryAfterMs: Int?
+    var succeedAt: Int?
+}
+
+final class TestStage: MessageHandler {
+    let observations = Observations()
+    let gate = Gate()
+
+    func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<TestEvent> {
+        let event = try JSONEnvelope.decode(TestEvent.self, from: message.record.value, schemas: ["test.v1"])
+        return Prepared(event, idempotencyKey: "test:\(event.id)")
+    }
+
+    func handle(_ event: TestEvent, message: InboundMessage) async throws -> StageOutcome {
+        let key = "\(message.record.partition)/\(message.record.offset)"
+        try observations.begin(key, event: event, attempt: message.attempt)
+        defer { observations.end(key) }
+        switch event.action {
+        case "retry" where message.attempt < (event.succeedAt ?? 1):
+            return .retry(after: .milliseconds(event.retryAfterMs ?? 0), reason: "asked to retry")
+        case "fail":
+            return .retry(after: .zero, reason: "always fails")
+        case "block":
+            try await gate.wait()
+        default:
+            break
+        }
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
+        return .produce([KafkaRecord(topic: "out", key: event.id, value: "{\"id\":\"\(event.id)\"}")])
+    }
+}
+
+/// What the stage saw: every handled delivery, and whether any record ran twice at once.
+final class Observations: Sendable {
+    struct Handled: Sendable { var id: String; var attempt: Int; var at: ContinuousClock.Instant }
+    private struct State { var running: Set<String> = []; var handled: [Handled] = []; var overlaps: [String] = [] }
+    private let state = Mutex(State())
+
+    func begin(_ key: String, event: TestEvent, attempt: Int) throws {
+        state.withLock { state in
+            if !state.running.insert(key).inserted { state.overlaps.append(key) }
+            state.handled.append(Handled(id: event.id, attempt: attempt, at: ContinuousClock.now))
+        }
+    }
+
+    func end(_ key: String) { _ = state.withLock { $0.running.remove(key) } }
+    var handled: [Handled] { state.withLock { $0.handled } }
+    var overlaps: [String] { state.withLock { $0.overlaps } }
+}
+
+/// A latch the `block` action waits on; waiting ends early when the task is cancelled.
+final class Gate: Sendable {
+    private let isOpen = Mutex(false)
+    func open() { isOpen.withLock { $0 = true } }
+    func wait() async throws {
+        while !isOpen.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
+    }
+}
+
+/// One worker replica (runtime + retry promoter) in a service group of its own.
+final class RuntimeReplica: Sendable {
+    let stage: TestStage
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+
+    init(
+        cluster: KafkaMockCluster, stage: TestStage = TestStage(), retries: any RetryStore, idempotency: (any IdempotencyGuard)?,
+        configure: (inout WorkerConfiguration) -> Void = { _ in }
+    ) throws {
+        var configuration = WorkerConfiguration(stage: "test", consumerGroup: "test-stage", inputTopics: ["in"], rejectTopic: "rejected")
+        configuration.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 3)
+        configure(&configuration)
+        let consumer = try KafkaConsumer(
+            configuration: TestKafka.consumerConfiguration(cluster, group: configuration.consumerGroup, topics: configuration.inputTopics),
+            logger: TestKafka.logger
+        )
+        let producer = try TestKafka.producer(cluster)
+        let runtime = WorkerRuntime(
+            configuration: configuration, handler: stage, consumer: consumer, producer: producer, retries: retries,
+            idempotency: idempotency, logger: TestKafka.logger
+        )
+        let promoter = RetryPromoter(stage: "test", store: retries, producer: producer, logger: TestKafka.logger)
+        self.stage = stage
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: [.init(service: promoter), .init(service: runtime)], logger: TestKafka.logger)
+        )
+        self.group = group
+        task = Task {
+            try await group.run()
+            await producer.close()
+        }
+    }
+
+    /// SIGTERM-like: drain running records, commit, leave the group.
+    func stop() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// Crash-like: cancel everything mid-flight; unfinished records stay uncommitted.
+    func kill() async {
+        task.cancel()
+        _ = await task.result
+    }
+}
+
+enum TestEvents {
+    static func publish(_ producer: KafkaProducer, _ events: [(id: String, action: String)], extra: String = "") async throws {
+        let records = events.map { event in
+            KafkaRecord(topic: "in", key: event.id, value: "{\"schema\":\"test.v1\",\"id\":\"\(event.id)\",\"action\":\"\(event.action)\"\(extra)}")
+        }
+        _ = try await producer.send(records)
+    }
+}

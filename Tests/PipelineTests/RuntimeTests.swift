@@ -1,0 +1,179 @@
+import Foundation
+import Kafka
+import Pipeline
+import Testing
+import TestSupport
+
+private let topics: [String: Int32] = ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1]
+
+private func values(_ messages: [KafkaMessage]) -> [String] {
+    messages.map { String(decoding: $0.value, as: UTF8.self) }
+}
+
+@Suite struct RuntimeTests {
+    @Test func storedOffsetStopsAtUnfinishedRecordsAndACrashReplaysOnlyThem() async throws {
+        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1])
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let idempotency = InMemoryIdempotency()
+        let retries = InMemoryRetryStore()
+        let events = (0..<10).map { (id: "e\($0)", action: $0 == 3 || $0 == 7 ? "block" : "ok") }
+        try await TestEvents.publish(producer, events)
+
+        let first = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency) { $0.lockTTL = .seconds(2) }
+        try await eventually("8 of 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 8 ? true : nil }
+        let partition = TopicPartition("in", 0)
+        let committed = try await eventually("offset 3 committed") {
+            try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3 ? 3 : nil
+        }
+        #expect(committed == 3)
+        try await Task.sleep(for: .milliseconds(600))  // several auto-commit intervals
+        #expect(try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3, "never past unfinished offset 3")
+
+        await first.kill()  // offsets 3 and 7 never finished
+        let second = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency)
+        second.stage.gate.open()
+        try await eventually("all 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 10 ? true : nil }
+        #expect(Set(second.stage.observations.handled.map(\.id)) == ["e3", "e7"], "finished records are replayed but not redone")
+        try await second.stop()
+
+        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let produced = try await output.waitForMessages(10)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(output.messages.count == 10, "each record's output exactly once")
+        #expect(Set(values(produced)) == Set(events.map { "{\"id\":\"\($0.id)\"}" }))
+        #expect(try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 10)
+        await output.close()
+        await producer.close()
+    }
+
+    @Test func retryIsRedeliveredNoEarlierThanAskedWithTheAttemptCounted() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(producer, [(id: "r1", action: "retry")], extra: ",\"retryAfterMs\":1000")
+
+        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        try await output.waitForMessages(1)
+        let handled = replica.stage.observations.handled
+        #expect(handled.map(\.attempt) == [0, 1])
+        let gap = handled[1].at - handled[0].at
+        #expect(gap >= .seconds(1), "redelivered after \(gap), asked for 1 s")
+        try await replica.stop()
+        await output.close()
+        await producer.close()
+    }
+
+    @Test func exhaustedRetriesLandInTheDLQWithSourceHeaders() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(producer, [(id: "dead", action: "fail"), (id: "fine", action: "ok")])
+
+        let dlq = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]), logger: TestKafka.logger))
+        let dead = try #require(try await dlq.waitForMessages(1).first)
+        #expect(values([dead]) == ["{\"schema\":\"test.v1\",\"id\":\"dead\",\"action\":\"fail\"}"])
+        #expect(dead.headers.last(named: "source_topic")?.stringValue == "in")
+        #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
+        #expect(dead.headers.last(named: "source_partition") != nil)
+        #expect(dead.headers.last(named: "source_offset") != nil)
+        #expect(dead.headers.last(named: "source_consumer_group")?.stringValue == "test-stage")
+        #expect(dead.headers.last(named: "iap_last_error")?.stringValue == "always fails")
+        #expect(replica.stage.observations.handled.filter { $0.id == "dead" }.map(\.attempt) == [0, 1, 2])
+        try await replica.stop()
+        await dlq.close()
+        await producer.close()
+    }
+
+    @Test func badInputIsRejectedWithAReasonAndTheWorkerKeepsGoing() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()) {
+            $0.maxMessageBytes = 4096
+        }
+        _ = try await producer.send([
+            KafkaRecord(topic: "in", key: "a", value: "this is not json"),
+            KafkaRecord(topic: "in", key: "b", value: "{\"schema\":\"other.v9\",\"id\":\"x\",\"action\":\"ok\"}"),
+            KafkaRecord(topic: "in", key: "c", value: "{\"schema\":\"test.v1\",\"action\":\"ok\"}"),
+            KafkaRecord(topic: "in", key: Array("d".utf8), value: [UInt8](repeating: UInt8(ascii: "{"), count: 10_000)),
+            KafkaRecord(topic: "in", key: Array("e".utf8), value: [0xff, 0xfe, 0x00]),
+        ])
+        try await TestEvents.publish(producer, [(id: "after", action: "ok")])
+
+        let rejected = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]), logger: TestKafka.logger))
+        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let rejects = try await rejected.waitForMessages(5)
+        let bodies = try rejects.map { try #require(try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any]) }
+        let byKey = Dictionary(uniqueKeysWithValues: zip(rejects.map { String(decoding: $0.key ?? [], as: UTF8.self) }, bodies))
+        #expect(byKey["a"]?["reason"] as? String == "malformed_event")
+        #expect(byKey["a"]?["event"] as? String == "this is not json")
+        #expect(byKey["b"]?["reason"] as? String == "unsupported_schema")
+        #expect((byKey["b"]?["event"] as? [String: Any])?["schema"] as? String == "other.v9", "JSON events are embedded as JSON")
+        #expect(byKey["c"]?["reason"] as? String == "malformed_event")
+        #expect(byKey["c"]?["detail"] as? String == "missing required field \"id\"")
+        #expect(byKey["d"]?["reason"] as? String == "malformed_event")
+        #expect((byKey["d"]?["detail"] as? String)?.contains("10000 bytes") == true)
+        #expect(byKey["e"]?["reason"] as? String == "malformed_event")
+        #expect(rejects.allSatisfy { $0.headers.last(named: "reject_reason") != nil })
+        #expect(values(try await output.waitForMessages(1)) == ["{\"id\":\"after\"}"])
+        try await replica.stop()
+        await rejected.close()
+        await output.close()
+        await producer.close()
+    }
+
+    @Test func twoReplicasShareTheWorkWithoutOverlapOrLoss() async throws {
+        let cluster = try TestKafka.cluster(topics: ["in": 6, "out": 3, "rejected": 1])
+        let producer = try TestKafka.producer(cluster)
+        let retries = InMemoryRetryStore()
+        let idempotency = InMemoryIdempotency()
+        let stage = TestStage()  // shared, so overlap between replicas is observable
+        let first = try RuntimeReplica(cluster: cluster, stage: stage, retries: retries, idempotency: idempotency)
+        try await TestEvents.publish(producer, (0..<300).map { (id: "a\($0)", action: "ok") })
+        try await eventually("first replica is working") { stage.observations.handled.count > 50 ? true : nil }
+
+        let second = try RuntimeReplica(cluster: cluster, stage: stage, retries: retries, idempotency: idempotency)
+        for batch in 0..<10 {
+            try await TestEvents.publish(producer, (0..<100).map { (id: "b\(batch)-\($0)", action: "ok") })
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        let expected = Set((0..<300).map { "a\($0)" } + (0..<10).flatMap { b in (0..<100).map { "b\(b)-\($0)" } })
+        try await eventually("all 1300 done", timeout: .seconds(60)) { idempotency.isDoneCount(of: Array(expected)) == expected.count ? true : nil }
+        #expect(stage.observations.overlaps.isEmpty, "a record ran in both replicas at once: \(stage.observations.overlaps)")
+
+        try await first.stop()
+        try await second.stop()
+        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let produced = try await output.waitForMessages(expected.count)
+        #expect(Set(values(produced)) == Set(expected.map { "{\"id\":\"\($0)\"}" }), "nothing lost")
+        await output.close()
+        await producer.close()
+    }
+
+    @Test func brokerOutageDuringProcessingLosesNothing() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let idempotency = InMemoryIdempotency()
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: idempotency)
+        let ids = (0..<200).map { "o\($0)" }
+        try await TestEvents.publish(producer, ids.prefix(100).map { (id: $0, action: "ok") })
+        try await eventually("some processed") { idempotency.isDoneCount(of: ids) > 10 ? true : nil }
+        try cluster.setBrokerDown(1)
+        let late = Task { try await TestEvents.publish(producer, ids.suffix(100).map { (id: $0, action: "ok") }) }
+        try await Task.sleep(for: .seconds(3))
+        try cluster.setBrokerUp(1)
+        try await late.value
+        try await eventually("all 200 done", timeout: .seconds(60)) { idempotency.isDoneCount(of: ids) == 200 ? true : nil }
+        try await replica.stop()
+
+        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let produced = try await output.waitForMessages(200)
+        #expect(Set(values(produced)) == Set(ids.map { "{\"id\":\"\($0)\"}" }))
+        await output.close()
+        await producer.close()
+    }
+}
+
+extension InMemoryIdempotency {
+    func isDoneCount(of ids: [String]) -> Int { ids.filter { isDone("test:\($0)") }.count }
+}

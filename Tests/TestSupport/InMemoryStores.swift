@@ -1,0 +1,73 @@
+import Foundation
+public import Pipeline
+import Synchronization
+
+/// A `RetryStore` in process memory with the same lease semantics as the Redis one, for tests
+/// of the runtime's logic that do not need a Redis server.
+public final class InMemoryRetryStore: RetryStore {
+    private struct Item { var payload: [UInt8]; var due: ContinuousClock.Instant }
+    private let items = Mutex<[String: Item]>([:])
+    private let clock = ContinuousClock()
+
+    public init() {}
+
+    public func schedule(id: String, payload: [UInt8], after delay: Duration) async throws {
+        let due = clock.now + delay
+        items.withLock { items in
+            if items[id] == nil { items[id] = Item(payload: payload, due: due) }
+        }
+    }
+
+    public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {
+        let now = clock.now
+        return items.withLock { items in
+            let due = items.filter { $0.value.due <= now }.prefix(limit)
+            for (id, _) in due { items[id]!.due = now + lease }
+            return due.map { ClaimedRetry(id: $0.key, payload: $0.value.payload) }
+        }
+    }
+
+    public func acknowledge(_ ids: [String]) async throws {
+        items.withLock { items in for id in ids { items[id] = nil } }
+    }
+
+    public func depth() async throws -> Int { items.withLock { $0.count } }
+}
+
+/// An `IdempotencyGuard` in process memory (one process, so "across replicas" is simulated by
+/// sharing one instance between runtimes).
+public final class InMemoryIdempotency: IdempotencyGuard {
+    private struct Entry { var done = false; var token: String?; var expires: ContinuousClock.Instant? }
+    private let entries = Mutex<[String: Entry]>([:])
+    private let clock = ContinuousClock()
+
+    public init() {}
+
+    public func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState {
+        entries.withLock { entries in
+            var entry = entries[id] ?? Entry()
+            if entry.done { return .alreadyDone }
+            if entry.token != nil, let expires = entry.expires, expires > clock.now { return .busy }
+            let token = UUID().uuidString
+            entry.token = token
+            entry.expires = clock.now + lockTTL
+            entries[id] = entry
+            return .acquired(token: token)
+        }
+    }
+
+    public func complete(_ id: String, token: String, retention: Duration) async throws {
+        entries.withLock { $0[id] = Entry(done: true, token: nil) }
+    }
+
+    public func abandon(_ id: String, token: String) async throws {
+        entries.withLock { entries in
+            if entries[id]?.token == token {
+                entries[id]?.token = nil
+                entries[id]?.expires = nil
+            }
+        }
+    }
+
+    public func isDone(_ id: String) -> Bool { entries.withLock { $0[id]?.done ?? false } }
+}
