@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Who this replica is to Kafka: a unique `client.id`, and optionally a `group.instance.id`.
 ///
