@@ -1,0 +1,18 @@
+/// Lua that reads the Redis server's clock. Scripts use it instead of a client timestamp so
+/// workers with skewed clocks agree on due times and rate windows.
+enum ServerClock {
+    /// Defines `now_ms`, the server's UNIX time in milliseconds.
+    static let nowMilliseconds = """
+        local server_time = redis.call('TIME')
+        local now_ms = tonumber(server_time[1]) * 1000 + math.floor(tonumber(server_time[2]) / 1000)
+
+        """
+}
+
+extension Duration {
+    /// Whole milliseconds, rounded up so a positive duration never becomes 0.
+    var wholeMilliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+}

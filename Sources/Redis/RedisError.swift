@@ -1,0 +1,56 @@
+/// An error from the Redis adapter.
+///
+/// Modelled on swift-certificates' `CertificateError`: the ``Code`` is a struct of static
+/// values rather than an enum so new codes can be added without breaking callers' `switch`
+/// statements, and two errors compare equal when their codes match, which keeps
+/// `#expect(throws: RedisError.Code...)`-style checks simple while the message keeps detail.
+public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, independent of the human-readable detail.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case invalidConfiguration
+            case connectionFailed
+            case connectionLost
+            case server
+            case unexpectedReply
+            case shutdown
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// The configuration (usually the URL) is malformed; retrying will not help.
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// A new connection could not be established (refused, timed out, AUTH/SELECT failed).
+        public static let connectionFailed = Code(.connectionFailed)
+        /// The connection broke while a command was in flight. The command may or may not
+        /// have been executed by the server; the connection is discarded and the next call
+        /// reconnects.
+        public static let connectionLost = Code(.connectionLost)
+        /// The server answered with an error reply (`-ERR ...`, `-WRONGTYPE ...`, script errors).
+        public static let server = Code(.server)
+        /// The server answered with a reply of a shape the caller did not expect.
+        public static let unexpectedReply = Code(.unexpectedReply)
+        /// The client was shut down.
+        public static let shutdown = Code(.shutdown)
+
+        public var description: String { base.rawValue }
+    }
+
+    /// The kind of failure; errors are equal when their codes are.
+    public let code: Code
+    /// Detail for logs: the server's error text, hiredis' `errstr`, or the offending input.
+    public let message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: RedisError, rhs: RedisError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "RedisError.\(code): \(message)" }
+}

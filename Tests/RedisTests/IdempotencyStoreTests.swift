@@ -1,0 +1,68 @@
+import Redis
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(2))) struct IdempotencyStoreTests {
+    @Test func doneIsRespectedAcrossClients() async throws {
+        try await withTwoClients { first, second in
+            let a = IdempotencyStore(client: first, namespace: "grant")
+            let b = IdempotencyStore(client: second, namespace: "grant")
+            guard case .acquired(let token) = try await a.begin("2000000001", lockTTL: .seconds(30)) else {
+                Issue.record("first begin should take the lock")
+                return
+            }
+            #expect(try await b.begin("2000000001", lockTTL: .seconds(30)) == .busy)
+            #expect(try await a.complete("2000000001", token: token, result: [0, 1, 2], retention: .seconds(3600)))
+            #expect(try await b.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone(result: [0, 1, 2]))
+            #expect(try await a.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone(result: [0, 1, 2]))
+        }
+    }
+
+    @Test func abandonLetsAnotherClientTakeIt() async throws {
+        try await withTwoClients { first, second in
+            let a = IdempotencyStore(client: first, namespace: "verify")
+            let b = IdempotencyStore(client: second, namespace: "verify")
+            guard case .acquired(let token) = try await a.begin("tx", lockTTL: .seconds(30)) else {
+                Issue.record("first begin should take the lock")
+                return
+            }
+            #expect(try await b.begin("tx", lockTTL: .seconds(30)) == .busy)
+            #expect(try await a.abandon("tx", token: token))
+            guard case .acquired(let second) = try await b.begin("tx", lockTTL: .seconds(30)) else {
+                Issue.record("after abandon the lock should be free")
+                return
+            }
+            #expect(second != token)
+        }
+    }
+
+    @Test func namespacesAreIndependentAndKeysShareAHashTag() async throws {
+        try await withRedisClient { _, client throws in
+            let match = IdempotencyStore(client: client, namespace: "match")
+            let grant = IdempotencyStore(client: client, namespace: "grant")
+            guard case .acquired = try await match.begin("id-1", lockTTL: .seconds(30)) else {
+                Issue.record("expected the lock")
+                return
+            }
+            guard case .acquired = try await grant.begin("id-1", lockTTL: .seconds(30)) else {
+                Issue.record("another namespace must not be blocked")
+                return
+            }
+            #expect(try await client.send("EXISTS", "iap:idem:{match:id-1}:lock").integer == 1)
+        }
+    }
+
+    @Test func completeAfterLockLossStillRecordsDone() async throws {
+        try await withRedisClient { _, client throws in
+            let store = IdempotencyStore(client: client, namespace: "grant")
+            guard case .acquired(let token) = try await store.begin("late", lockTTL: .seconds(30)) else {
+                Issue.record("expected the lock")
+                return
+            }
+            _ = try await client.send("DEL", "iap:idem:{grant:late}:lock")
+            #expect(try await store.complete("late", token: token, result: Array("ok".utf8), retention: .seconds(60)) == false)
+            #expect(try await store.begin("late", lockTTL: .seconds(30)) == .alreadyDone(result: Array("ok".utf8)))
+            #expect(try await client.send("PTTL", "iap:idem:{grant:late}:done").integer ?? 0 > 0)
+        }
+    }
+}

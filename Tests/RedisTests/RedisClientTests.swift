@@ -1,0 +1,134 @@
+import Redis
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(2))) struct RedisClientTests {
+    @Test func binarySafeRoundTrip() async throws {
+        try await withRedisClient { _, client throws in
+            let value: [UInt8] = [0, 1, 2, 0xFF, 0xFE, 0, 13, 10] + Array("tail".utf8)
+            let key: RedisValue = .bytes([0x6B, 0, 0x6B])
+            #expect(try await client.send("SET", key, .bytes(value)) == .status("OK"))
+            #expect(try await client.send("GET", key) == .string(value))
+            #expect(try await client.send("STRLEN", key) == .integer(Int64(value.count)))
+            #expect(try await client.send("SET", "empty", .bytes([])) == .status("OK"))
+            #expect(try await client.send("GET", "empty") == .string([]))
+            #expect(try await client.send("GET", "missing") == .null)
+        }
+    }
+
+    @Test func pipelineKeepsOrderAndPerCommandErrors() async throws {
+        try await withRedisClient { _, client throws in
+            let commands: [[RedisValue]] = (0..<100).map { ["INCRBY", "counter", .integer(Int64($0))] }
+            let replies = try await client.pipeline(commands + [["LPUSH", "counter", "x"], ["GET", "counter"]])
+            #expect(replies.count == 102)
+            #expect(replies[99] == .integer(Int64((0..<100).reduce(0, +))))
+            guard case .error(let message) = replies[100] else {
+                Issue.record("expected WRONGTYPE, got \(replies[100])")
+                return
+            }
+            #expect(message.hasPrefix("WRONGTYPE"))
+            #expect(replies[101].integer == 4950)
+        }
+    }
+
+    @Test func serverErrorIsThrownWithItsMessage() async throws {
+        try await withRedisClient { _, client throws in
+            _ = try await client.send("SET", "s", "text")
+            await #expect {
+                try await client.send("INCR", "s")
+            } throws: { error in
+                (error as? RedisError)?.code == .server && "\(error)".contains("not an integer")
+            }
+        }
+    }
+
+    @Test func scriptShaMatchesServerAndSurvivesScriptFlush() async throws {
+        try await withRedisClient(poolSize: 1) { _, client throws in
+            let script = RedisScript("return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}")
+            #expect(try await client.send("SCRIPT", "LOAD", .string(script.source)) == .string(Array(script.sha1.utf8)))
+            let first = try await client.run(script, keys: ["n"], arguments: [.bytes([0, 7])])
+            #expect(first == .array([.string(Array("n".utf8)), .string([0, 7]), .integer(1)]))
+            _ = try await client.send("SCRIPT", "FLUSH")
+            #expect(try await client.send("SCRIPT", "EXISTS", .string(script.sha1)) == .array([.integer(0)]))
+            let second = try await client.run(script, keys: ["n"], arguments: ["a"])
+            #expect(second.array?.last == .integer(2))
+            #expect(try await client.send("SCRIPT", "EXISTS", .string(script.sha1)) == .array([.integer(1)]))
+        }
+    }
+
+    @Test func scriptErrorIsThrown() async throws {
+        try await withRedisClient { _, client throws in
+            await #expect(throws: RedisError(code: .server, message: "")) {
+                try await client.run(RedisScript("return redis.call('NOPE')"), keys: [])
+            }
+        }
+    }
+
+    @Test func reconnectsAfterClientKill() async throws {
+        try await withRedisClient(poolSize: 1) { server, client in
+            let id = try #require(try await client.send("CLIENT", "ID").integer)
+            let admin = RedisClient(configuration: try server.configuration(poolSize: 1))
+            #expect(try await admin.send("CLIENT", "KILL", "ID", .integer(id)) == .integer(1))
+            await admin.shutdown()
+            await #expect(throws: RedisError(code: .connectionLost, message: "")) {
+                try await client.send("PING")
+            }
+            #expect(try await client.send("PING") == .status("PONG"))
+            #expect(try await client.send("CLIENT", "ID").integer != id)
+        }
+    }
+
+    @Test func reconnectsAfterServerRestart() async throws {
+        try await withRedisClient(poolSize: 1) { server, client in
+            _ = try await client.send("SET", "before", "1")
+            server.stop()
+            await #expect(throws: RedisError(code: .connectionLost, message: "")) {
+                try await client.send("GET", "before")
+            }
+            await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
+                try await client.send("PING")
+            }
+            try await server.restart()
+            #expect(try await client.send("GET", "before") == .null)
+            #expect(try await client.send("PING") == .status("PONG"))
+        }
+    }
+
+    @Test func authenticatesAndSelectsDatabase() async throws {
+        try await withRedisClient { server, client in
+            _ = try await client.send("CONFIG", "SET", "requirepass", "s3cret")
+            let authed = RedisClient(configuration: try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1))
+            _ = try await authed.send("SET", "where", "db3")
+            #expect(try await authed.send("CLIENT", "INFO").string?.contains("db=3") == true)
+            await authed.shutdown()
+            let wrong = RedisClient(configuration: try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1))
+            await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
+                try await wrong.send("PING")
+            }
+            await wrong.shutdown()
+        }
+    }
+
+    @Test func moreConcurrentCallersThanConnections() async throws {
+        try await withRedisClient(poolSize: 2) { _, client throws in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 {
+                    group.addTask { _ = try await client.send("INCR", "hits") }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await client.send("GET", "hits").integer == 200)
+        }
+    }
+
+    @Test func callsAfterShutdownFail() async throws {
+        try await withRedisServer { server in
+            let client = RedisClient(configuration: try server.configuration())
+            #expect(try await client.send("PING") == .status("PONG"))
+            await client.shutdown()
+            await #expect(throws: RedisError(code: .shutdown, message: "")) {
+                try await client.send("PING")
+            }
+        }
+    }
+}

@@ -1,0 +1,24 @@
+import Redis
+import TestSupport
+
+/// Runs `body` with two independent clients (separate pools, as two workers would have) on
+/// one fresh server.
+func withTwoClients(_ body: (RedisClient, RedisClient) async throws -> Void) async throws {
+    try await withRedisClient { server, first in
+        let second = RedisClient(configuration: try server.configuration())
+        do {
+            try await body(first, second)
+            await second.shutdown()
+        } catch {
+            await second.shutdown()
+            throw error
+        }
+    }
+}
+
+/// The server's clock in microseconds, to bound rates without trusting the test's clock.
+func serverMicroseconds(_ client: RedisClient) async throws -> Int64 {
+    let parts = try await client.send("TIME").array?.compactMap(\.integer) ?? []
+    guard parts.count == 2 else { throw RedisError(code: .unexpectedReply, message: "TIME") }
+    return parts[0] * 1_000_000 + parts[1]
+}
