@@ -8,6 +8,6 @@ struct IAPCommand: AsyncParsableCommand {
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
         version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
-        subcommands: [LagCommand.self, BenchCommand.self]
+        subcommands: [DemoCommand.self, LagCommand.self, BenchCommand.self]
     )
 }

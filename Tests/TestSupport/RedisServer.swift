@@ -1,149 +1,9 @@
-import Foundation
-import Logging
 public import Redis
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// A real `redis-server` child process on a free loopback port, for integration tests.
-///
-/// Started with no persistence (`--save '' --appendonly no`), so a ``restart()`` comes back
-/// empty on the same port: tests use it to check that clients reconnect. The binary is
-/// `$REDIS_SERVER` or `redis-server` on the `PATH`. The process is terminated by ``stop()``
-/// or, as a backstop, when the object is released.
-public final class RedisServer: Sendable {
-    public let port: Int
-    /// `redis://127.0.0.1:<port>`
-    public var url: String { "redis://127.0.0.1:\(port)" }
-
-    private let process = Mutex<Process?>(nil)
-
-    private init(port: Int) {
-        self.port = port
-    }
-
-    /// Picks a free port and starts a server on it, retrying with another port if the
-    /// chosen one was taken in between.
-    public static func start() async throws -> RedisServer {
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let server = RedisServer(port: try freeLoopbackPort())
-            do {
-                try await server.launch()
-                return server
-            } catch {
-                server.stop()
-                lastError = error
-            }
-        }
-        throw lastError ?? RedisServerError(message: "redis-server did not start")
-    }
-
-    /// Kills the server and waits for it to exit. Idempotent.
-    ///
-    /// SIGKILL rather than `Process.terminate()`: the child inherits the signal mask of the
-    /// spawning thread, and Swift's executor threads block SIGTERM, so SIGTERM would never
-    /// arrive. Nothing is lost, since the server keeps no data on disk.
-    public func stop() {
-        process.withLock { process in
-            guard let running = process else { return }
-            if running.isRunning {
-                kill(running.processIdentifier, SIGKILL)
-                running.waitUntilExit()
-            }
-            process = nil
-        }
-    }
-
-    /// Stops the server and starts a fresh one on the same port (data is lost).
-    public func restart() async throws {
-        stop()
-        try await launch()
-    }
-
-    /// A configuration for this server with a small pool unless told otherwise.
-    public func configuration(poolSize: Int = 4) throws -> RedisConfiguration {
-        try RedisConfiguration(url: url, poolSize: poolSize, connectTimeout: .seconds(1), commandTimeout: .seconds(5))
-    }
-
-    deinit {
-        stop()
-    }
-
-    private func launch() async throws {
-        let child = Process()
-        child.executableURL = try Self.executable()
-        child.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"]
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        process.withLock { $0 = child }
-        try await waitForPing()
-    }
-
-    /// Polls with PING until the server answers; gives up after about five seconds.
-    private func waitForPing() async throws {
-        // Refused connections are expected while the server starts; keep them out of the test log.
-        var quiet = Logger(label: "iap.redis.test-server")
-        quiet.logLevel = .critical
-        let client = RedisClient(configuration: try configuration(poolSize: 1), logger: quiet)
-        var answered = false
-        for _ in 0..<100 where !answered && process.withLock({ $0?.isRunning ?? false }) {
-            answered = (try? await client.send("PING")) == .status("PONG")
-            if !answered { try? await Task.sleep(for: .milliseconds(50)) }
-        }
-        await client.shutdown()
-        guard answered else { throw RedisServerError(message: "redis-server on port \(port) did not answer PING") }
-    }
-
-    private static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["REDIS_SERVER"] { return URL(fileURLWithPath: path) }
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin"
-        for directory in searchPath.split(separator: ":") {
-            let candidate = "\(directory)/redis-server"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
-        }
-        throw RedisServerError(message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
-    }
-
-    /// Asks the kernel for an unused port by binding to port 0, then releases it.
-    private static func freeLoopbackPort() throws -> Int {
-        #if canImport(Glibc)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw RedisServerError(message: "socket() failed: errno \(errno)") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw RedisServerError(message: "could not bind a loopback port: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-/// Why the test Redis server could not be started.
-public struct RedisServerError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-}
 
 /// Runs `body` with a fresh server and stops it afterwards, whether `body` throws or not.
 @discardableResult
-public func withRedisServer<Result>(_ body: (RedisServer) async throws -> Result) async throws -> Result {
-    let server = try await RedisServer.start()
+public func withRedisServer<Result>(_ body: (LocalRedisServer) async throws -> Result) async throws -> Result {
+    let server = try await LocalRedisServer.start()
     defer { server.stop() }
     return try await body(server)
 }
@@ -152,7 +12,7 @@ public func withRedisServer<Result>(_ body: (RedisServer) async throws -> Result
 @discardableResult
 public func withRedisClient<Result>(
     poolSize: Int = 4,
-    _ body: (RedisServer, RedisClient) async throws -> Result
+    _ body: (LocalRedisServer, RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withRedisServer { server in
         let client = RedisClient(configuration: try server.configuration(poolSize: poolSize))

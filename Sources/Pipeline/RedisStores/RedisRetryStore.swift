@@ -1,0 +1,27 @@
+public import Redis
+
+/// `RetryStore` on a Redis delay queue, one per stage (decision D4): scheduling is idempotent
+/// per retry id and claims are leased, so neither a crash nor a duplicate loses a retry.
+public struct RedisRetryStore: RetryStore {
+    private let queue: DelayQueue
+
+    public init(client: RedisClient, stage: String) {
+        queue = DelayQueue(client: client, name: "retry:\(stage)")
+    }
+
+    public func schedule(id: String, payload: [UInt8], after delay: Duration) async throws {
+        _ = try await queue.schedule(id: id, payload: payload, after: delay)
+    }
+
+    public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {
+        try await queue.claimDue(limit: min(limit, DelayQueue.maximumClaim), lease: lease).map { ClaimedRetry(id: $0.id, payload: $0.payload) }
+    }
+
+    public func acknowledge(_ ids: [String]) async throws {
+        try await queue.acknowledge(ids)
+    }
+
+    public func depth() async throws -> Int {
+        try await queue.count()
+    }
+}
