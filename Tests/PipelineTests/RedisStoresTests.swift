@@ -1,0 +1,50 @@
+import Pipeline
+import Redis
+import Testing
+import TestSupport
+
+@Suite struct RedisStoresTests {
+    @Test func idempotencyGuardRemembersCompletedWorkAcrossClients() async throws {
+        try await withRedisServer { server in
+            let first = RedisClient(configuration: try server.configuration())
+            let second = RedisClient(configuration: try server.configuration())
+            let guardA = RedisIdempotencyGuard(client: first, stage: "s")
+            let guardB = RedisIdempotencyGuard(client: second, stage: "s")
+            guard case .acquired(let token) = try await guardA.begin("txn-1", lockTTL: .seconds(5)) else {
+                Issue.record("first begin must acquire")
+                return
+            }
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5)) == .busy)
+            try await guardA.complete("txn-1", token: token, retention: .seconds(9 * 24 * 3600))
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5)) == .alreadyDone)
+
+            guard case .acquired(let other) = try await guardB.begin("txn-2", lockTTL: .seconds(5)) else {
+                Issue.record("a different id is free")
+                return
+            }
+            try await guardB.abandon("txn-2", token: other)
+            guard case .acquired = try await guardA.begin("txn-2", lockTTL: .seconds(5)) else {
+                Issue.record("an abandoned id can be taken again")
+                return
+            }
+            await first.shutdown()
+            await second.shutdown()
+        }
+    }
+
+    @Test func retryStoreLeasesAndAcknowledges() async throws {
+        try await withRedisClient { _, client in
+            let store = RedisRetryStore(client: client, stage: "s")
+            try await store.schedule(id: "a", payload: [1, 2], after: .zero)
+            try await store.schedule(id: "a", payload: [9], after: .zero)
+            try await store.schedule(id: "b", payload: [3], after: .seconds(60))
+            #expect(try await store.depth() == 2)
+            #expect(try await store.claimDue(limit: 10, lease: .milliseconds(300)) == [ClaimedRetry(id: "a", payload: [1, 2])])
+            #expect(try await store.claimDue(limit: 10, lease: .milliseconds(300)).isEmpty, "leased")
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await store.claimDue(limit: 10, lease: .seconds(30)).map(\.id) == ["a"], "lease expired: back again")
+            try await store.acknowledge(["a"])
+            #expect(try await store.depth() == 1)
+        }
+    }
+}
