@@ -60,7 +60,9 @@ struct ReceiptAttribute: DERImplicitlyTaggable, Hashable, Sendable {
     }
 
     static func decodeSet(_ bytes: ArraySlice<UInt8>) throws -> [ReceiptAttribute] {
-        try DER.set(of: ReceiptAttribute.self, identifier: .set, rootNode: try DER.parse(bytes))
+        // Parsed from a copy: nested slices keep their parent's indices, and a fresh array keeps
+        // every offset relative to this SET alone.
+        try DER.set(of: ReceiptAttribute.self, identifier: .set, rootNode: try DER.parse(Array(bytes)))
     }
 
     private static func der(_ value: some DERSerializable) throws -> ArraySlice<UInt8> {

@@ -81,8 +81,8 @@ struct SimCommand: AsyncParsableCommand {
             ]
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            print(String(decoding: try encoder.encode(ready), as: UTF8.self))
-            fflush(stdout)
+            // Unbuffered, so a parent process reading the pipe sees the line at once.
+            FileHandle.standardOutput.write(try encoder.encode(ready) + Data("\n".utf8))
             try await tasks.waitForAll()
         }
     }
