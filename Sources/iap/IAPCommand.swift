@@ -6,6 +6,7 @@ struct IAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
-        version: PipelineInfo.libraryVersions
+        version: PipelineInfo.libraryVersions,
+        subcommands: [JWSCommand.self, ReceiptCommand.self]
     )
 }
