@@ -7,6 +7,6 @@ struct IAPCommand: AsyncParsableCommand {
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
         version: PipelineInfo.libraryVersions,
-        subcommands: [JWSCommand.self, ReceiptCommand.self]
+        subcommands: [JWSCommand.self, ReceiptCommand.self, BenchCommand.self]
     )
 }
