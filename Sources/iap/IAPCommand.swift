@@ -7,6 +7,6 @@ struct IAPCommand: AsyncParsableCommand {
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
         version: PipelineInfo.libraryVersions,
-        subcommands: [SimCommand.self]
+        subcommands: [JWSCommand.self, ReceiptCommand.self, BenchCommand.self, SimCommand.self]
     )
 }
