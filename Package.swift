@@ -165,6 +165,7 @@ let package = Package(
             name: "AppStoreSimulatorTests",
             dependencies: [
                 "AppStoreSimulator",
+                "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

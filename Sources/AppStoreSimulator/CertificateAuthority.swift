@@ -39,6 +39,9 @@ public struct CertificateAuthority: Sendable {
     /// The root as PEM text, what `GET /sim/v1/root.pem` serves.
     public func rootPEM() throws -> String { try root.serializeAsPEM().pemString }
 
+    /// The root as DER, the form verifiers take their trust anchors in.
+    public func rootDER() throws -> Data { Data(try root.derEncoded()) }
+
     /// Generates a fresh chain valid from a little before `now`.
     ///
     /// - Parameter leafValidity: how long the signing leaf stays valid; make it short to test
