@@ -40,13 +40,15 @@ actor Store {
     private let sender: NotificationSender
 
     private var transactions: [String: SimulatedTransactionPayload] = [:]
-    /// Creation order, so history and receipts list transactions as they happened.
-    private var transactionOrder: [String] = []
+    /// Transaction ids per customer with an `appAccountToken`, in creation order, so lookups
+    /// stay cheap when benchmarks create many purchases.
+    private var customers: [String: [String]] = [:]
     private var chains: [String: Chain] = [:]
     private var orders: [String: [String]] = [:]
     private var orderOfTransaction: [String: String] = [:]
     private var appTransactionIds: [String: String] = [:]
     private var notifications: [NotificationRecord] = []
+    private var notificationIndex: [String: Int] = [:]
     private var testNotifications: [String: String] = [:]
     private var ids: IdentifierGenerator
 
@@ -229,13 +231,10 @@ actor Store {
     /// The customer is the `appAccountToken` when there is one (within bundle and environment),
     /// otherwise just the transaction's own purchase line.
     func customerTransactions(of transaction: SimulatedTransactionPayload) -> [SimulatedTransactionPayload] {
-        transactionOrder.compactMap { transactions[$0] }.filter { candidate in
-            guard candidate.bundleId == transaction.bundleId, candidate.environment == transaction.environment else {
-                return false
-            }
-            if let token = transaction.appAccountToken { return candidate.appAccountToken == token }
-            return candidate.originalTransactionId == transaction.originalTransactionId
-        }
+        let ids = transaction.appAccountToken.map {
+            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: $0)] ?? []
+        } ?? chains[transaction.originalTransactionId]?.transactionIds ?? [transaction.transactionId]
+        return ids.compactMap { transactions[$0] }
     }
 
     /// The latest transaction, signed renewal info and status of every subscription the owner of
@@ -277,7 +276,7 @@ actor Store {
     func notificationHistory() -> [NotificationRecord] { notifications }
 
     func recordAttempt(notificationUUID: String, _ attempt: SendAttempt) {
-        guard let index = notifications.firstIndex(where: { $0.notificationUUID == notificationUUID }) else { return }
+        guard let index = notificationIndex[notificationUUID] else { return }
         notifications[index].sendAttempts.append(attempt)
     }
 
@@ -298,7 +297,7 @@ actor Store {
 
     func testNotificationRecord(token: String) -> NotificationRecord? {
         guard let uuid = testNotifications[token] else { return nil }
-        return notifications.first { $0.notificationUUID == uuid }
+        return notificationIndex[uuid].map { notifications[$0] }
     }
 
     // MARK: Receipts
@@ -315,7 +314,10 @@ actor Store {
 
     private func insert(_ transaction: SimulatedTransactionPayload) {
         transactions[transaction.transactionId] = transaction
-        transactionOrder.append(transaction.transactionId)
+        if let token = transaction.appAccountToken {
+            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: token), default: []]
+                .append(transaction.transactionId)
+        }
     }
 
     private func subscription(_ originalTransactionId: String) throws -> (Chain, SimulatedTransactionPayload) {
@@ -330,13 +332,14 @@ actor Store {
 
     private func activeChain(bundleId: String, environment: String, token: String?, group: String) -> String? {
         guard let token = token?.lowercased() else { return nil }
-        let now = Self.milliseconds(Date())
-        return chains.first { _, chain in
-            guard let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) else { return false }
-            return latest.bundleId == bundleId && latest.environment == environment
-                && latest.appAccountToken == token && latest.subscriptionGroupIdentifier == group
-                && status(of: chain, latest: latest) == 1 && (latest.expiresDate ?? 0) > now
-        }?.key
+        let owned = customers[Self.customerKey(bundleId: bundleId, environment: environment, token: token)] ?? []
+        let originals = Set(owned.compactMap { transactions[$0]?.originalTransactionId })
+        return originals.first { original in
+            guard let chain = chains[original], let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) else {
+                return false
+            }
+            return latest.subscriptionGroupIdentifier == group && status(of: chain, latest: latest) == 1
+        }
     }
 
     /// Apple's subscription status: 1 active, 2 expired, 5 revoked (family sharing).
@@ -397,6 +400,7 @@ actor Store {
             notificationUUID: uuid, signedPayload: signed, environment: data.environment,
             recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
         ))
+        notificationIndex[uuid] = notifications.count
         notifications.append(NotificationRecord(
             notificationUUID: payload.notificationUUID, notificationType: type, subtype: subtype,
             signedPayload: signed, environment: data.environment, bundleId: data.bundleId,
