@@ -31,7 +31,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(name: .customLong("notify-url"), help: "URL receiving App Store Server Notifications V2.")
     var notifyURL: String?
 
-    @Option(name: .customLong("retry-time-scale"), help: "Multiplier for Apple's retry delays (1, 12, 24, 48, 72 h); 0.000278 makes an hour a second.")
+    @Option(
+        name: .customLong("retry-time-scale"),
+        help: "Multiplier for Apple's retry delays (1, 12, 24, 48, 72 h); 0.000278 makes an hour a second."
+    )
     var retryTimeScale = 1.0
 
     @Option(name: .customLong("bundle-id"), help: "Bundle id of purchases that don't name one.")
@@ -46,7 +49,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(name: .customLong("latency-ms"), help: "Latency added to Server API and verifyReceipt responses.")
     var latencyMs = 0
 
-    @Option(name: .customLong("api-key-file"), help: "In-App Purchase .p8 key whose tokens are accepted; created if missing. Without it any well-formed token is accepted.")
+    @Option(
+        name: .customLong("api-key-file"),
+        help: "In-App Purchase .p8 key whose tokens are accepted; created if missing. Without it any well-formed token is accepted."
+    )
     var apiKeyFile: String?
 
     @Option(name: .customLong("key-id"), help: "Key id (kid) tokens signed with --api-key-file must carry.")
