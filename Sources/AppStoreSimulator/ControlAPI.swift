@@ -26,6 +26,11 @@ struct ControlAPI: Sendable {
             let response = try await store.expire(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
             return try JSONResponse.make(body: response)
         }
+        group.post("subscriptions/:originalTransactionId/auto-renew") { request, context in
+            let body = try await JSONResponse.decode(AutoRenewRequest.self, from: request)
+            let id = context.parameters.get("originalTransactionId") ?? ""
+            return try JSONResponse.make(body: try await store.setAutoRenew(originalTransactionId: id, enabled: body.enabled))
+        }
         group.post("transactions/:transactionId/refund") { _, context in
             let id = context.parameters.get("transactionId") ?? ""
             let response = try await store.revoke(transactionId: id, familySharing: false)

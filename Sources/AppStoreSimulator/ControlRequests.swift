@@ -32,6 +32,11 @@ struct TransactionResponse: Encodable, Sendable {
     var signedPayload: String
 }
 
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/auto-renew` (beyond the contract).
+struct AutoRenewRequest: Decodable, Sendable {
+    var enabled: Bool
+}
+
 /// Responses that only carry the notification (`expire`, `refund`, `revoke`).
 struct NotificationResponse: Encodable, Sendable {
     var signedPayload: String

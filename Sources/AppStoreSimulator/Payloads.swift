@@ -104,6 +104,7 @@ public enum AppleValues {
         public static let revoke = "REVOKE"
         public static let oneTimeCharge = "ONE_TIME_CHARGE"
         public static let didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
+        public static let didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
         public static let test = "TEST"
     }
 
@@ -111,5 +112,7 @@ public enum AppleValues {
         public static let initialBuy = "INITIAL_BUY"
         public static let upgrade = "UPGRADE"
         public static let voluntary = "VOLUNTARY"
+        public static let autoRenewEnabled = "AUTO_RENEW_ENABLED"
+        public static let autoRenewDisabled = "AUTO_RENEW_DISABLED"
     }
 }

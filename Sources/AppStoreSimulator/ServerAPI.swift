@@ -30,6 +30,12 @@ struct ServerAPI: Sendable {
                 }
             }
         }
+        group.get("inApps/v2/refund/lookup/:transactionId") { request, context in
+            try await authenticated(request) { bundleId in
+                let transaction = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
+                return try await refunds(of: transaction, request: request)
+            }
+        }
         group.get("inApps/v1/subscriptions/:transactionId") { request, context in
             try await authenticated(request) { bundleId in
                 let transaction = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
@@ -120,6 +126,29 @@ struct ServerAPI: Sendable {
         return try JSONResponse.make(body: HistoryResponse(
             revision: PageToken.make(offset: next), hasMore: next < items.count, bundleId: bundleId,
             appAppleId: appAppleId, environment: environment, signedTransactions: signed
+        ))
+    }
+
+    private struct RefundHistoryResponse: Encodable {
+        var signedTransactions: [String]
+        var revision: String
+        var hasMore: Bool
+    }
+
+    /// Get Refund History: the customer's refunded or revoked transactions, ascending by
+    /// `revocationDate`, 20 per page.
+    private func refunds(of transaction: SimulatedTransactionPayload, request: Request) async throws -> Response {
+        let refunded = await store.customerTransactions(of: transaction)
+            .filter { $0.revocationDate != nil }
+            .sorted { ($0.revocationDate ?? 0) < ($1.revocationDate ?? 0) }
+        let offset = try request.uri.queryParameters.get("revision")
+            .map { try PageToken.offset(from: $0, invalid: .invalidRevision) } ?? 0
+        let page = refunded.dropFirst(offset).prefix(Self.pageSize)
+        var signed: [String] = []
+        for item in page { signed.append(try await store.sign(item)) }
+        let next = offset + page.count
+        return try JSONResponse.make(body: RefundHistoryResponse(
+            signedTransactions: signed, revision: PageToken.make(offset: next), hasMore: next < refunded.count
         ))
     }
 

@@ -188,6 +188,20 @@ actor Store {
         return NotificationResponse(signedPayload: notification)
     }
 
+    /// Turns auto-renew on or off (`DID_CHANGE_RENEWAL_STATUS`, AUTO_RENEW_ENABLED/DISABLED).
+    func setAutoRenew(originalTransactionId: String, enabled: Bool) throws -> NotificationResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard chain.autoRenew != enabled else {
+            throw SimulatorError(.conflict, "auto-renew of \(originalTransactionId) is already \(enabled ? "on" : "off")")
+        }
+        chains[originalTransactionId]?.autoRenew = enabled
+        let subtype = enabled ? AppleValues.Subtype.autoRenewEnabled : AppleValues.Subtype.autoRenewDisabled
+        let notification = try notify(
+            type: AppleValues.NotificationType.didChangeRenewalStatus, subtype: subtype, transaction: latest
+        )
+        return NotificationResponse(signedPayload: notification)
+    }
+
     /// Refund (`REFUND`, revocationType REFUND_FULL) or family-sharing revocation (`REVOKE`,
     /// FAMILY_REVOKE); either way the transaction now carries `revocationDate`.
     func revoke(transactionId: String, familySharing: Bool) throws -> NotificationResponse {

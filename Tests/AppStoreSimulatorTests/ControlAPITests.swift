@@ -78,6 +78,23 @@ struct ControlAPITests {
         }
     }
 
+    @Test("auto-renew toggles send DID_CHANGE_RENEWAL_STATUS and show in renewal info")
+    func autoRenew() async throws {
+        try await withSimulator { client in
+            let original = try await client.purchase(type: "Auto-Renewable Subscription").string("originalTransactionId")
+            let off = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
+            let notification = try jwsPayload(try off.string("signedPayload"))
+            #expect(notification["notificationType"] as? String == "DID_CHANGE_RENEWAL_STATUS")
+            #expect(notification["subtype"] as? String == "AUTO_RENEW_DISABLED")
+            let data = try #require(notification["data"] as? [String: Any])
+            #expect(try jwsPayload(try #require(data["signedRenewalInfo"] as? String))["autoRenewStatus"] as? Int == 0)
+            let again = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
+            #expect(again.status == 409)
+            let on = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": true])
+            #expect(try jwsPayload(try on.string("signedPayload"))["subtype"] as? String == "AUTO_RENEW_ENABLED")
+        }
+    }
+
     @Test("refund and revoke set revocationDate", arguments: [("refund", "REFUND", "REFUND_FULL"), ("revoke", "REVOKE", "FAMILY_REVOKE")])
     func revocation(action: String, type: String, revocationType: String) async throws {
         try await withSimulator { client in

@@ -116,6 +116,20 @@ struct ServerAPITests {
         }
     }
 
+    @Test("Get Refund History lists refunded transactions of the customer")
+    func refundHistory() async throws {
+        try await withSimulator(configuration) { client in
+            let token = UUID().uuidString
+            let kept = try await client.purchase(extra: ["appAccountToken": token]).string("transactionId")
+            let refunded = try await client.purchase(extra: ["appAccountToken": token]).string("transactionId")
+            _ = try await client.request(.POST, "/sim/v1/transactions/\(refunded)/refund")
+            let result = try await client.request(.GET, "/sandbox/inApps/v2/refund/lookup/\(kept)", token: try key.token())
+            let signed = try #require(try result.json()["signedTransactions"] as? [String])
+            #expect(try signed.map { try jwsPayload($0)["transactionId"] as? String } == [refunded])
+            #expect(try result.json()["hasMore"] as? Bool == false)
+        }
+    }
+
     @Test("Look Up Order ID finds the purchase")
     func orderLookup() async throws {
         try await withSimulator(configuration) { client in
