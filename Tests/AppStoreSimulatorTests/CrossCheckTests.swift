@@ -106,3 +106,53 @@ struct CrossCheckTests {
         }
     }
 }
+
+/// Every fault kind must be something the pipeline's classifier treats as "retry later",
+/// otherwise fault runs would dead-letter purchases instead of delaying them.
+@Suite("Faults as the AppStore classifier sees them")
+struct FaultClassificationTests {
+    @Test("Server API faults classify as retry", arguments: ["5000001", "4040002", "429", "html", "timeout"])
+    func serverAPI(kind: String) async throws {
+        let p8 = ServerAPIKey.generateP8()
+        let key = try ServerAPIKey(keyId: "KEY123", p8PEM: p8)
+        try await withSimulator(.init(faultHangDuration: .seconds(30), apiKeys: [key])) { client in
+            let id = try await client.purchase(environment: "Production").string("transactionId")
+            _ = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": [kind]])
+            let api = try AppStoreServerAPIClient(configuration: .init(
+                privateKeyPEM: p8, keyId: "KEY123", issuerId: "issuer-1", bundleId: "com.example.game",
+                productionBaseURL: client.base + "/production", sandboxBaseURL: client.base + "/sandbox",
+                timeout: .milliseconds(500)
+            ))
+            do {
+                _ = try await api.getTransactionInfo(transactionId: id)
+                Issue.record("fault \(kind) was not reported")
+            } catch let error as AppStoreAPIError {
+                guard case .retry = error.outcome else {
+                    Issue.record("fault \(kind) classified as \(error.outcome)")
+                    return
+                }
+            }
+        }
+    }
+
+    @Test("verifyReceipt faults classify as retry", arguments: ["21100", "21005", "html", "timeout"])
+    func verifyReceipt(kind: String) async throws {
+        try await withSimulator(.init(faultHangDuration: .seconds(30))) { client in
+            let receipt = try await client.purchase(environment: "Production").string("appReceipt")
+            _ = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": [kind]])
+            let verify = VerifyReceiptClient(configuration: .init(
+                productionURL: client.base + "/production/verifyReceipt", sandboxURL: client.base + "/sandbox/verifyReceipt",
+                timeout: .milliseconds(500)
+            ))
+            do {
+                _ = try await verify.verify(receiptData: receipt)
+                Issue.record("fault \(kind) was not reported")
+            } catch let error as VerifyReceiptClient.Failure {
+                guard case .retry = error.outcome else {
+                    Issue.record("fault \(kind) classified as \(error.outcome)")
+                    return
+                }
+            }
+        }
+    }
+}
