@@ -16,7 +16,7 @@ struct ControlAPI: Sendable {
         group.post("purchases") { request, _ in
             let body = try await JSONResponse.decode(PurchaseRequest.self, from: request)
             let response = try await store.purchase(body)
-            return try JSONResponse.make(status: .created, body: response)
+            return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/renew") { _, context in
             let response = try await store.renew(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")

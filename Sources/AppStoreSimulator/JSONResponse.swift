@@ -29,6 +29,8 @@ enum JSONResponse {
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as SimulatorError {
+            throw error
         } catch let DecodingError.keyNotFound(key, _) {
             throw SimulatorError(.badRequest, "missing field '\(key.stringValue)'")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {

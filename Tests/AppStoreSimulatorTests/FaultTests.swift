@@ -29,7 +29,7 @@ struct FaultTests {
                 #expect(retryAfter > Int64(Date().timeIntervalSince1970 * 1000) - 60_000, "Retry-After must be UNIX ms")
             }
             // The control API is never faulted.
-            #expect(try await client.request(.POST, "/sim/v1/purchases", json: ["productId": "x", "type": "Consumable"]).status == 201)
+            #expect(try await client.request(.POST, "/sim/v1/purchases", json: ["productId": "x", "type": "Consumable"]).status == 200)
         }
     }
 
@@ -75,6 +75,7 @@ struct FaultTests {
             #expect(try await client.request(.GET, "/sandbox/inApps/v1/transactions/\(id)", token: try key.token()).status == 200)
             let unknown = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 0.5, "kinds": ["teapot"]])
             #expect(unknown.status == 400)
+            #expect(try unknown.string("message").contains("teapot"))
             let badRate = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 2, "kinds": ["429"]])
             #expect(badRate.status == 400)
         }
