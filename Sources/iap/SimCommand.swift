@@ -28,6 +28,12 @@ struct SimCommand: AsyncParsableCommand {
     @Option(name: .customLong("root-path"), help: "Where to write the root certificate PEM.")
     var rootPath: String?
 
+    @Option(
+        name: .customLong("leaf-validity"),
+        help: "Lifetime in seconds of the JWS signing leaf (short values test expired chains)."
+    )
+    var leafValiditySeconds = 2 * 365 * 86_400
+
     @Option(name: .customLong("notify-url"), help: "URL receiving App Store Server Notifications V2.")
     var notifyURL: String?
 
@@ -69,7 +75,7 @@ struct SimCommand: AsyncParsableCommand {
         let simulator = try AppStoreSimulatorServer(
             configuration: .init(
                 host: host, port: port, stateDirectory: stateDirectory, rootCertificatePath: rootPath,
-                bundleId: bundleId, notifyURL: notifyURL, retryTimeScale: retryTimeScale,
+                leafValidity: .seconds(leafValiditySeconds), bundleId: bundleId, notifyURL: notifyURL, retryTimeScale: retryTimeScale,
                 faults: FaultConfiguration(rate: faultRate, kinds: kinds, latencyMs: latencyMs),
                 apiKeys: apiKeys, sharedSecret: sharedSecret
             ),
