@@ -8,6 +8,8 @@ struct IAPCommand: AsyncParsableCommand {
         commandName: "iap",
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
         version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
-        subcommands: [DemoCommand.self, LagCommand.self, BenchCommand.self]
+        subcommands: [
+            DemoCommand.self, SimCommand.self, LagCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self,
+        ]
     )
 }

@@ -1,0 +1,64 @@
+import Foundation
+
+/// A compact JWS (`header.payload.signature`) split and decoded, not yet trusted.
+struct CompactJWS: Sendable {
+    /// The protected header fields this module acts on; other fields are ignored.
+    struct Header: Decodable, Sendable {
+        var alg: String?
+        var x5c: [String]?
+    }
+
+    /// Larger inputs are refused before any decoding: the biggest legitimate payload (a
+    /// notification with two nested JWS) is around 20 KB.
+    static let maximumLength = 256 * 1024
+
+    var header: Header
+    /// The raw JSON of the header segment.
+    var headerJSON: [UInt8]
+    /// The raw JSON of the payload segment.
+    var payload: [UInt8]
+    var signature: [UInt8]
+    /// The ASCII bytes `header.payload` the signature covers.
+    var signingInput: ArraySlice<UInt8>
+
+    init(_ text: String) throws(VerificationError) {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty else { throw VerificationError(.invalidJWTFormat, "empty input") }
+        guard bytes.count <= Self.maximumLength else {
+            throw VerificationError(.invalidJWTFormat, "input of \(bytes.count) bytes exceeds \(Self.maximumLength)")
+        }
+        guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
+              let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+              !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
+        else { throw VerificationError(.invalidJWTFormat, "expected 3 dot-separated segments") }
+
+        guard let headerJSON = Base64.decode(bytes[..<firstDot]),
+              let payload = Base64.decode(bytes[(firstDot + 1)..<secondDot]),
+              let signature = Base64.decode(bytes[(secondDot + 1)...])
+        else { throw VerificationError(.invalidJWTFormat, "a segment is not base64url") }
+        guard !payload.isEmpty else { throw VerificationError(.invalidJWTFormat, "empty payload") }
+
+        do {
+            self.header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
+        } catch {
+            throw VerificationError(.invalidJWTFormat, "header is not a JSON object with string alg/x5c")
+        }
+        self.headerJSON = headerJSON
+        self.payload = payload
+        self.signature = signature
+        self.signingInput = bytes[..<secondDot]
+    }
+
+    /// Decodes the payload JSON without any trust decision.
+    func decodePayload<Payload: Decodable>(as type: Payload.Type) throws(VerificationError) -> Payload {
+        try Self.decode(self.payload, as: type)
+    }
+
+    static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError) -> Payload {
+        do {
+            return try JSONDecoder().decode(type, from: Data(json))
+        } catch {
+            throw VerificationError(.invalidJWTFormat, "payload does not decode as \(type): \(error)")
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// Base64 decoding straight from UTF-8 bytes, accepting both the standard and the URL-safe
+/// alphabet with or without padding.
+///
+/// JWS segments are base64url without padding and `x5c` entries are standard base64 with
+/// padding; Foundation's decoder wants only the latter and a `String` copy first. Decoding
+/// dominates parsing of a ~4 KB header, so this works on the bytes in one pass.
+enum Base64 {
+    private static let invalid: UInt8 = 0xFF
+
+    private static let table: [UInt8] = {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (index, character) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8.enumerated() {
+            table[Int(character)] = UInt8(index)
+        }
+        table[Int(UInt8(ascii: "-"))] = 62
+        table[Int(UInt8(ascii: "_"))] = 63
+        return table
+    }()
+
+    /// Returns nil for characters outside both alphabets, misplaced padding or an impossible length.
+    static func decode<Bytes: Collection<UInt8>>(_ input: Bytes) -> [UInt8]? {
+        var end = input.endIndex
+        var padding = 0
+        while padding < 2, end > input.startIndex {
+            let before = input.index(end, offsetBy: -1)
+            guard input[before] == UInt8(ascii: "=") else { break }
+            end = before
+            padding += 1
+        }
+        let count = input.distance(from: input.startIndex, to: end)
+        if count % 4 == 1 { return nil }
+        if padding > 0, (count + padding) % 4 != 0 { return nil }
+
+        var output = [UInt8]()
+        output.reserveCapacity(count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        var index = input.startIndex
+        while index < end {
+            let value = self.table[Int(input[index])]
+            if value == self.invalid { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+            input.formIndex(after: &index)
+        }
+        return output
+    }
+
+    /// Standard alphabet with padding, as `x5c` and `receipt-data` expect.
+    static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        self.encode(bytes, alphabet: self.standardAlphabet, padded: true)
+    }
+
+    /// URL-safe alphabet without padding, as JWS segments use.
+    static func encodeURL<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+        self.encode(bytes, alphabet: self.urlAlphabet, padded: false)
+    }
+
+    private static let standardAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    private static let urlAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes, alphabet: [UInt8], padded: Bool) -> String {
+        var output = [UInt8]()
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            accumulator = (accumulator << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(alphabet[Int((accumulator >> UInt32(bits)) & 0x3F)])
+            }
+        }
+        if bits > 0 {
+            output.append(alphabet[Int((accumulator << UInt32(6 - bits)) & 0x3F)])
+        }
+        if padded {
+            while output.count % 4 != 0 { output.append(UInt8(ascii: "=")) }
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}

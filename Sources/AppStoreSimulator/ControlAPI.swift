@@ -1,0 +1,60 @@
+import Hummingbird
+import NIOCore
+
+/// The simulator's control API under `/sim/v1` (contract: DESIGN.md "Local stand-ins").
+///
+/// Tests and `iap demo` drive purchases and lifecycle changes here. Every change also produces
+/// the notification Apple would send: returned as `signedPayload` and sent to the notify URL.
+/// Faults never apply here: the control API must stay reliable while it breaks the others.
+struct ControlAPI: Sendable {
+    let store: Store
+    let faults: FaultState
+    let rootPEM: String
+
+    func register(on router: Router<some RequestContext>) {
+        let group = router.group("sim/v1").add(middleware: ErrorMiddleware())
+        group.post("purchases") { request, _ in
+            let body = try await JSONResponse.decode(PurchaseRequest.self, from: request)
+            let response = try await store.purchase(body)
+            return try JSONResponse.make(body: response)
+        }
+        group.post("subscriptions/:originalTransactionId/renew") { _, context in
+            let response = try await store.renew(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+            return try JSONResponse.make(body: response)
+        }
+        group.post("subscriptions/:originalTransactionId/expire") { _, context in
+            let response = try await store.expire(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+            return try JSONResponse.make(body: response)
+        }
+        group.post("subscriptions/:originalTransactionId/auto-renew") { request, context in
+            let body = try await JSONResponse.decode(AutoRenewRequest.self, from: request)
+            let id = context.parameters.get("originalTransactionId") ?? ""
+            return try JSONResponse.make(body: try await store.setAutoRenew(originalTransactionId: id, enabled: body.enabled))
+        }
+        group.post("transactions/:transactionId/refund") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            let response = try await store.revoke(transactionId: id, familySharing: false)
+            return try JSONResponse.make(body: response)
+        }
+        group.post("transactions/:transactionId/revoke") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            let response = try await store.revoke(transactionId: id, familySharing: true)
+            return try JSONResponse.make(body: response)
+        }
+        group.get("root.pem") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/x-pem-file"],
+                body: .init(byteBuffer: ByteBuffer(string: rootPEM))
+            )
+        }
+        group.get("faults") { _, _ in
+            try JSONResponse.make(body: faults.current)
+        }
+        group.put("faults") { request, _ in
+            let configuration = try await JSONResponse.decode(FaultConfiguration.self, from: request).validated()
+            faults.current = configuration
+            return try JSONResponse.make(body: configuration)
+        }
+    }
+
+}

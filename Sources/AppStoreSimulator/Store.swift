@@ -1,0 +1,455 @@
+import Foundation
+
+/// A notification the simulated App Store has produced, with its delivery record.
+struct NotificationRecord: Sendable {
+    var notificationUUID: String
+    var notificationType: String
+    var subtype: String?
+    var signedPayload: String
+    var environment: String
+    var bundleId: String
+    var originalTransactionId: String?
+    var signedDate: Int64
+    var sendAttempts: [SendAttempt]
+}
+
+/// One delivery attempt, as Get Notification History reports it.
+struct SendAttempt: Codable, Sendable, Equatable {
+    var attemptDate: Int64
+    /// SUCCESS, TIMED_OUT, NO_RESPONSE, UNSUCCESSFUL_HTTP_RESPONSE_CODE, ...
+    var sendAttemptResult: String
+}
+
+/// The simulated App Store's data: transactions, subscriptions, orders and notifications.
+///
+/// An actor because the control API, Server API, verifyReceipt and the notification sender all
+/// touch it concurrently. It signs what it hands out at the moment it hands it out, so
+/// `signedDate` is always the time of the response, as with Apple. Everything is in memory.
+actor Store {
+    /// One purchase line: a subscription's renewals, or a single one-time purchase.
+    private struct Chain {
+        var transactionIds: [String]
+        var expired = false
+        var autoRenew = true
+        var periodMs: Int64?
+    }
+
+    private let signer: JWSSigner
+    private let receipts: ReceiptEncoder
+    private let settings: AppStoreSimulatorConfiguration
+    private let sender: NotificationSender
+
+    private var transactions: [String: SimulatedTransactionPayload] = [:]
+    /// Transaction ids per customer with an `appAccountToken`, in creation order, so lookups
+    /// stay cheap when benchmarks create many purchases.
+    private var customers: [String: [String]] = [:]
+    private var chains: [String: Chain] = [:]
+    private var orders: [String: [String]] = [:]
+    private var orderOfTransaction: [String: String] = [:]
+    private var appTransactionIds: [String: String] = [:]
+    private var notifications: [NotificationRecord] = []
+    private var notificationIndex: [String: Int] = [:]
+    private var testNotifications: [String: String] = [:]
+    private var ids: IdentifierGenerator
+
+    init(signer: JWSSigner, receipts: ReceiptEncoder, settings: AppStoreSimulatorConfiguration, sender: NotificationSender) {
+        self.signer = signer
+        self.receipts = receipts
+        self.settings = settings
+        self.sender = sender
+        self.ids = IdentifierGenerator(now: Date())
+    }
+
+    // MARK: Lifecycle (control API)
+
+    func purchase(_ request: PurchaseRequest) throws -> TransactionResponse {
+        let bundleId = request.bundleId ?? settings.bundleId
+        let environment = request.environment ?? AppleValues.Environment.sandbox
+        let ownership = request.inAppOwnershipType ?? AppleValues.OwnershipType.purchased
+        let quantity = request.quantity ?? 1
+        guard !bundleId.isEmpty, !request.productId.isEmpty else {
+            throw SimulatorError(.badRequest, "bundleId and productId must not be empty")
+        }
+        guard AppleValues.ProductType.all.contains(request.type) else {
+            throw SimulatorError(.badRequest, "type must be one of \(AppleValues.ProductType.all.joined(separator: ", "))")
+        }
+        guard [AppleValues.Environment.sandbox, AppleValues.Environment.production].contains(environment) else {
+            throw SimulatorError(.badRequest, "environment must be Sandbox or Production")
+        }
+        guard [AppleValues.OwnershipType.purchased, AppleValues.OwnershipType.familyShared].contains(ownership) else {
+            throw SimulatorError(.badRequest, "inAppOwnershipType must be PURCHASED or FAMILY_SHARED")
+        }
+        guard (1...10_000).contains(quantity) else { throw SimulatorError(.badRequest, "quantity must be within 1...10000") }
+        if let token = request.appAccountToken, UUID(uuidString: token) == nil {
+            throw SimulatorError(.badRequest, "appAccountToken must be a UUID")
+        }
+        if let seconds = request.expiresInSeconds, !(seconds.isFinite && seconds > 0 && seconds < 1e10) {
+            throw SimulatorError(.badRequest, "expiresInSeconds must be positive")
+        }
+
+        let now = Self.milliseconds(Date())
+        let isSubscription = request.type == AppleValues.ProductType.autoRenewable
+        let group = isSubscription ? (request.subscriptionGroupIdentifier ?? "\(bundleId).subscriptions") : nil
+        let periodMs = request.expiresInSeconds.map { Int64($0 * 1000) } ?? settings.subscriptionPeriod.milliseconds
+        let customer = Self.customerKey(bundleId: bundleId, environment: environment, token: request.appAccountToken)
+        let appTransactionId = appTransactionIds[customer] ?? ids.nextAppTransactionId()
+        appTransactionIds[customer] = appTransactionId
+
+        let upgraded = group.flatMap { group in
+            activeChain(bundleId: bundleId, environment: environment, token: request.appAccountToken, group: group)
+        }.flatMap { chainId in
+            transactions[chains[chainId]?.transactionIds.last ?? ""]?.productId == request.productId ? nil : chainId
+        }
+
+        let transactionId = ids.nextTransactionId()
+        let originalTransactionId = upgraded ?? transactionId
+        let originalPurchaseDate = upgraded.flatMap { transactions[$0]?.purchaseDate } ?? now
+        let transaction = SimulatedTransactionPayload(
+            transactionId: transactionId,
+            originalTransactionId: originalTransactionId,
+            webOrderLineItemId: isSubscription ? ids.nextWebOrderLineItemId() : nil,
+            bundleId: bundleId,
+            productId: request.productId,
+            subscriptionGroupIdentifier: group,
+            purchaseDate: now,
+            originalPurchaseDate: originalPurchaseDate,
+            expiresDate: isSubscription ? now + periodMs : nil,
+            quantity: quantity,
+            type: request.type,
+            appAccountToken: request.appAccountToken?.lowercased(),
+            inAppOwnershipType: ownership,
+            signedDate: 0,
+            environment: environment,
+            storefront: "USA",
+            storefrontId: "143441",
+            transactionReason: "PURCHASE",
+            currency: request.currency ?? "USD",
+            price: request.price ?? 990,
+            appTransactionId: appTransactionId
+        )
+        insert(transaction)
+        let orderId = ids.nextOrderId()
+        orders[orderId] = [transactionId]
+        orderOfTransaction[transactionId] = orderId
+
+        var type = AppleValues.NotificationType.oneTimeCharge
+        var subtype: String?
+        if let upgraded, let previousId = chains[upgraded]?.transactionIds.last {
+            transactions[previousId]?.isUpgraded = true
+            chains[upgraded]?.transactionIds.append(transactionId)
+            chains[upgraded]?.periodMs = periodMs
+            type = AppleValues.NotificationType.didChangeRenewalPref
+            subtype = AppleValues.Subtype.upgrade
+        } else {
+            chains[transactionId] = Chain(transactionIds: [transactionId], periodMs: isSubscription ? periodMs : nil)
+            if isSubscription {
+                type = AppleValues.NotificationType.subscribed
+                subtype = AppleValues.Subtype.initialBuy
+            }
+        }
+        let notification = try notify(type: type, subtype: subtype, transaction: transactions[transactionId] ?? transaction)
+        return try response(for: transactionId, signedPayload: notification)
+    }
+
+    func renew(originalTransactionId: String) throws -> TransactionResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard latest.revocationDate == nil else {
+            throw SimulatorError(.conflict, "subscription \(originalTransactionId) was refunded or revoked")
+        }
+        let now = Self.milliseconds(Date())
+        let period = chain.periodMs ?? settings.subscriptionPeriod.milliseconds
+        let start = max(now, latest.expiresDate ?? now)
+        var renewal = latest
+        renewal.transactionId = ids.nextTransactionId()
+        renewal.webOrderLineItemId = ids.nextWebOrderLineItemId()
+        renewal.purchaseDate = start
+        renewal.expiresDate = start + period
+        renewal.transactionReason = "RENEWAL"
+        renewal.isUpgraded = nil
+        insert(renewal)
+        chains[originalTransactionId]?.transactionIds.append(renewal.transactionId)
+        chains[originalTransactionId]?.expired = false
+        chains[originalTransactionId]?.autoRenew = true
+        let orderId = ids.nextOrderId()
+        orders[orderId] = [renewal.transactionId]
+        orderOfTransaction[renewal.transactionId] = orderId
+        let notification = try notify(type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal)
+        return try response(for: renewal.transactionId, signedPayload: notification)
+    }
+
+    func expire(originalTransactionId: String) throws -> NotificationResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard !chain.expired else { throw SimulatorError(.conflict, "subscription \(originalTransactionId) already expired") }
+        chains[originalTransactionId]?.expired = true
+        chains[originalTransactionId]?.autoRenew = false
+        let notification = try notify(
+            type: AppleValues.NotificationType.expired, subtype: AppleValues.Subtype.voluntary, transaction: latest
+        )
+        return NotificationResponse(signedPayload: notification)
+    }
+
+    /// Turns auto-renew on or off (`DID_CHANGE_RENEWAL_STATUS`, AUTO_RENEW_ENABLED/DISABLED).
+    func setAutoRenew(originalTransactionId: String, enabled: Bool) throws -> NotificationResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard chain.autoRenew != enabled else {
+            throw SimulatorError(.conflict, "auto-renew of \(originalTransactionId) is already \(enabled ? "on" : "off")")
+        }
+        chains[originalTransactionId]?.autoRenew = enabled
+        let subtype = enabled ? AppleValues.Subtype.autoRenewEnabled : AppleValues.Subtype.autoRenewDisabled
+        let notification = try notify(
+            type: AppleValues.NotificationType.didChangeRenewalStatus, subtype: subtype, transaction: latest
+        )
+        return NotificationResponse(signedPayload: notification)
+    }
+
+    /// Refund (`REFUND`, revocationType REFUND_FULL) or family-sharing revocation (`REVOKE`,
+    /// FAMILY_REVOKE); either way the transaction now carries `revocationDate`.
+    func revoke(transactionId: String, familySharing: Bool) throws -> NotificationResponse {
+        guard var transaction = transactions[transactionId] else {
+            throw SimulatorError(.notFound, "no transaction \(transactionId)")
+        }
+        guard transaction.revocationDate == nil else {
+            throw SimulatorError(.conflict, "transaction \(transactionId) is already refunded or revoked")
+        }
+        transaction.revocationDate = Self.milliseconds(Date())
+        transaction.revocationReason = 0
+        transaction.revocationType = familySharing ? "FAMILY_REVOKE" : "REFUND_FULL"
+        transactions[transactionId] = transaction
+        if transaction.type == AppleValues.ProductType.autoRenewable,
+           chains[transaction.originalTransactionId]?.transactionIds.last == transactionId {
+            chains[transaction.originalTransactionId]?.autoRenew = false
+        }
+        let type = familySharing ? AppleValues.NotificationType.revoke : AppleValues.NotificationType.refund
+        return NotificationResponse(signedPayload: try notify(type: type, subtype: nil, transaction: transaction))
+    }
+
+    // MARK: Queries (Server API, verifyReceipt)
+
+    /// A transaction as seen from one environment and app; nil when it belongs to another,
+    /// which Apple reports exactly like an unknown id.
+    func transaction(_ id: String, environment: String, bundleId: String?) -> SimulatedTransactionPayload? {
+        guard let transaction = transactions[id], transaction.environment == environment,
+              bundleId.map({ $0 == transaction.bundleId }) ?? true
+        else { return nil }
+        return transaction
+    }
+
+    func sign(_ transaction: SimulatedTransactionPayload) throws -> String {
+        var transaction = transaction
+        transaction.signedDate = Self.milliseconds(Date())
+        return try signer.sign(transaction)
+    }
+
+    /// Every transaction of the customer who owns `transaction`, in creation order.
+    ///
+    /// The customer is the `appAccountToken` when there is one (within bundle and environment),
+    /// otherwise just the transaction's own purchase line.
+    func customerTransactions(of transaction: SimulatedTransactionPayload) -> [SimulatedTransactionPayload] {
+        let ids = transaction.appAccountToken.map {
+            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: $0)] ?? []
+        } ?? chains[transaction.originalTransactionId]?.transactionIds ?? [transaction.transactionId]
+        return ids.compactMap { transactions[$0] }
+    }
+
+    /// The latest transaction, signed renewal info and status of every subscription the owner of
+    /// `transaction` has, for Get All Subscription Statuses.
+    func subscriptionStatuses(of transaction: SimulatedTransactionPayload) throws -> [SubscriptionStatus] {
+        let originals = customerTransactions(of: transaction)
+            .filter { $0.type == AppleValues.ProductType.autoRenewable }
+            .map(\.originalTransactionId)
+        var seen = Set<String>()
+        return try originals.filter { seen.insert($0).inserted }.compactMap { original in
+            guard let chain = chains[original], let latestId = chain.transactionIds.last,
+                  let latest = transactions[latestId]
+            else { return nil }
+            return SubscriptionStatus(
+                subscriptionGroupIdentifier: latest.subscriptionGroupIdentifier ?? "",
+                originalTransactionId: original,
+                status: status(of: chain, latest: latest),
+                signedTransactionInfo: try sign(latest),
+                signedRenewalInfo: try signer.sign(renewalInfo(chain: chain, latest: latest))
+            )
+        }
+    }
+
+    func transactions(forOrder orderId: String, environment: String, bundleId: String) -> [SimulatedTransactionPayload] {
+        (orders[orderId] ?? []).compactMap { transaction($0, environment: environment, bundleId: bundleId) }
+    }
+
+    /// All transactions of a purchase line, oldest first (for verifyReceipt's latest_receipt_info).
+    func chainTransactions(_ originalTransactionId: String) -> [SimulatedTransactionPayload] {
+        (chains[originalTransactionId]?.transactionIds ?? []).compactMap { transactions[$0] }
+    }
+
+    func renewalState(_ originalTransactionId: String) -> (autoRenew: Bool, expired: Bool)? {
+        chains[originalTransactionId].map { ($0.autoRenew, $0.expired) }
+    }
+
+    // MARK: Notifications
+
+    func notificationHistory() -> [NotificationRecord] { notifications }
+
+    func recordAttempt(notificationUUID: String, _ attempt: SendAttempt) {
+        guard let index = notificationIndex[notificationUUID] else { return }
+        notifications[index].sendAttempts.append(attempt)
+    }
+
+    /// Creates and sends a TEST notification; returns its token for Get Test Notification Status.
+    func testNotification(bundleId: String, environment: String) throws -> String {
+        let payload = try makeNotification(
+            type: AppleValues.NotificationType.test, subtype: nil,
+            data: .init(
+                appAppleId: settings.appAppleId, bundleId: bundleId, bundleVersion: settings.bundleVersion,
+                environment: environment
+            ),
+            originalTransactionId: nil
+        )
+        let token = UUID().uuidString.lowercased() + "_" + String(payload.signedDate)
+        testNotifications[token] = payload.uuid
+        return token
+    }
+
+    func testNotificationRecord(token: String) -> NotificationRecord? {
+        guard let uuid = testNotifications[token] else { return nil }
+        return notificationIndex[uuid].map { notifications[$0] }
+    }
+
+    // MARK: Receipts
+
+    /// The base64 app receipt the customer of `transaction` would hold now.
+    func appReceipt(for transaction: SimulatedTransactionPayload) throws -> String {
+        try receipts.appReceipt(
+            environment: transaction.environment, bundleId: transaction.bundleId,
+            transactions: customerTransactions(of: transaction), createdAt: Date()
+        )
+    }
+
+    // MARK: Helpers
+
+    private func insert(_ transaction: SimulatedTransactionPayload) {
+        transactions[transaction.transactionId] = transaction
+        if let token = transaction.appAccountToken {
+            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: token), default: []]
+                .append(transaction.transactionId)
+        }
+    }
+
+    private func subscription(_ originalTransactionId: String) throws -> (Chain, SimulatedTransactionPayload) {
+        guard let chain = chains[originalTransactionId], let latestId = chain.transactionIds.last,
+              let latest = transactions[latestId]
+        else { throw SimulatorError(.notFound, "no purchase with originalTransactionId \(originalTransactionId)") }
+        guard latest.type == AppleValues.ProductType.autoRenewable else {
+            throw SimulatorError(.conflict, "\(originalTransactionId) is a \(latest.type), not an auto-renewable subscription")
+        }
+        return (chain, latest)
+    }
+
+    private func activeChain(bundleId: String, environment: String, token: String?, group: String) -> String? {
+        guard let token = token?.lowercased() else { return nil }
+        let owned = customers[Self.customerKey(bundleId: bundleId, environment: environment, token: token)] ?? []
+        let originals = Set(owned.compactMap { transactions[$0]?.originalTransactionId })
+        return originals.first { original in
+            guard let chain = chains[original], let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) else {
+                return false
+            }
+            return latest.subscriptionGroupIdentifier == group && status(of: chain, latest: latest) == 1
+        }
+    }
+
+    /// Apple's subscription status: 1 active, 2 expired, 5 revoked (family sharing).
+    private func status(of chain: Chain, latest: SimulatedTransactionPayload) -> Int {
+        if latest.revocationType == "FAMILY_REVOKE" { return 5 }
+        if chain.expired || latest.revocationDate != nil { return 2 }
+        if let expires = latest.expiresDate, expires <= Self.milliseconds(Date()) { return 2 }
+        return 1
+    }
+
+    private func renewalInfo(chain: Chain, latest: SimulatedTransactionPayload) -> SimulatedRenewalInfoPayload {
+        let first = chain.transactionIds.first.flatMap { transactions[$0] } ?? latest
+        return SimulatedRenewalInfoPayload(
+            originalTransactionId: latest.originalTransactionId,
+            productId: latest.productId,
+            autoRenewProductId: latest.productId,
+            autoRenewStatus: chain.autoRenew ? 1 : 0,
+            expirationIntent: chain.expired ? 1 : nil,
+            isInBillingRetryPeriod: false,
+            signedDate: Self.milliseconds(Date()),
+            environment: latest.environment,
+            recentSubscriptionStartDate: first.purchaseDate,
+            renewalDate: chain.autoRenew ? latest.expiresDate : nil,
+            currency: latest.currency,
+            renewalPrice: latest.price,
+            appAccountToken: latest.appAccountToken,
+            appTransactionId: latest.appTransactionId
+        )
+    }
+
+    /// Signs, records and sends a lifecycle notification about `transaction`; returns the signed payload.
+    private func notify(type: String, subtype: String?, transaction: SimulatedTransactionPayload) throws -> String {
+        var data = SimulatedNotificationPayload.Data(
+            appAppleId: settings.appAppleId, bundleId: transaction.bundleId, bundleVersion: settings.bundleVersion,
+            environment: transaction.environment, signedTransactionInfo: try sign(transaction)
+        )
+        if transaction.type == AppleValues.ProductType.autoRenewable,
+           let chain = chains[transaction.originalTransactionId],
+           let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) {
+            data.signedRenewalInfo = try signer.sign(renewalInfo(chain: chain, latest: latest))
+            data.status = status(of: chain, latest: latest)
+        }
+        return try makeNotification(
+            type: type, subtype: subtype, data: data, originalTransactionId: transaction.originalTransactionId
+        ).signedPayload
+    }
+
+    private func makeNotification(
+        type: String, subtype: String?, data: SimulatedNotificationPayload.Data, originalTransactionId: String?
+    ) throws -> (uuid: String, signedPayload: String, signedDate: Int64) {
+        let payload = SimulatedNotificationPayload(
+            notificationType: type, subtype: subtype, notificationUUID: UUID().uuidString.lowercased(),
+            data: data, version: "2.0", signedDate: Self.milliseconds(Date())
+        )
+        let signed = try signer.sign(payload)
+        let uuid = payload.notificationUUID
+        sender.enqueue(NotificationDelivery(
+            notificationUUID: uuid, signedPayload: signed, environment: data.environment,
+            recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
+        ))
+        notificationIndex[uuid] = notifications.count
+        notifications.append(NotificationRecord(
+            notificationUUID: payload.notificationUUID, notificationType: type, subtype: subtype,
+            signedPayload: signed, environment: data.environment, bundleId: data.bundleId,
+            originalTransactionId: originalTransactionId, signedDate: payload.signedDate, sendAttempts: []
+        ))
+        return (payload.notificationUUID, signed, payload.signedDate)
+    }
+
+    private func response(for transactionId: String, signedPayload: String) throws -> TransactionResponse {
+        guard let transaction = transactions[transactionId] else {
+            throw SimulatorError(.notFound, "no transaction \(transactionId)")
+        }
+        return TransactionResponse(
+            transactionId: transactionId,
+            originalTransactionId: transaction.originalTransactionId,
+            signedTransaction: try sign(transaction),
+            appReceipt: try appReceipt(for: transaction),
+            transactionReceipt: try receipts.transactionReceipt(for: transaction),
+            orderId: orderOfTransaction[transactionId] ?? "",
+            signedPayload: signedPayload
+        )
+    }
+
+    private static func customerKey(bundleId: String, environment: String, token: String?) -> String {
+        "\(bundleId)|\(environment)|\(token?.lowercased() ?? "-")"
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// One entry of Get All Subscription Statuses' `lastTransactions`, with its group.
+struct SubscriptionStatus: Sendable {
+    var subscriptionGroupIdentifier: String
+    var originalTransactionId: String
+    var status: Int
+    var signedTransactionInfo: String
+    var signedRenewalInfo: String
+}
