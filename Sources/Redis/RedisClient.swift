@@ -97,7 +97,8 @@ public final class RedisClient: Sendable {
                 logger.warning("redis connection failed", metadata: ["error": "\(error)"])
             }
             throw error
-        } catch is NIOThreadPoolError.ThreadPoolInactive {
+        } catch is CancellationError where !Task.isCancelled {
+            // The thread pool cancels work it can no longer run because it is shutting down.
             throw RedisError(code: .shutdown, message: "the Redis client was shut down")
         }
     }
