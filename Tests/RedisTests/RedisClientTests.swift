@@ -121,6 +121,47 @@ import Testing
         }
     }
 
+    @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
+        try await withRedisClient(poolSize: 1) { server, client in
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                let blocked = Task { try await client.send("BLPOP", "queue", 0) }
+                try await waitForBlockedClient(admin)
+                let waiter = Task { try await client.send("PING") }
+                waiter.cancel()
+                await #expect(throws: CancellationError.self) { try await waiter.value }
+                _ = try await admin.send("RPUSH", "queue", "job")
+                #expect(try await blocked.value == .array([.string(Array("queue".utf8)), .string(Array("job".utf8))]))
+                #expect(try await client.send("PING") == .status("PONG"))
+            }
+        }
+    }
+
+    @Test func shutdownFailsWaitersAndLetsRunningCommandsFinish() async throws {
+        try await withRedisServer { server in
+            let client = RedisClient(configuration: try server.configuration(poolSize: 1))
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                let blocked = Task { try await client.send("BLPOP", "queue", 0) }
+                try await waitForBlockedClient(admin)
+                let waiter = Task { try await client.send("PING") }
+                let shutdown = Task { await client.shutdown() }
+                await #expect(throws: RedisError(code: .shutdown, message: "")) { try await waiter.value }
+                _ = try await admin.send("RPUSH", "queue", "job")
+                #expect(try await blocked.value.array?.count == 2)
+                await shutdown.value
+            }
+        }
+    }
+
+    /// Waits until the server reports a client blocked in BLPOP, i.e. the pool's only
+    /// connection is busy.
+    private func waitForBlockedClient(_ admin: RedisClient) async throws {
+        for _ in 0..<200 {
+            if try await admin.send("INFO", "clients").string?.contains("blocked_clients:1") == true { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no client blocked in BLPOP")
+    }
+
     @Test func callsAfterShutdownFail() async throws {
         try await withRedisServer { server in
             let client = RedisClient(configuration: try server.configuration())
