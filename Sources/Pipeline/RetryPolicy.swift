@@ -1,17 +1,86 @@
-// Temporary stand-in with the same API as the pipeline-file branch's RetryPolicy (merged later).
-public struct RetryPolicy: Sendable, Hashable {
+import Foundation
+
+/// How a stage spaces out retries of a failing message before dead-lettering it.
+///
+/// Delays grow exponentially from `initialBackoff` by `multiplier`, are spread by ±`jitter`
+/// (a fraction) so many failures from one outage don't retry in lockstep, are capped at
+/// `maxBackoff`, and are never shorter than a server-given Retry-After.
+public struct RetryPolicy: Sendable, Hashable, Decodable {
     public var initialBackoff: Duration
     public var maxBackoff: Duration
     public var multiplier: Double
+    /// Fraction in 0...1: a delay `d` becomes uniform in `d·(1-jitter) ... d·(1+jitter)`, then capped.
     public var jitter: Double
+    /// Attempts in total, the first included; after that the message goes to `<topic>.dlq`.
     public var maxAttempts: Int
-    public init(initialBackoff: Duration = .seconds(1), maxBackoff: Duration = .seconds(300), multiplier: Double = 2, jitter: Double = 0.2, maxAttempts: Int = 10) {
-        self.initialBackoff = initialBackoff; self.maxBackoff = maxBackoff; self.multiplier = multiplier; self.jitter = jitter; self.maxAttempts = maxAttempts
+
+    public init(
+        initialBackoff: Duration = .seconds(1),
+        maxBackoff: Duration = .seconds(300),
+        multiplier: Double = 2,
+        jitter: Double = 0.2,
+        maxAttempts: Int = 10
+    ) {
+        self.initialBackoff = initialBackoff
+        self.maxBackoff = maxBackoff
+        self.multiplier = multiplier
+        self.jitter = jitter
+        self.maxAttempts = maxAttempts
     }
+
+    /// The wait before retry number `attempt` (1 = the first retry), at least `retryAfter`.
     public func delay(forAttempt attempt: Int, retryAfter: Duration? = nil) -> Duration {
-        var d = initialBackoff
-        for _ in 1..<max(attempt, 1) { d = min(d * multiplier, maxBackoff) }
-        return max(d, retryAfter ?? .zero)
+        var generator = SystemRandomNumberGenerator()
+        return delay(forAttempt: attempt, retryAfter: retryAfter, using: &generator)
     }
+
+    /// As ``delay(forAttempt:retryAfter:)`` with an injected random source (for tests).
+    public func delay(forAttempt attempt: Int, retryAfter: Duration? = nil, using generator: inout some RandomNumberGenerator) -> Duration {
+        let cap = maxBackoff.seconds
+        // pow overflows to infinity for huge attempt numbers; such delays are simply the cap.
+        let growth = pow(multiplier, Double(max(attempt, 1) - 1))
+        let base = growth.isFinite ? min(initialBackoff.seconds * growth, cap) : cap
+        let spread = base * jitter
+        let jittered = min(max(base + Double.random(in: -spread...spread, using: &generator), 0), cap)
+        return max(.seconds(jittered), retryAfter ?? .zero)
+    }
+
+    /// Whether a message that has failed `attempts` times may be tried again.
     public func allowsRetry(afterAttempts attempts: Int) -> Bool { attempts < maxAttempts }
+
+    private enum CodingKeys: String, CodingKey {
+        case initialBackoff, maxBackoff, multiplier, jitter, maxAttempts
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = RetryPolicy()
+        self.init(
+            initialBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .initialBackoff)?.duration ?? defaults.initialBackoff,
+            maxBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .maxBackoff)?.duration ?? defaults.maxBackoff,
+            multiplier: try container.decodeIfPresent(Double.self, forKey: .multiplier) ?? defaults.multiplier,
+            jitter: try container.decodeIfPresent(Double.self, forKey: .jitter) ?? defaults.jitter,
+            maxAttempts: try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts
+        )
+    }
+
+    /// Refuses settings that would retry instantly, shrink delays or never retry.
+    func validate(stage: String) throws(PipelineFileError) {
+        func invalid(_ why: String) -> PipelineFileError {
+            PipelineFileError(code: .invalidValue, message: "stage '\(stage)' retry: \(why)")
+        }
+        guard initialBackoff > .zero else { throw invalid("initialBackoff must be positive") }
+        guard maxBackoff >= initialBackoff else { throw invalid("maxBackoff must be at least initialBackoff") }
+        guard multiplier >= 1, multiplier.isFinite else { throw invalid("multiplier must be at least 1") }
+        guard (0...1).contains(jitter) else { throw invalid("jitter must be a fraction in 0...1") }
+        guard maxAttempts >= 1 else { throw invalid("maxAttempts must be at least 1") }
+    }
+}
+
+extension Duration {
+    /// The duration in (fractional) seconds.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
 }

@@ -2,7 +2,8 @@ import DequeModule
 import Synchronization
 
 /// Hands out ``RedisConnection``s one caller at a time; callers beyond the pool size wait in
-/// FIFO order. It never does I/O: connecting and closing happen on the client's thread pool.
+/// FIFO order. It never connects or sends (that happens on the client's thread pool); the
+/// only I/O here is closing a connection returned after shutdown, which cannot block.
 final class ConnectionPool: Sendable {
     private struct Waiter {
         var id: UInt64

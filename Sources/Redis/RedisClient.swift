@@ -32,6 +32,12 @@ public final class RedisClient: Sendable {
         threads.start()
     }
 
+    /// A backstop for owners that never called ``shutdown()``: stops the threads (a no-op
+    /// when already stopped) so a dropped client does not leak them.
+    deinit {
+        threads.shutdownGracefully { _ in }
+    }
+
     /// hiredis writes with `write(2)`; a peer that closed the socket would otherwise kill the
     /// process with SIGPIPE instead of failing the command with EPIPE.
     private static let ignoreSIGPIPE: Void = {
@@ -91,7 +97,8 @@ public final class RedisClient: Sendable {
                 logger.warning("redis connection failed", metadata: ["error": "\(error)"])
             }
             throw error
-        } catch is NIOThreadPoolError.ThreadPoolInactive {
+        } catch is CancellationError where !Task.isCancelled {
+            // The thread pool cancels work it can no longer run because it is shutting down.
             throw RedisError(code: .shutdown, message: "the Redis client was shut down")
         }
     }

@@ -8,7 +8,7 @@
 /// - `REDIS_CONNECT_TIMEOUT_MS`: TCP connect timeout, default 2000.
 /// - `REDIS_COMMAND_TIMEOUT_MS`: socket read/write timeout per command, default 5000.
 ///   A command that times out kills its connection (hiredis cannot resynchronise).
-public struct RedisConfiguration: Sendable, Hashable {
+public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
     /// Sent as `AUTH [username] password` on every new connection.
@@ -59,5 +59,11 @@ public struct RedisConfiguration: Sendable, Hashable {
             connectTimeout: .milliseconds(integer("REDIS_CONNECT_TIMEOUT_MS", default: 2000)),
             commandTimeout: .milliseconds(integer("REDIS_COMMAND_TIMEOUT_MS", default: 5000))
         )
+    }
+
+    /// The target without credentials, safe to log.
+    public var description: String {
+        let credentials = password == nil ? "" : "\(username ?? ""):***@"
+        return "redis://\(credentials)\(host):\(port)/\(database) (pool \(poolSize))"
     }
 }

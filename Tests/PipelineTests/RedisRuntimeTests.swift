@@ -49,6 +49,11 @@ import TestSupport
                 idempotency: RedisIdempotencyGuard(client: firstClient, stage: "test")
             ) { $0.lockTTL = .seconds(2) }
             try await out.waitForMessages(7)
+            // Outputs are visible a moment before their done markers land (the at-least-once
+            // window); kill only once all seven finished records are marked done.
+            try await eventually("7 done markers") {
+                try await firstClient.send(["KEYS", "iap:idem:*:done"]).array?.count == 7 ? true : nil
+            }
             await first.kill()
             await firstClient.shutdown()
 

@@ -67,9 +67,9 @@ import Testing
     @Test func reconnectsAfterClientKill() async throws {
         try await withRedisClient(poolSize: 1) { server, client in
             let id = try #require(try await client.send("CLIENT", "ID").integer)
-            let admin = RedisClient(configuration: try server.configuration(poolSize: 1))
-            #expect(try await admin.send("CLIENT", "KILL", "ID", .integer(id)) == .integer(1))
-            await admin.shutdown()
+            try await withClient(try server.configuration(poolSize: 1)) { admin throws in
+                #expect(try await admin.send("CLIENT", "KILL", "ID", .integer(id)) == .integer(1))
+            }
             await #expect(throws: RedisError(code: .connectionLost, message: "")) {
                 try await client.send("PING")
             }
@@ -97,15 +97,15 @@ import Testing
     @Test func authenticatesAndSelectsDatabase() async throws {
         try await withRedisClient { server, client in
             _ = try await client.send("CONFIG", "SET", "requirepass", "s3cret")
-            let authed = RedisClient(configuration: try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1))
-            _ = try await authed.send("SET", "where", "db3")
-            #expect(try await authed.send("CLIENT", "INFO").string?.contains("db=3") == true)
-            await authed.shutdown()
-            let wrong = RedisClient(configuration: try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1))
-            await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
-                try await wrong.send("PING")
+            try await withClient(try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1)) { authed in
+                _ = try await authed.send("SET", "where", "db3")
+                #expect(try await authed.send("CLIENT", "INFO").string?.contains("db=3") == true)
             }
-            await wrong.shutdown()
+            try await withClient(try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1)) { wrong in
+                await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
+                    try await wrong.send("PING")
+                }
+            }
         }
     }
 
@@ -119,6 +119,47 @@ import Testing
             }
             #expect(try await client.send("GET", "hits").integer == 200)
         }
+    }
+
+    @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
+        try await withRedisClient(poolSize: 1) { server, client in
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                let blocked = Task { try await client.send("BLPOP", "queue", 0) }
+                try await waitForBlockedClient(admin)
+                let waiter = Task { try await client.send("PING") }
+                waiter.cancel()
+                await #expect(throws: CancellationError.self) { try await waiter.value }
+                _ = try await admin.send("RPUSH", "queue", "job")
+                #expect(try await blocked.value == .array([.string(Array("queue".utf8)), .string(Array("job".utf8))]))
+                #expect(try await client.send("PING") == .status("PONG"))
+            }
+        }
+    }
+
+    @Test func shutdownFailsWaitersAndLetsRunningCommandsFinish() async throws {
+        try await withRedisServer { server in
+            let client = RedisClient(configuration: try server.configuration(poolSize: 1))
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                let blocked = Task { try await client.send("BLPOP", "queue", 0) }
+                try await waitForBlockedClient(admin)
+                let waiter = Task { try await client.send("PING") }
+                let shutdown = Task { await client.shutdown() }
+                await #expect(throws: RedisError(code: .shutdown, message: "")) { try await waiter.value }
+                _ = try await admin.send("RPUSH", "queue", "job")
+                #expect(try await blocked.value.array?.count == 2)
+                await shutdown.value
+            }
+        }
+    }
+
+    /// Waits until the server reports a client blocked in BLPOP, i.e. the pool's only
+    /// connection is busy.
+    private func waitForBlockedClient(_ admin: RedisClient) async throws {
+        for _ in 0..<200 {
+            if try await admin.send("INFO", "clients").string?.contains("blocked_clients:1") == true { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("no client blocked in BLPOP")
     }
 
     @Test func callsAfterShutdownFail() async throws {

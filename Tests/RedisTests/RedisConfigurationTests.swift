@@ -42,6 +42,11 @@ import Testing
         }
     }
 
+    @Test func descriptionHidesThePassword() throws {
+        let configuration = try RedisConfiguration(url: "redis://app:hunter2@cache:6380/1")
+        #expect(configuration.description == "redis://app:***@cache:6380/1 (pool 8)")
+    }
+
     @Test func errorMessageRedactsPassword() {
         #expect {
             try RedisConfiguration(url: "redis://:hunter2@host:badport")

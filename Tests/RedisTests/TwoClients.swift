@@ -5,13 +5,8 @@ import TestSupport
 /// one fresh server.
 func withTwoClients(_ body: (RedisClient, RedisClient) async throws -> Void) async throws {
     try await withRedisClient { server, first in
-        let second = RedisClient(configuration: try server.configuration())
-        do {
+        try await withClient(try server.configuration()) { second in
             try await body(first, second)
-            await second.shutdown()
-        } catch {
-            await second.shutdown()
-            throw error
         }
     }
 }

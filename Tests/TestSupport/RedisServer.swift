@@ -15,14 +15,26 @@ public func withRedisClient<Result>(
     _ body: (LocalRedisServer, RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withRedisServer { server in
-        let client = RedisClient(configuration: try server.configuration(poolSize: poolSize))
-        do {
-            let result = try await body(server, client)
-            await client.shutdown()
-            return result
-        } catch {
-            await client.shutdown()
-            throw error
+        try await withClient(try server.configuration(poolSize: poolSize)) { client in
+            try await body(server, client)
         }
+    }
+}
+
+/// Runs `body` with a client for `configuration` and shuts the client down afterwards,
+/// whether `body` throws or not.
+@discardableResult
+public func withClient<Result>(
+    _ configuration: RedisConfiguration,
+    _ body: (RedisClient) async throws -> Result
+) async throws -> Result {
+    let client = RedisClient(configuration: configuration)
+    do {
+        let result = try await body(client)
+        await client.shutdown()
+        return result
+    } catch {
+        await client.shutdown()
+        throw error
     }
 }

@@ -11,9 +11,10 @@ import Darwin
 /// hiredis 0.14.1 is blocking and not thread-safe; every method here blocks and must be
 /// called from ``RedisClient``'s thread pool, never from Swift's cooperative pool.
 ///
-/// `@unchecked Sendable` invariant: the pool hands a connection to exactly one caller at a
-/// time, and that caller touches it only inside a single thread-pool work item, so `context`
-/// is never accessed concurrently.
+/// `@unchecked Sendable` invariant: ``ConnectionPool`` hands a connection to exactly one
+/// caller at a time, and only that lease holder touches it (inside a thread-pool work item,
+/// or to close it when returning it after shutdown), so `context` is never accessed
+/// concurrently.
 final class RedisConnection: @unchecked Sendable {
     private let configuration: RedisConfiguration
     private var context: UnsafeMutablePointer<redisContext>?

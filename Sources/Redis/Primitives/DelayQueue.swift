@@ -24,7 +24,8 @@ public struct DelayQueue: Sendable {
     }
 
     /// Schedules `payload` under `id` to be due `after` from the server's now. Returns false
-    /// (and changes nothing) when `id` is already scheduled.
+    /// (and changes nothing) when `id` is already scheduled, so a redelivered Kafka message
+    /// cannot schedule its retry twice; give each attempt its own id (e.g. `<eventId>:<attempt>`).
     @discardableResult
     public func schedule(id: String, payload: [UInt8], after delay: Duration) async throws -> Bool {
         try await schedule(id: id, payload: payload, after: delay, notBefore: 0)

@@ -5,6 +5,6 @@ struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev",
         abstract: "Run local stand-ins: the embedded Kafka broker (librdkafka's mock cluster).",
-        subcommands: []
+        subcommands: [DevBrokerCommand.self]
     )
 }

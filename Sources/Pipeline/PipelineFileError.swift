@@ -1,0 +1,42 @@
+/// Why a pipeline file was refused. Equal by code, so tests can match on the kind while the
+/// message names the offending stage, topic or value for operators.
+public struct PipelineFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String, Sendable, Hashable {
+            case unreadable, unknownStage, undeclaredTopic, duplicateName, invalidDuration, invalidValue
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// The file could not be read or is not valid YAML for the model.
+        public static let unreadable = Code(.unreadable)
+        /// A stage was asked for by name and does not exist.
+        public static let unknownStage = Code(.unknownStage)
+        /// A stage references a topic that the `topics` list does not declare.
+        public static let undeclaredTopic = Code(.undeclaredTopic)
+        /// Two topics or two stages share a name.
+        public static let duplicateName = Code(.duplicateName)
+        /// A duration is not `<number><ms|s|m|h|d>`.
+        public static let invalidDuration = Code(.invalidDuration)
+        /// A number is out of range (partitions, backoff multiplier, jitter, ...).
+        public static let invalidValue = Code(.invalidValue)
+
+        public var description: String { base.rawValue }
+    }
+
+    public let code: Code
+    public let message: String
+
+    public init(code: Code, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public var description: String { "PipelineFileError.\(code): \(message)" }
+}

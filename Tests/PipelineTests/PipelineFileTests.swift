@@ -1,0 +1,122 @@
+import Foundation
+import Pipeline
+import Testing
+
+@Suite struct PipelineFileTests {
+    /// The repository's own `pipelines/iap.yaml`, found relative to this file.
+    static let samplePath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("pipelines/iap.yaml").path
+
+    @Test func loadsTheSampleTopology() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant"])
+        #expect(
+            Set(file.topics.map(\.name)) == [
+                "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
+                "iap.entitlements", "iap.unmatched", "iap.rejected",
+            ])
+        let orders = try #require(file.topics.first { $0.name == "iap.orders" })
+        #expect(orders.cleanupPolicy == .compact)
+        let intake = try file.stage(named: "intake")
+        #expect(intake.inputs == ["iap.purchases", "iap.notifications"])
+        #expect(intake.outputs == ["iap.verify"])
+        #expect(intake.retry.initialBackoff == .milliseconds(500))
+        let match = try file.stage(named: "match")
+        #expect(match.inputs == ["iap.verified", "iap.orders"])
+        #expect(match.outputs == ["iap.entitlements", "iap.unmatched"])
+        #expect(match.windows["unmatched"]?.duration == .seconds(86400))
+        #expect(try file.stage(named: "verify").retry.maxBackoff == .seconds(900))
+    }
+
+    @Test func deadLetterTopicsAreDerivedFromInputs() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        #expect(file.dlqTopic(for: "iap.verify") == "iap.verify.dlq")
+        let derived = file.allTopics.filter { $0.name.hasSuffix(".dlq") }
+        #expect(
+            Set(derived.map(\.name)) == [
+                "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
+                "iap.orders.dlq", "iap.entitlements.dlq",
+            ])
+        let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
+        #expect(purchasesDLQ.partitions == 12)
+        #expect(purchasesDLQ.cleanupPolicy == .delete)
+    }
+
+    @Test func topicsForAStageCoverEverythingItTouches() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        #expect(
+            try file.topics(for: "intake").map(\.name) == [
+                "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq", "iap.notifications.dlq",
+            ])
+        #expect(try file.topics(for: "grant").map(\.name) == ["iap.entitlements", "iap.entitlements.dlq"])
+    }
+
+    @Test func appliesDefaults() throws {
+        let file = try PipelineFile.parse(
+            yaml: """
+                topics:
+                  - {name: in, partitions: 3}
+                stages:
+                  - {name: s, consumerGroup: g, inputs: [in]}
+                """)
+        let stage = try file.stage(named: "s")
+        #expect(stage.maxInFlight == 256)
+        #expect(stage.retry == RetryPolicy())
+        #expect(stage.outputs.isEmpty)
+        #expect(file.topics[0].replicationFactor == 1)
+        #expect(file.topics[0].cleanupPolicy == .delete)
+    }
+
+    @Test func unknownStageIsNamed() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        #expect {
+            try file.stage(named: "refund")
+        } throws: { error in
+            (error as? PipelineFileError)?.code == .unknownStage && "\(error)".contains("refund")
+        }
+    }
+
+    @Test(arguments: [
+        ("stages: [{name: s, consumerGroup: g, inputs: [nope]}]\ntopics: []", PipelineFileError.Code.undeclaredTopic, "nope"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], rejectTopic: r}]", .undeclaredTopic, "'r'"),
+        ("topics: [{name: a, partitions: 1, retention: 7 days}]\nstages: []", .invalidDuration, "7 days"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 5x}}]", .invalidDuration, "initialBackoff"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], windows: {w: '-1s'}}]", .invalidDuration, "-1s"),
+        ("topics: [{name: a, partitions: 1}, {name: a, partitions: 2}]\nstages: []", .duplicateName, "'a'"),
+        ("topics: [{name: a, partitions: 0}]\nstages: []", .invalidValue, "partition"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {jitter: 1.5}}]", .invalidValue, "jitter"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 10s, maxBackoff: 1s}}]", .invalidValue, "maxBackoff"),
+        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: []}]", .invalidValue, "no input"),
+        ("topics: [{name: a}]\nstages: []", .unreadable, "partitions"),
+    ])
+    func refusesInvalidFiles(yaml: String, code: PipelineFileError.Code, detail: String) {
+        #expect {
+            try PipelineFile.parse(yaml: yaml)
+        } throws: { error in
+            guard let error = error as? PipelineFileError else { return false }
+            return error.code == code && error.message.contains(detail)
+        }
+    }
+
+    @Test func missingFileIsUnreadable() {
+        #expect(throws: PipelineFileError(code: .unreadable, message: "")) {
+            try PipelineFile.load(path: "/nonexistent/iap.yaml")
+        }
+    }
+
+    @Test(arguments: [
+        ("500ms", Duration.milliseconds(500)), ("30s", .seconds(30)), ("1.5s", .milliseconds(1500)),
+        ("5m", .seconds(300)), ("24h", .seconds(86400)), ("7d", .seconds(604_800)),
+    ])
+    func parsesDurations(text: String, expected: Duration) throws {
+        #expect(try PipelineDuration(text).duration == expected)
+    }
+
+    @Test(arguments: ["", "ms", "10", "10 s", "1w", "-5s", "s5"])
+    func rejectsBadDurations(text: String) {
+        #expect(throws: PipelineFileError(code: .invalidDuration, message: "")) {
+            try PipelineDuration(text)
+        }
+    }
+}
