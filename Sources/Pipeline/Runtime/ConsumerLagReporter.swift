@@ -1,6 +1,6 @@
 public import Kafka
 public import Logging
-import CoreMetrics
+public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 
@@ -15,8 +15,13 @@ public struct ConsumerLagReporter: Service {
     private let group: String
     private let interval: Duration
     private let logger: Logger
+    private let metricsFactory: any MetricsFactory
 
-    public init(admin: KafkaAdmin, consumer: KafkaConsumer, group: String, interval: Duration = .seconds(10), logger: Logger) {
+    public init(
+        admin: KafkaAdmin, consumer: KafkaConsumer, group: String, interval: Duration = .seconds(10), logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
+        self.metricsFactory = metricsFactory
         self.admin = admin
         self.consumer = consumer
         self.group = group
@@ -52,6 +57,6 @@ public struct ConsumerLagReporter: Service {
     }
 
     private func gauge(_ name: String, _ partition: TopicPartition) -> Gauge {
-        Gauge(label: name, dimensions: [("consumergroup", group), ("topic", partition.topic), ("partition", String(partition.partition))])
+        Gauge(label: name, dimensions: [("consumergroup", group), ("topic", partition.topic), ("partition", String(partition.partition))], factory: metricsFactory)
     }
 }

@@ -1,6 +1,6 @@
 public import Kafka
 public import Logging
-import CoreMetrics
+public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 
@@ -21,7 +21,8 @@ public struct RetryPromoter: Service {
 
     public init(
         stage: String, store: any RetryStore, producer: KafkaProducer, logger: Logger, batchSize: Int = 256,
-        lease: Duration = .seconds(30), idleInterval: Duration = .milliseconds(200)
+        lease: Duration = .seconds(30), idleInterval: Duration = .milliseconds(200),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.store = store
         self.producer = producer
@@ -31,8 +32,8 @@ public struct RetryPromoter: Service {
         self.batchSize = batchSize
         self.lease = lease
         self.idleInterval = idleInterval
-        promoted = Counter(label: "iap_retry_promoted_total", dimensions: [("stage", stage)])
-        depth = Gauge(label: "iap_retry_queue_depth", dimensions: [("stage", stage)])
+        promoted = Counter(label: "iap_retry_promoted_total", dimensions: [("stage", stage)], factory: metricsFactory)
+        depth = Gauge(label: "iap_retry_queue_depth", dimensions: [("stage", stage)], factory: metricsFactory)
     }
 
     public func run() async throws {

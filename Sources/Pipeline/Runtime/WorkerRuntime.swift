@@ -1,6 +1,6 @@
 public import Kafka
 public import Logging
-import CoreMetrics
+public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 import Synchronization
@@ -28,7 +28,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     public init(
         configuration: WorkerConfiguration, handler: Handler, consumer: KafkaConsumer, producer: KafkaProducer,
-        retries: any RetryStore, idempotency: (any IdempotencyGuard)?, logger: Logger
+        retries: any RetryStore, idempotency: (any IdempotencyGuard)?, logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.configuration = configuration
         self.handler = handler
@@ -39,7 +40,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         var logger = logger
         logger[metadataKey: "stage"] = "\(configuration.stage)"
         self.logger = logger
-        self.metrics = StageMetrics(stage: configuration.stage)
+        self.metrics = StageMetrics(stage: configuration.stage, factory: metricsFactory)
     }
 
     /// Consumes until graceful shutdown, then drains running records, commits and leaves the group.

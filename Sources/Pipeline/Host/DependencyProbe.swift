@@ -1,0 +1,39 @@
+import Kafka
+import Redis
+import ServiceLifecycle
+
+/// Keeps `/readyz` honest: ready while Kafka answers metadata for the stage's inputs and Redis
+/// answers PING; not ready (with the reason) otherwise, and from the moment shutdown begins so
+/// traffic and rollouts stop counting on this replica.
+struct DependencyProbe: Service {
+    let admin: KafkaAdmin
+    let redis: RedisClient
+    let inputs: [String]
+    let readiness: ReadinessFlag
+    var interval: Duration = .seconds(5)
+
+    func run() async {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            readiness.set(await check())
+            try? await Task.sleep(for: interval)
+        }
+        readiness.set(.notReady(reason: "shutting down"))
+    }
+
+    private func check() async -> Readiness {
+        do {
+            let counts = try await admin.partitionCounts(of: inputs, timeout: .seconds(3))
+            if let missing = inputs.first(where: { counts[$0] == nil }) {
+                return .notReady(reason: "Kafka topic \(missing) not found")
+            }
+        } catch {
+            return .notReady(reason: "Kafka unreachable: \(error)")
+        }
+        do {
+            guard try await redis.send("PING") == .status("PONG") else { return .notReady(reason: "Redis did not answer PONG") }
+        } catch {
+            return .notReady(reason: "Redis unreachable: \(error)")
+        }
+        return .ready
+    }
+}

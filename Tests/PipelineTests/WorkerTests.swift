@@ -1,0 +1,78 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import Redis
+import Foundation
+import Kafka
+import Logging
+import Pipeline
+import Synchronization
+import Testing
+import TestSupport
+
+@Suite struct WorkerTests {
+    private func get(_ client: HTTPClient, _ url: String) async throws -> (status: UInt, body: String) {
+        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        return (response.status.code, String(buffer: body))
+    }
+
+    @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
+        try await withRedisServer { redis in
+            let cluster = try TestKafka.cluster(topics: ["in": 2, "out": 2, "rejected": 1, "in.dlq": 1])
+            let producer = try TestKafka.producer(cluster)
+            var settings = WorkerSettings(stage: "test", environment: [:])
+            settings.kafkaBrokers = cluster.bootstrapServers
+            settings.redisURL = redis.url
+            settings.opsHost = "127.0.0.1"
+            settings.opsPort = 0
+            settings.lagInterval = .milliseconds(300)
+            settings.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200"]
+            let stage = StageSpec(name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
+            let port = Mutex<Int?>(nil)
+            let worker = try Worker(stage: stage, handler: TestStage(), settings: settings, logger: TestKafka.logger) { bound in
+                port.withLock { $0 = bound }
+            }
+            let stop = AsyncStream<Void>.makeStream()
+            let running = Task { try await worker.run { for await _ in stop.stream { return } } }
+
+            let http = HTTPClient.shared
+            let base = try await eventually("ops port") { port.withLock { $0 }.map { "http://127.0.0.1:\($0)" } }
+            #expect(try await get(http, base + "/healthz").status == 200)
+            try await eventually("ready") { try await get(http, base + "/readyz").status == 200 ? true : nil }
+
+            try await TestEvents.publish(producer, (0..<20).map { (id: "w\($0)", action: "ok") })
+            _ = try await producer.send(KafkaRecord(topic: "in", key: "bad", value: "not json"))
+            let metrics = try await eventually("metrics show the work and zero lag") { () -> String? in
+                let text = try await get(http, base + "/metrics").body
+                let produced = text.contains(#"iap_stage_messages_total{stage="test",outcome="produced"} 20"#)
+                let rejected = text.contains(#"iap_stage_messages_total{stage="test",outcome="rejected"} 1"#)
+                let lagZero = text.contains(#"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="0"} 0.0"#)
+                    && text.contains(#"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="1"} 0.0"#)
+                return produced && rejected && lagZero ? text : nil
+            }
+            #expect(metrics.contains("iap_stage_processing_seconds"))
+            #expect(metrics.contains("iap_stage_in_flight"))
+
+            stop.continuation.finish()
+            try await running.value
+            let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+            let lag = try await admin.consumerLag(group: "test-stage", topics: ["in"])
+            #expect(lag.map(\.lag) == [0, 0], "graceful shutdown committed everything")
+            await producer.close()
+        }
+    }
+
+    @Test func settingsComeFromTheEnvironment() {
+        let settings = WorkerSettings(stage: "verify", environment: [
+            "KAFKA_BROKERS": "k1:9092,k2:9092", "REDIS_URL": "redis://:secret@r:6380/2", "IAP_OPS_PORT": "9200",
+            "IAP_SHUTDOWN_GRACE_SECONDS": "12", "IAP_KAFKA_SESSION_TIMEOUT_MS": "10000", "HOSTNAME": "pod-1",
+        ])
+        #expect(settings.kafkaBrokers == "k1:9092,k2:9092")
+        #expect(settings.redisURL == "redis://:secret@r:6380/2")
+        #expect(settings.opsPort == 9200)
+        #expect(settings.shutdownGracePeriod == .seconds(12))
+        #expect(settings.kafkaProperties == ["session.timeout.ms": "10000"])
+        #expect(settings.identity.clientId == "verify-pod-1")
+    }
+}
