@@ -117,49 +117,24 @@ public final class KafkaProducer: Sendable {
         }
         let opaque = Unmanaged.passRetained(promise).toOpaque()
         let error: OpaquePointer? = record.topic.withCString { topic in
-                record.value.withUnsafeBytes { value in
-                    withOptionalBytes(record.key) { key in
-                        var args: [rd_kafka_vu_t] = []
-                        args.reserveCapacity(7)
-                        var vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_TOPIC
-                        vu.u.cstr = topic
-                        args.append(vu)
-                        if let partition = record.partition {
-                            vu = rd_kafka_vu_t()
-                            vu.vtype = RD_KAFKA_VTYPE_PARTITION
-                            vu.u.i32 = partition
-                            args.append(vu)
-                        }
-                        vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_VALUE
-                        vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: value.baseAddress)
-                        vu.u.mem.size = value.count
-                        args.append(vu)
-                        if let key {
-                            vu = rd_kafka_vu_t()
-                            vu.vtype = RD_KAFKA_VTYPE_KEY
-                            vu.u.mem.ptr = UnsafeMutableRawPointer(mutating: key.baseAddress)
-                            vu.u.mem.size = key.count
-                            args.append(vu)
-                        }
-                        if let headers {
-                            vu = rd_kafka_vu_t()
-                            vu.vtype = RD_KAFKA_VTYPE_HEADERS
-                            vu.u.headers = headers
-                            args.append(vu)
-                        }
-                        vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_MSGFLAGS
-                        vu.u.i = RD_KAFKA_MSG_F_COPY
-                        args.append(vu)
-                        vu = rd_kafka_vu_t()
-                        vu.vtype = RD_KAFKA_VTYPE_OPAQUE
-                        vu.u.ptr = opaque
-                        args.append(vu)
-                        return rd_kafka_produceva(client.handle, args, args.count)
+            record.value.withUnsafeBytes { value in
+                withOptionalBytes(record.key) { key in
+                    var args = [argument(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }]
+                    if let partition = record.partition {
+                        args.append(argument(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition })
                     }
+                    args.append(argument(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: value.baseAddress), size: value.count) })
+                    if let key {
+                        args.append(argument(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) })
+                    }
+                    if let headers {
+                        args.append(argument(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers })
+                    }
+                    args.append(argument(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY })
+                    args.append(argument(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque })
+                    return rd_kafka_produceva(client.handle, args, args.count)
                 }
+            }
         }
         guard let error else { return nil }
         // On failure librdkafka took ownership of nothing: release what we handed it.
@@ -167,6 +142,14 @@ public final class KafkaProducer: Sendable {
         if let headers { rd_kafka_headers_destroy(headers) }
         return KafkaError.consuming(error, code: .delivery, context: "produce to \(record.topic)")
     }
+}
+
+/// One `rd_kafka_produceva` argument: a type tag and the union member it selects.
+private func argument(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) -> rd_kafka_vu_t {
+    var argument = rd_kafka_vu_t()
+    argument.vtype = type
+    set(&argument)
+    return argument
 }
 
 private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {

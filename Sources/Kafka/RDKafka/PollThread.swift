@@ -23,8 +23,6 @@ final class PollThread: Sendable {
         thread.start()
     }
 
-    var isStopping: Bool { stopRequested.isSet }
-
     /// Asks the loop to end and waits, off the cooperative pool, until `finish` has run.
     func stop() async {
         stopRequested.set()
