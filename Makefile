@@ -31,9 +31,10 @@ demo: build
 
 ## bench: throughput benchmarks (release build); figures go to docs/performance.md
 bench: setup
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product iap
 	.build/release/iap bench consume --messages 1000000
 	.build/release/iap bench stage --messages 200000
+	.build/release/iap bench jws
 
 clean:
 	rm -rf .build
