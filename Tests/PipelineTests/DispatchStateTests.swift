@@ -43,7 +43,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
 
 @Suite struct DispatchStateTests {
     @Test func sameKeyWaitsAndRunsInOrder() {
-        var state = DispatchState()
+        var state = DispatchState(maxRunning: 8)
         #expect(state.accept(record(0, key: "a"))?.offset == 0)
         #expect(state.accept(record(1, key: "a")) == nil)
         #expect(state.accept(record(2, key: "b"))?.offset == 2)
@@ -65,7 +65,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
     }
 
     @Test func recordsWithoutKeysRunConcurrently() {
-        var state = DispatchState()
+        var state = DispatchState(maxRunning: 8)
         #expect(state.accept(record(0, key: nil)) != nil)
         #expect(state.accept(record(1, key: nil)) != nil)
         #expect(state.accept(record(2, key: "")) != nil)
@@ -73,7 +73,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
     }
 
     @Test func revokeDropsWaitingRecordsOfThatPartitionOnly() {
-        var state = DispatchState()
+        var state = DispatchState(maxRunning: 8)
         let p0 = TopicPartition("t", 0)
         _ = state.accept(record(0, key: "k", partition: 0))
         _ = state.accept(record(1, key: "k", partition: 0))
@@ -87,8 +87,40 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         #expect(state.remove([p0]) == [TopicPartitionOffset(p0, offset: 1)], "final position stops below the dropped record")
     }
 
+    @Test func runningIsBoundedAndReadyRecordsTakeFreedSlotsInOrder() {
+        var state = DispatchState(maxRunning: 2)
+        #expect(state.accept(record(0, key: "a")) != nil)
+        #expect(state.accept(record(1, key: "b")) != nil)
+        #expect(state.accept(record(2, key: "c")) == nil, "both slots are taken")
+        #expect(state.accept(record(3, key: "a")) == nil, "behind its key")
+        #expect(state.accept(record(4, key: "d")) == nil)
+        #expect(state.runningTotal == 2)
+        #expect(state.inFlight == 5)
+        #expect(state.finish(record(1, key: "b")).next?.offset == 2, "the oldest ready record takes the slot")
+        #expect(state.finish(record(0, key: "a")).next?.offset == 3, "the same key goes first")
+        #expect(state.finish(record(2, key: "c")).next?.offset == 4)
+        #expect(state.runningTotal == 2)
+        _ = state.finish(record(3, key: "a"))
+        let last = state.finish(record(4, key: "d"))
+        #expect(last.next == nil)
+        #expect(last.store?.offset == 5)
+        #expect(state.runningTotal == 0)
+        #expect(state.inFlight == 0)
+    }
+
+    @Test func revokeDropsReadyRecordsAndPassesTheirKeyOn() {
+        var state = DispatchState(maxRunning: 1)
+        let p1 = TopicPartition("t", 1)
+        _ = state.accept(record(0, key: "x", partition: 0))
+        _ = state.accept(record(0, key: "k", partition: 1))  // ready: no slot
+        _ = state.accept(record(5, key: "k", partition: 0))  // behind k
+        #expect(state.revoke([p1]) == 0)
+        #expect(state.inFlight == 2)
+        #expect(state.finish(record(0, key: "x", partition: 0)).next?.offset == 5, "k's reservation passed to partition 0's record")
+    }
+
     @Test func drainingStopsStartingWaitingRecords() {
-        var state = DispatchState()
+        var state = DispatchState(maxRunning: 8)
         _ = state.accept(record(0, key: "a"))
         _ = state.accept(record(1, key: "a"))
         state.isDraining = true

@@ -1,20 +1,36 @@
 import DequeModule
 import Kafka
 
-/// What the runtime knows about accepted records: per-key lanes, per-partition offsets and
-/// the in-flight count that drives pausing. Pure bookkeeping, guarded by the runtime's lock.
+/// What the runtime knows about accepted records: per-key lanes, a ready queue, per-partition
+/// offsets and the counts that drive concurrency and pausing. Pure bookkeeping, guarded by the
+/// runtime's lock.
+///
+/// Two bounds: at most `maxRunning` records run at once (the stage's concurrency), and records
+/// accepted but not finished — running, waiting behind their key, or ready for a free slot — are
+/// what the runtime compares with its buffer bound to pause partitions. Keeping a buffer of
+/// fetched records instead of pausing at the concurrency bound matters: a paused partition's
+/// prefetched records are dropped by librdkafka and fetched again on resume.
 struct DispatchState {
+    let maxRunning: Int
     private var partitions: [TopicPartition: PartitionOffsets] = [:]
-    /// A present key is busy; its deque holds records waiting behind the running one.
+    /// A present key is reserved (running or ready); its deque holds records waiting behind it.
     private var lanes: [LaneKey: Deque<KafkaMessage>] = [:]
+    /// Records whose key is free, waiting for a running slot, in arrival order.
+    private var ready: Deque<KafkaMessage> = []
     /// Accepted, not finished and not dropped.
     private(set) var inFlight = 0
+    private(set) var runningTotal = 0
     /// Once set, finishing a record starts no further record (graceful shutdown).
     var isDraining = false
-    /// Whether the runtime paused its partitions because `inFlight` reached the bound.
+    /// Whether the runtime paused its partitions because the buffer bound was reached.
     var isPaused = false
 
-    /// Takes a record; returns it when it may start now, nil when it waits behind its key.
+    init(maxRunning: Int) {
+        self.maxRunning = maxRunning
+    }
+
+    /// Takes a record; returns it when it may start now, nil when it waits (behind its key or
+    /// for a running slot).
     mutating func accept(_ message: KafkaMessage) -> KafkaMessage? {
         partitions[message.topicPartition, default: PartitionOffsets()].accept(message.offset)
         inFlight += 1
@@ -24,26 +40,44 @@ struct DispatchState {
             return nil
         }
         lanes[lane] = []
-        partitions[message.topicPartition]!.didStart()
+        guard runningTotal < maxRunning else {
+            ready.append(message)
+            return nil
+        }
+        start(message)
         return message
     }
 
-    /// Marks a record done; returns the offset to store (if it advanced) and the next record of
-    /// the same key to run (unless draining).
+    /// Marks a record done; returns the offset to store (if it advanced) and the next record to
+    /// run in the finished record's slot: the next of the same key, else the oldest ready one
+    /// (none while draining).
     mutating func finish(_ message: KafkaMessage) -> (store: TopicPartitionOffset?, next: KafkaMessage?) {
         inFlight -= 1
+        runningTotal -= 1
         let advanced = partitions[message.topicPartition]?.finish(message.offset)
         let store = advanced.map { TopicPartitionOffset(message.topicPartition, offset: $0) }
         let lane = LaneKey(message)
-        guard var waiting = lanes[lane], !waiting.isEmpty, !isDraining else {
-            if isDraining, let waiting = lanes[lane] { inFlight -= waiting.count }
+        if isDraining {
+            // Waiting records are left for redelivery; only the bookkeeping of counts remains.
+            inFlight -= lanes[lane]?.count ?? 0
             lanes[lane] = nil
             return (store, nil)
         }
-        let next = waiting.removeFirst()
-        lanes[lane] = waiting
-        partitions[next.topicPartition]!.didStart()
+        if var waiting = lanes[lane], !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            lanes[lane] = waiting
+            start(next)
+            return (store, next)
+        }
+        lanes[lane] = nil
+        guard let next = ready.popFirst() else { return (store, nil) }
+        start(next)
         return (store, next)
+    }
+
+    private mutating func start(_ message: KafkaMessage) {
+        runningTotal += 1
+        partitions[message.topicPartition]!.didStart()
     }
 
     /// Starts tracking newly assigned partitions from a clean slate (a re-assigned partition
@@ -52,22 +86,37 @@ struct DispatchState {
         for partition in assigned { partitions[partition] = PartitionOffsets() }
     }
 
-    /// Drops waiting records of revoked partitions (the next owner reads them again) and
-    /// returns how many of their records are still running.
+    /// Drops waiting and ready records of revoked partitions (the next owner reads them again)
+    /// and returns how many of their records are still running.
     mutating func revoke(_ revoked: Set<TopicPartition>) -> Int {
         for (lane, waiting) in lanes where waiting.contains(where: { revoked.contains($0.topicPartition) }) {
             let kept = waiting.filter { !revoked.contains($0.topicPartition) }
             inFlight -= waiting.count - kept.count
             lanes[lane] = kept
         }
+        var keptReady: Deque<KafkaMessage> = []
+        for message in ready {
+            guard revoked.contains(message.topicPartition) else {
+                keptReady.append(message)
+                continue
+            }
+            inFlight -= 1
+            // Its lane was reserved for it: hand the reservation to the next record of the key.
+            let lane = LaneKey(message)
+            if var waiting = lanes[lane], !waiting.isEmpty {
+                keptReady.append(waiting.removeFirst())
+                lanes[lane] = waiting
+            } else {
+                lanes[lane] = nil
+            }
+        }
+        ready = keptReady
         return running(in: revoked)
     }
 
     func running(in partitionSet: Set<TopicPartition>) -> Int {
         partitionSet.reduce(0) { $0 + (partitions[$1]?.running ?? 0) }
     }
-
-    var runningTotal: Int { partitions.values.reduce(0) { $0 + $1.running } }
 
     /// Forgets revoked partitions once drained, returning their final positions to store.
     mutating func remove(_ revoked: Set<TopicPartition>) -> [TopicPartitionOffset] {

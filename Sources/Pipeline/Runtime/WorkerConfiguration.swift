@@ -7,9 +7,15 @@ public struct WorkerConfiguration: Sendable {
     public var inputTopics: [String]
     /// Where refused records go, with their reason code.
     public var rejectTopic: String
-    /// Records accepted and not finished (running or waiting behind their key) before the
-    /// worker pauses its partitions.
+    /// Records processed concurrently (at most one per key).
     public var maxInFlight: Int = 256
+    /// Records fetched but not finished (running, waiting behind their key, or waiting for a
+    /// slot) before the worker pauses its partitions; it resumes at half. Defaults to four times
+    /// `maxInFlight`, so a pause is rare and resuming overlaps the records still buffered (a
+    /// paused partition's prefetched records are dropped by librdkafka and fetched again).
+    public var maxBuffered: Int?
+
+    var bufferBound: Int { max(maxBuffered ?? maxInFlight * 4, maxInFlight) }
     /// Larger records are rejected as `malformed_event` without being parsed.
     public var maxMessageBytes: Int = 1 << 20
     public var retryPolicy = RetryPolicy()

@@ -24,7 +24,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private let idempotency: (any IdempotencyGuard)?
     private let logger: Logger
     private let metrics: StageMetrics
-    private let state = Mutex(DispatchState())
+    private let state: Mutex<DispatchState>
 
     public init(
         configuration: WorkerConfiguration, handler: Handler, consumer: KafkaConsumer, producer: KafkaProducer,
@@ -32,6 +32,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) {
         self.configuration = configuration
+        self.state = Mutex(DispatchState(maxRunning: configuration.maxInFlight))
         self.handler = handler
         self.consumer = consumer
         self.producer = producer
@@ -104,12 +105,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     private func applyBackpressure() {
         let (change, inFlight): (BackpressureChange?, Int) = state.withLock { state in
-            if !state.isPaused && state.inFlight >= configuration.maxInFlight {
+            if !state.isPaused && state.inFlight >= configuration.bufferBound {
                 state.isPaused = true
                 return (.pause, state.inFlight)
             }
-            // Resume at half the bound so the consumer does not flap at the threshold.
-            if state.isPaused && !state.isDraining && state.inFlight <= configuration.maxInFlight / 2 {
+            // Resume at half the bound: the consumer does not flap, and the records still
+            // buffered keep every slot busy while the partitions are fetched again.
+            if state.isPaused && !state.isDraining && state.inFlight <= configuration.bufferBound / 2 {
                 state.isPaused = false
                 return (.resume, state.inFlight)
             }

@@ -98,15 +98,15 @@ struct BenchStageCommand: AsyncParsableCommand {
         } else {
             print("no-op stage, \(messages) messages, \(inFlight) in flight, idempotency \(idempotency ? "on" : "off")")
             print("throughput: \(result["messagesPerSecond"]!) msg/s (all handled in \(String(format: "%.2f", seconds)) s, committed after \(String(format: "%.2f", (committedAt - started).seconds)) s)")
-            print("redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double))")
+            print("redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double)) (server-side, counting those inside scripts)")
         }
     }
 
     /// Total commands the server has executed (`INFO commandstats`), to count round trips.
     static func redisCalls(_ client: RedisClient) async throws -> Int {
         let reply = try await client.send(["INFO", "commandstats"])
-        let text = reply.string ?? ""
-        return text.split(separator: "\n").reduce(0) { total, line in
+        let text = reply.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return text.split(whereSeparator: \.isNewline).reduce(0) { total, line in
             guard let range = line.range(of: "calls=") else { return total }
             return total + (Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
         }
