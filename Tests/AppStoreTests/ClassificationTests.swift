@@ -45,13 +45,13 @@ import Testing
         Case(name: "4040010 after switch", response: apiError(4_040_010, status: 404), context: inSandbox, expected: terminal(.transactionNotFound)),
         Case(name: "4000006", response: apiError(4_000_006, status: 400), expected: terminal(.transactionNotFound)),
         Case(name: "4000002", response: apiError(4_000_002, status: 400), expected: terminal(.wrongBundle)),
-        Case(name: "4000000", response: apiError(4_000_000, status: 400), expected: terminal(.appleRequestRejected)),
-        Case(name: "4000017", response: apiError(4_000_017, status: 400), expected: terminal(.appleRequestRejected)),
-        Case(name: "4030004", response: apiError(4_030_004, status: 403), expected: terminal(.appleRequestRejected)),
-        Case(name: "4040008", response: apiError(4_040_008, status: 404), expected: terminal(.appleRequestRejected)),
+        Case(name: "4000000", response: apiError(4_000_000, status: 400), expected: retry(60, .requestRejected)),
+        Case(name: "4000017", response: apiError(4_000_017, status: 400), expected: retry(60, .requestRejected)),
+        Case(name: "4030004", response: apiError(4_030_004, status: 403), expected: retry(60, .requestRejected)),
+        Case(name: "4040008", response: apiError(4_040_008, status: 404), expected: retry(60, .requestRejected)),
         Case(name: "4040019", response: apiError(4_040_019, status: 404), expected: terminal(.transactionNotFound)),
         Case(name: "9990000 unknown 500", response: apiError(9_990_000, status: 500), expected: retry(2, .serverError)),
-        Case(name: "unknown 400", response: apiError(4_009_999, status: 400), expected: terminal(.appleRequestRejected)),
+        Case(name: "unknown 400", response: apiError(4_009_999, status: 400), expected: retry(60, .requestRejected)),
         Case(name: "timeout", response: .transportFailure(.timeout), expected: retry(2, .timeout)),
         Case(name: "connection", response: .transportFailure(.connection("refused")), expected: retry(1, .transport)),
     ]
@@ -114,5 +114,15 @@ import Testing
             return
         }
         #expect(!transient.isConfigurationError)
+    }
+
+    @Test func refusedRequestsWaitForAFixInsteadOfRejectingThePurchase() {
+        let body = Array(#"{"errorCode":4000017,"errorMessage":"Invalid request"}"#.utf8)
+        guard case .retry(_, let reason) = AppleOutcomeClassifier.classify(.serverAPI(status: 400, body: body, retryAfter: nil)) else {
+            Issue.record("a refused request must not become a terminal rejection")
+            return
+        }
+        #expect(reason.code == .requestRejected)
+        #expect(reason.isConfigurationError, "operators are alerted: the purchase is stuck until the client is fixed")
     }
 }

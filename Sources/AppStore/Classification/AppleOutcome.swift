@@ -37,6 +37,10 @@ public struct RetryReason: Hashable, Sendable, CustomStringConvertible {
         public static let sharedSecret = Code(rawValue: "shared_secret")
         /// OCSP could not be asked during online verification.
         public static let revocationCheckUnavailable = Code(rawValue: "revocation_check_unavailable")
+        /// Apple refused the request itself (bad parameters, forbidden, an unknown 4xx code):
+        /// our client or configuration is wrong, not the purchase, so the purchase waits (and
+        /// ends in the dead-letter topic, replayable after the fix) instead of being rejected.
+        public static let requestRejected = Code(rawValue: "request_rejected")
     }
 
     public var code: Code
@@ -49,7 +53,9 @@ public struct RetryReason: Hashable, Sendable, CustomStringConvertible {
 
     /// An operator must fix configuration: the pipeline keeps retrying slowly and raises an
     /// alert metric, and never drops the purchase.
-    public var isConfigurationError: Bool { self.code == .authentication || self.code == .sharedSecret }
+    public var isConfigurationError: Bool {
+        self.code == .authentication || self.code == .sharedSecret || self.code == .requestRejected
+    }
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
@@ -90,7 +96,4 @@ public struct PipelineReasonCode: OpenEnumeration {
     public static let ownershipConflict = Self(rawValue: "ownership_conflict")
     public static let sandboxNotAllowed = Self(rawValue: "sandbox_not_allowed")
     public static let xcodeNotAllowed = Self(rawValue: "xcode_not_allowed")
-    /// Any other documented 4xx refusal (bad parameters, ineligible request): not one of the
-    /// contract's specific codes, still final.
-    public static let appleRequestRejected = Self(rawValue: "apple_request_rejected")
 }

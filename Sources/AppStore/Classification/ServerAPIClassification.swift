@@ -31,7 +31,7 @@ enum ServerAPIClassification {
         if status == 404 {
             return .terminal(TerminalReason(.transactionNotFound, "HTTP 404 without an Apple error code"))
         }
-        return .terminal(TerminalReason(.appleRequestRejected, "HTTP \(status) without an Apple error code"))
+        return .retry(after: Delay.configuration, reason: RetryReason(.requestRejected, "HTTP \(status) without an Apple error code"))
     }
 
     private static func classify(apiError: Int64, status: Int, message: String, context: ClassificationContext) -> AppleOutcome {
@@ -56,7 +56,7 @@ enum ServerAPIClassification {
             if status >= 500 || apiError >= 5_000_000 {
                 return .retry(after: Delay.serverError, reason: RetryReason(.serverError, detail))
             }
-            return .terminal(TerminalReason(.appleRequestRejected, detail, appleCode: apiError))
+            return .retry(after: Delay.configuration, reason: RetryReason(.requestRejected, detail))
         }
     }
 
