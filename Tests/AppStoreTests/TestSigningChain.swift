@@ -12,6 +12,8 @@ struct TestSigningChain {
         var leafValidity: ClosedRange<Date> = Date(timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 2_200_000_000)
         /// When set, the leaf names this OCSP responder (so online checks query it).
         var leafOCSPURI: String?
+        /// When set, the intermediate names this OCSP responder (answered for the root).
+        var intermediateOCSPURI: String?
     }
 
     static let wwdrOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
@@ -41,6 +43,7 @@ struct TestSigningChain {
             issuerPrivateKey: .init(self.rootKey)
         )
         let wwdr = options.intermediateHasWWDROID
+        let intermediateOCSP = options.intermediateOCSPURI
         self.intermediate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(self.intermediateKey.publicKey),
             notValidBefore: start, notValidAfter: end, issuer: rootName, subject: intermediateName,
@@ -48,6 +51,9 @@ struct TestSigningChain {
                 Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
                 Critical(KeyUsage(keyCertSign: true))
                 if wwdr { Certificate.Extension(oid: Self.wwdrOID, critical: false, value: [0x05, 0x00]) }
+                if let intermediateOCSP {
+                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(intermediateOCSP))])
+                }
             },
             issuerPrivateKey: .init(self.rootKey)
         )
