@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= debug
-APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat
+APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: setup build test demo bench clean
