@@ -195,7 +195,7 @@ final class OpenSSLOCSPTransport: OCSPTransport {
         let responseURL = self.directory.appendingPathComponent("response-\(number).der")
         let stderrURL = self.directory.appendingPathComponent("stderr-\(number).txt")
         try Data(request).write(to: requestURL)
-        FileManager.default.createFile(atPath: stderrURL.path, contents: nil)
+        try Data().write(to: stderrURL)
         let stderr = try FileHandle(forWritingTo: stderrURL)
         defer { try? stderr.close() }
 
