@@ -103,14 +103,15 @@ public struct Worker<Handler: MessageHandler>: Sendable {
     private func run(group: ServiceGroup) async throws {
         logger.info("worker starting", metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
         defer { logger.info("worker stopped") }
+        var failure: (any Error)?
         do {
             try await group.run()
         } catch {
-            await producer.close()
-            await redis.shutdown()
-            throw error
+            failure = error
         }
+        // The runtime has stopped either way: flush outputs and close Redis before returning.
         await producer.close()
         await redis.shutdown()
+        if let failure { throw failure }
     }
 }

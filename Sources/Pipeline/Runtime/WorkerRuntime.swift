@@ -50,10 +50,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             for await event in consumer.events.cancelOnGracefulShutdown() {
                 switch event {
                 case .messages(let batch):
-                    for message in batch {
-                        if let ready = state.withLock({ $0.accept(message) }) {
-                            group.addTask { await self.runLane(startingWith: ready) }
-                        }
+                    let startable = state.withLock { state in batch.compactMap { state.accept($0) } }
+                    for ready in startable {
+                        group.addTask { await self.runLane(startingWith: ready) }
                     }
                     applyBackpressure()
                 case .assigned(let partitions):
