@@ -14,7 +14,7 @@ import Testing
         #expect(
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
-                "iap.entitlements", "iap.unmatched", "iap.rejected",
+                "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected",
             ])
         let orders = try #require(file.topics.first { $0.name == "iap.orders" })
         #expect(orders.cleanupPolicy == .compact)
@@ -24,7 +24,7 @@ import Testing
         #expect(intake.retry.initialBackoff == .milliseconds(500))
         let match = try file.stage(named: "match")
         #expect(match.inputs == ["iap.verified", "iap.orders"])
-        #expect(match.outputs == ["iap.entitlements", "iap.unmatched"])
+        #expect(match.outputs == ["iap.matched", "iap.unmatched"])
         #expect(match.windows["unmatched"]?.duration == .seconds(86400))
         #expect(try file.stage(named: "verify").retry.maxBackoff == .seconds(900))
     }
@@ -36,7 +36,7 @@ import Testing
         #expect(
             Set(derived.map(\.name)) == [
                 "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
-                "iap.orders.dlq", "iap.entitlements.dlq",
+                "iap.orders.dlq", "iap.matched.dlq",
             ])
         let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
         #expect(purchasesDLQ.partitions == 12)
@@ -49,7 +49,8 @@ import Testing
             try file.topics(for: "intake").map(\.name) == [
                 "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq", "iap.notifications.dlq",
             ])
-        #expect(try file.topics(for: "grant").map(\.name) == ["iap.entitlements", "iap.entitlements.dlq"])
+        #expect(
+            try file.topics(for: "grant").map(\.name) == ["iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq"])
     }
 
     @Test func appliesDefaults() throws {
