@@ -142,49 +142,100 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         super.init(logger: logger)
     }
 
+    /// The librdkafka messages of the current poll; reused so polling allocates nothing per poll.
+    private nonisolated(unsafe) var polled: [UnsafeMutablePointer<rd_kafka_message_t>] = []
+
     func pollOnce(_ handle: OpaquePointer, maxBatch: Int) {
         guard let first = rd_kafka_consumer_poll(handle, 100) else { return }
-        var batch: [KafkaMessage] = []
-        batch.reserveCapacity(maxBatch)
+        polled.removeAll(keepingCapacity: true)
         var next: UnsafeMutablePointer<rd_kafka_message_t>? = first
         while let message = next {
-            take(message, into: &batch)
-            next = batch.count < maxBatch ? rd_kafka_consumer_poll(handle, 0) : nil
+            polled.append(message)
+            next = polled.count < maxBatch ? rd_kafka_consumer_poll(handle, 0) : nil
         }
+        var batch: [KafkaMessage] = []
+        batch.reserveCapacity(polled.count)
+        var start = 0
+        while start < polled.count {
+            // Records go into one shared buffer until it would pass chunkBytes; a record larger
+            // than that gets a buffer of its own.
+            var end = start
+            var bytes = 0
+            while end < polled.count {
+                let size = Self.payloadBytes(polled[end].pointee)
+                if end > start && bytes + size > KafkaMessage.chunkBytes { break }
+                bytes += size
+                end += 1
+            }
+            take(polled[start..<end], bytes: bytes, into: &batch)
+            start = end
+        }
+        for message in polled { rd_kafka_message_destroy(message) }
         if !batch.isEmpty { events.yield(.messages(batch)) }
     }
 
-    private func take(_ message: UnsafeMutablePointer<rd_kafka_message_t>, into batch: inout [KafkaMessage]) {
-        defer { rd_kafka_message_destroy(message) }
-        let m = message.pointee
-        guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            logger.warning("consumer error", metadata: ["error": "\(String(cString: rd_kafka_err2str(m.err)))"])
-            return
-        }
-        let topic = topicName(m.rkt)
-        let value = m.payload.map { copyBytes($0, m.len) } ?? []
-        let key = m.key.map { copyBytes($0, m.key_len) }
-        var headers: [KafkaHeader] = []
-        var hdrs: OpaquePointer?
-        if rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs {
-            var index = 0
-            var name: UnsafePointer<CChar>?
-            var valuePointer: UnsafeRawPointer?
-            var size = 0
-            while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-                let headerValue = valuePointer.map { copyBytes($0, size) }
-                headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: headerValue))
-                index += 1
+    private static func payloadBytes(_ m: rd_kafka_message_t) -> Int {
+        m.err == RD_KAFKA_RESP_ERR_NO_ERROR ? m.len + (m.key == nil ? 0 : m.key_len) : 0
+    }
+
+    /// Copies the keys and values of `messages` into one buffer and appends records slicing it.
+    private func take(_ messages: ArraySlice<UnsafeMutablePointer<rd_kafka_message_t>>, bytes: Int, into batch: inout [KafkaMessage]) {
+        let chunk = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, initialized in
+            var at = 0
+            for message in messages {
+                let m = message.pointee
+                guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else { continue }
+                if let key = m.key, m.key_len > 0 {
+                    (buffer.baseAddress! + at).initialize(from: key.assumingMemoryBound(to: UInt8.self), count: m.key_len)
+                    at += m.key_len
+                }
+                if let payload = m.payload, m.len > 0 {
+                    (buffer.baseAddress! + at).initialize(from: payload.assumingMemoryBound(to: UInt8.self), count: m.len)
+                    at += m.len
+                }
             }
+            initialized = at
         }
-        var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
-        let timestamp = rd_kafka_message_timestamp(message, &timestampType)
-        batch.append(
-            KafkaMessage(
-                topic: topic, partition: m.partition, offset: m.offset, key: key, value: value, headers: headers,
-                timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+        var at = 0
+        for message in messages {
+            let m = message.pointee
+            guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                logger.warning("consumer error", metadata: ["error": "\(String(cString: rd_kafka_err2str(m.err)))"])
+                continue
+            }
+            var key: ArraySlice<UInt8>?
+            if m.key != nil {
+                key = chunk[at..<at + m.key_len]
+                at += m.key_len
+            }
+            let value = chunk[at..<at + (m.payload == nil ? 0 : m.len)]
+            at = value.endIndex
+            var timestampType = RD_KAFKA_TIMESTAMP_NOT_AVAILABLE
+            let timestamp = rd_kafka_message_timestamp(message, &timestampType)
+            batch.append(
+                KafkaMessage(
+                    topic: topicName(m.rkt), partition: m.partition, offset: m.offset, key: key, value: value,
+                    headers: headers(of: message),
+                    timestampMilliseconds: timestampType == RD_KAFKA_TIMESTAMP_NOT_AVAILABLE ? nil : timestamp
+                )
             )
-        )
+        }
+    }
+
+    /// Parses headers only for records that have them; librdkafka allocates a parse per call.
+    private func headers(of message: UnsafeMutablePointer<rd_kafka_message_t>) -> [KafkaHeader] {
+        var hdrs: OpaquePointer?
+        guard rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs else { return [] }
+        var headers: [KafkaHeader] = []
+        var index = 0
+        var name: UnsafePointer<CChar>?
+        var valuePointer: UnsafeRawPointer?
+        var size = 0
+        while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
+            headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: valuePointer.map { copyBytes($0, size) }))
+            index += 1
+        }
+        return headers
     }
 
     /// Topic names by librdkafka topic handle; handles live as long as the client, and only

@@ -7,7 +7,7 @@ public import Foundation
 public enum JSONEnvelope {
     private struct SchemaProbe: Decodable { var schema: String? }
 
-    public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], schemas: Set<String>) throws(Rejection) -> T {
+    public static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>, schemas: Set<String>) throws(Rejection) -> T {
         let data = Data(bytes)
         let decoder = JSONDecoder()
         let probe: SchemaProbe

@@ -5,7 +5,7 @@ import Kafka
 /// Keys are business ids (originalTransactionId, userId, appAccountToken), so two events for
 /// one purchase can never race inside a worker. A record without a key is its own lane.
 enum LaneKey: Hashable {
-    case key([UInt8])
+    case key(ArraySlice<UInt8>)
     case record(TopicPartition, Int64)
 
     init(_ message: KafkaMessage) {

@@ -14,7 +14,7 @@ enum RejectRecord {
         value += Array(",\"event\":".utf8) + embeddable(message.value)
         value.append(UInt8(ascii: "}"))
         return KafkaRecord(
-            topic: topic, key: message.key, value: value,
+            topic: topic, key: message.key.map(Array.init), value: value,
             headers: sourceHeaders(of: message, group: group) + [KafkaHeader(name: PipelineHeaders.rejectReason, string: reason.code)]
         )
     }
@@ -25,7 +25,7 @@ enum RejectRecord {
             + sourceHeaders(of: message, group: group)
             + [KafkaHeader(name: PipelineHeaders.sourceAttempts, string: String(attempts)),
                KafkaHeader(name: PipelineHeaders.lastError, string: lastError)]
-        return KafkaRecord(topic: WorkerConfiguration.dlqTopic(for: message.topic), key: message.key, value: message.value, headers: headers)
+        return KafkaRecord(topic: WorkerConfiguration.dlqTopic(for: message.topic), key: message.key.map(Array.init), value: Array(message.value), headers: headers)
     }
 
     private static func sourceHeaders(of message: KafkaMessage, group: String) -> [KafkaHeader] {
@@ -39,11 +39,11 @@ enum RejectRecord {
 
     private static let embedLimit = 64 * 1024
 
-    private static func embeddable(_ value: [UInt8]) -> [UInt8] {
+    private static func embeddable(_ value: ArraySlice<UInt8>) -> [UInt8] {
         if value.count <= embedLimit,
             (try? JSONSerialization.jsonObject(with: Data(value), options: [.fragmentsAllowed])) != nil
         {
-            return value
+            return Array(value)
         }
         let text = String(decoding: value.prefix(embedLimit / 16), as: UTF8.self)
         return jsonString(value.count > embedLimit / 16 ? text + "…(\(value.count) bytes)" : text)

@@ -17,8 +17,8 @@ struct RetryEnvelope: Codable, Sendable {
 
     init(message: KafkaMessage, attempt: Int, lastError: String) {
         topic = message.topic
-        key = message.key
-        value = message.value
+        key = message.key.map(Array.init)
+        value = Array(message.value)
         headers = message.headers.filter { $0.name != PipelineHeaders.attempt }.map { Header(name: $0.name, value: $0.value) }
         self.attempt = attempt
         self.lastError = lastError

@@ -27,7 +27,7 @@ struct BenchStageCommand: AsyncParsableCommand {
         }
         func handle(_ work: Void, message: InboundMessage) async throws -> StageOutcome {
             handled.add()
-            return .produce([KafkaRecord(topic: "bench.out", key: message.record.key, value: message.record.value)])
+            return .produce([KafkaRecord(topic: "bench.out", key: message.record.key.map(Array.init), value: Array(message.record.value))])
         }
     }
 
