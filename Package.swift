@@ -123,6 +123,25 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Local stand-ins
+        /// The embedded stack of `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end
+        /// tests: mock-cluster broker, `redis-server` child, simulator, workers as child processes.
+        .target(
+            name: "LocalStack",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                "Pipeline",
+                "AppStoreSimulator",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Executables
         .executableTarget(
             name: "iap",
@@ -132,6 +151,7 @@ let package = Package(
                 "Pipeline",
                 "AppStore",
                 "AppStoreSimulator",
+                "LocalStack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -110,8 +110,9 @@ public final class LocalRedisServer: Sendable {
         throw LocalRedisServerError(message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
     }
 
-    /// Asks the kernel for an unused port by binding to port 0, then releases it.
-    private static func freeLoopbackPort() throws -> Int {
+    /// Asks the kernel for an unused port by binding to port 0, then releases it (another process
+    /// may take it before it is used; callers retry or accept that).
+    public static func freeLoopbackPort() throws -> Int {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else

@@ -4,7 +4,7 @@ import ArgumentParser
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev",
-        abstract: "Run local stand-ins: the embedded Kafka broker (librdkafka's mock cluster).",
-        subcommands: [DevBrokerCommand.self]
+        abstract: "Run local stand-ins: the whole embedded stack (up) or the broker alone (broker).",
+        subcommands: [DevUpCommand.self, DevBrokerCommand.self]
     )
 }

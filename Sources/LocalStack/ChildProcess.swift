@@ -1,0 +1,134 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A child process that receives SIGTERM and SIGINT the way a deployed worker does.
+///
+/// Foundation's `Process` spawns with the calling thread's signal mask and ignored signals,
+/// and a Swift program that traps SIGTERM (swift-service-lifecycle does) ignores it and runs
+/// its tasks on threads that block it, so such children never see SIGTERM and cannot be shut
+/// down gracefully. This spawns with `posix_spawn`, resetting SIGTERM, SIGINT, SIGHUP and
+/// SIGPIPE to their defaults and clearing the mask. Output goes to a log file, so a chatty
+/// child can never block on a full pipe.
+public final class ChildProcess: Sendable {
+    public let name: String
+    public let pid: Int32
+    public let logPath: String
+    private let exit = ExitBox()
+
+    private struct ExitState {
+        var status: Int32?
+        var waiters: [CheckedContinuation<Int32, Never>] = []
+    }
+
+    /// Shared with the thread that waits for the child (a `Mutex` itself cannot be captured).
+    private final class ExitBox: Sendable {
+        let state = Mutex(ExitState())
+    }
+
+    /// Starts `executable` with `arguments` and exactly `environment`.
+    public init(name: String, executable: String, arguments: [String] = [], environment: [String: String], logPath: String) throws {
+        self.name = name
+        self.logPath = logPath
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var spawned: pid_t = 0
+        let result = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
+        guard result == 0 else {
+            throw LocalStackError("could not start \(name) (\(executable)): \(String(cString: strerror(result)))")
+        }
+        self.pid = spawned
+        let pid = spawned
+        // One thread per child blocks in waitpid, so the exit status is never lost and the
+        // child never lingers as a zombie.
+        let thread = Thread { [exit] in
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let waiters = exit.state.withLock { state in
+                state.status = status
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            waiters.forEach { $0.resume(returning: status) }
+        }
+        thread.name = "wait-\(name)".prefix(15).description
+        thread.start()
+    }
+
+    public var isRunning: Bool { exit.state.withLock { $0.status == nil } }
+
+    /// Sends a signal if the process is still running.
+    public func signal(_ signal: Int32) {
+        if isRunning { kill(pid, signal) }
+    }
+
+    /// SIGKILL: a crash, with no drain and no commit.
+    public func crash() { signal(SIGKILL) }
+
+    /// The raw `waitpid` status once the process has exited.
+    public func waitForExit() async -> Int32 {
+        await withCheckedContinuation { continuation in
+            let status = exit.state.withLock { state -> Int32? in
+                if let status = state.status { return status }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let status { continuation.resume(returning: status) }
+        }
+    }
+
+    /// SIGTERM, then SIGKILL if the process has not exited within `grace`.
+    public func stop(grace: Duration) async {
+        guard isRunning else { return }
+        signal(SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        if isRunning {
+            signal(SIGKILL)
+            _ = await waitForExit()
+        }
+    }
+
+    /// The last `bytes` of the child's log, for error messages.
+    public func logTail(bytes: Int = 4_000) -> String {
+        guard let data = FileManager.default.contents(atPath: logPath) else { return "" }
+        return String(decoding: data.suffix(bytes), as: UTF8.self)
+    }
+}
+
+/// Why the local stack could not start or do what was asked.
+public struct LocalStackError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,50 @@
+import Pipeline
+
+/// Writes the dev variant of a pipeline file: same topics and stages, with the embedded
+/// broker's partition count and laptop-sized backoffs and windows.
+enum DevPipelineFile {
+    static func render(_ file: PipelineFile, configuration: LocalStackConfiguration) -> String {
+        var lines = ["# Derived by iap dev up from \(configuration.pipelinePath); do not edit.", "topics:"]
+        for topic in file.topics {
+            lines.append("  - name: \(topic.name)")
+            lines.append("    partitions: \(min(topic.partitions, configuration.partitions))")
+            lines.append("    replicationFactor: 1")
+            lines.append("    cleanupPolicy: \(topic.cleanupPolicy.rawValue)")
+        }
+        lines.append("stages:")
+        for stage in file.stages {
+            lines.append("  - name: \(stage.name)")
+            lines.append("    consumerGroup: \(stage.consumerGroup)")
+            lines.append("    inputs: [\(stage.inputs.joined(separator: ", "))]")
+            lines.append("    outputs: [\(stage.outputs.joined(separator: ", "))]")
+            if let reject = stage.rejectTopic { lines.append("    rejectTopic: \(reject)") }
+            lines.append("    maxInFlight: \(stage.maxInFlight)")
+            lines.append("    retry:")
+            lines.append("      initialBackoff: \(milliseconds(configuration.retryInitialBackoff))")
+            lines.append("      maxBackoff: \(milliseconds(configuration.retryMaxBackoff))")
+            lines.append("      multiplier: \(stage.retry.multiplier)")
+            lines.append("      jitter: \(stage.retry.jitter)")
+            lines.append("      maxAttempts: \(devAttempts(stage, configuration))")
+            if !stage.windows.isEmpty {
+                lines.append("    windows:")
+                for name in stage.windows.keys.sorted() {
+                    let window = name == "unmatched" ? configuration.unmatchedWindow : stage.windows[name]!.duration
+                    lines.append("      \(name): \(milliseconds(window))")
+                }
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Enough attempts that a record waiting for its order outlives the dev window.
+    private static func devAttempts(_ stage: StageSpec, _ configuration: LocalStackConfiguration) -> Int {
+        guard stage.windows["unmatched"] != nil else { return stage.retry.maxAttempts }
+        let window = configuration.unmatchedWindow / configuration.retryInitialBackoff
+        return max(stage.retry.maxAttempts, Int(window.rounded(.up)) + 5)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
+    }
+}

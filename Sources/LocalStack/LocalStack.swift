@@ -1,0 +1,244 @@
+import AppStoreSimulator
+import AsyncHTTPClient
+import Foundation
+public import Kafka
+public import Logging
+import NIOCore
+import NIOHTTP1
+import Pipeline
+public import Redis
+import ServiceLifecycle
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The embedded stack of DESIGN.md's `iap dev up`: librdkafka's mock cluster in this process
+/// (real Kafka protocol on loopback), a `redis-server` child, the App Store simulator in this
+/// process, and the workers (and gateway) as child processes configured against them.
+///
+/// Used by `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end tests, so all four
+/// exercise the same wiring a deployment has: separate processes talking over TCP.
+public final class LocalStack: Sendable {
+    public let endpoints: LocalStackEndpoints
+    public let cluster: KafkaMockCluster
+    public let redis: LocalRedisServer
+    public let configuration: LocalStackConfiguration
+    private let simulatorGroup: ServiceGroup
+    private let simulatorTask: Task<Void, any Error>
+    private let children: Mutex<[String: ChildProcess]>
+    private let binDirectory: String
+    private let environments: [String: [String: String]]
+    private let logger: Logger
+
+    /// Starts everything and returns once every worker answers `/readyz` with 200.
+    public static func start(_ configuration: LocalStackConfiguration, logger: Logger) async throws -> LocalStack {
+        let directory = configuration.stateDirectory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("iap-dev-\(UUID().uuidString.prefix(8))").path
+        let logs = directory + "/logs"
+        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
+
+        let source = try PipelineFile.load(path: configuration.pipelinePath)
+        let pipelinePath = directory + "/pipeline.yaml"
+        try DevPipelineFile.render(source, configuration: configuration).write(toFile: pipelinePath, atomically: true, encoding: .utf8)
+        let pipeline = try PipelineFile.load(path: pipelinePath)
+
+        let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
+        for topic in pipeline.allTopics {
+            try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
+        }
+        let redis = try await LocalRedisServer.start()
+
+        let binDirectory = configuration.binDirectory ?? Self.executableDirectory()
+        let gatewayPort = configuration.gateway && FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway")
+            ? try LocalRedisServer.freeLoopbackPort() : nil
+        let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
+
+        let keyPath = directory + "/apple-api-key.p8"
+        let apiKey = try ServerAPIKey.loadOrCreateP8(keyId: "LOCALSTACK", issuerId: "local-issuer", path: keyPath)
+        let simulator = try AppStoreSimulatorServer(
+            configuration: .init(
+                rootCertificatePath: directory + "/simulator-root.pem", bundleId: configuration.bundleId,
+                notifyURL: gatewayURL.map { $0 + "/apple/notifications" }, retryTimeScale: 0.000_3,
+                faults: FaultConfiguration(latencyMs: Int(configuration.appleLatency / .milliseconds(1))), apiKeys: [apiKey]
+            ),
+            logger: logger
+        )
+        let simulatorGroup = ServiceGroup(configuration: .init(services: [simulator], logger: logger))
+        let simulatorTask = Task { try await simulatorGroup.run() }
+        let simulatorURL = try await simulator.baseURL()
+
+        var base: [String: String] = [
+            "KAFKA_BROKERS": cluster.bootstrapServers,
+            "REDIS_URL": redis.url,
+            "IAP_PIPELINE": pipelinePath,
+            "IAP_OPS_HOST": "127.0.0.1",
+            "IAP_BUNDLE_ID": configuration.bundleId,
+            "IAP_APPLE_ROOT_CERTIFICATES": simulator.rootCertificatePath,
+            "IAP_APPLE_API_URL": simulatorURL + "/production",
+            "IAP_APPLE_SANDBOX_API_URL": simulatorURL + "/sandbox",
+            "IAP_VERIFY_RECEIPT_URL": simulatorURL + "/production/verifyReceipt",
+            "IAP_VERIFY_RECEIPT_SANDBOX_URL": simulatorURL + "/sandbox/verifyReceipt",
+            "IAP_APPLE_KEY_ID": apiKey.keyId,
+            "IAP_APPLE_ISSUER_ID": "local-issuer",
+            "IAP_APPLE_PRIVATE_KEY_PATH": keyPath,
+            "IAP_APPLE_RATE_LIMIT": String(configuration.appleRateLimit),
+            "IAP_ENVIRONMENT": "Production",
+            "IAP_ACCEPT_SANDBOX": "true",
+            "IAP_SHUTDOWN_GRACE_SECONDS": String(Int(configuration.shutdownGrace / .seconds(1))),
+            "IAP_LAG_INTERVAL_SECONDS": "2",
+            // The mock cluster runs in this process: rebalance quickly when a child restarts.
+            "IAP_KAFKA_SESSION_TIMEOUT_MS": "6000",
+            "IAP_KAFKA_HEARTBEAT_INTERVAL_MS": "500",
+            "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
+        ]
+        base.merge(configuration.workerEnvironment) { _, new in new }
+
+        var environments: [String: [String: String]] = [:]
+        var ops: [String: String] = [:]
+        var instances: [(name: String, executable: String)] = []
+        for worker in configuration.workers {
+            for replica in 1...max(1, configuration.replicas) {
+                let name = replica == 1 ? worker : "\(worker)-\(replica)"
+                let port = try LocalRedisServer.freeLoopbackPort()
+                var environment = base
+                environment["IAP_OPS_PORT"] = String(port)
+                environment["IAP_CLIENT_ID"] = name
+                environments[name] = environment
+                ops[name] = "http://127.0.0.1:\(port)"
+                instances.append((name, worker))
+            }
+        }
+        if let gatewayPort {
+            var environment = base
+            environment["IAP_GATEWAY_HOST"] = "127.0.0.1"
+            environment["IAP_GATEWAY_PORT"] = String(gatewayPort)
+            environment["IAP_OPS_PORT"] = String(try LocalRedisServer.freeLoopbackPort())
+            environments["iap-gateway"] = environment
+            ops["iap-gateway"] = "http://127.0.0.1:\(environment["IAP_OPS_PORT"]!)"
+            instances.append(("iap-gateway", "iap-gateway"))
+        }
+
+        let stack = LocalStack(
+            endpoints: LocalStackEndpoints(
+                kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL, rootCertificate: simulator.rootCertificatePath,
+                bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
+            ),
+            cluster: cluster, redis: redis, configuration: configuration, simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
+            binDirectory: binDirectory, environments: environments, logger: logger
+        )
+        do {
+            for instance in instances {
+                try stack.spawn(instance.name, executable: instance.executable)
+            }
+            try await stack.waitUntilReady(instances.map(\.name))
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        return stack
+    }
+
+    private init(
+        endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer, configuration: LocalStackConfiguration,
+        simulatorGroup: ServiceGroup, simulatorTask: Task<Void, any Error>, binDirectory: String,
+        environments: [String: [String: String]], logger: Logger
+    ) {
+        self.endpoints = endpoints
+        self.cluster = cluster
+        self.redis = redis
+        self.configuration = configuration
+        self.simulatorGroup = simulatorGroup
+        self.simulatorTask = simulatorTask
+        self.children = Mutex([:])
+        self.binDirectory = binDirectory
+        self.environments = environments
+        self.logger = logger
+    }
+
+    /// Instance names of the child processes (`iap-intake`, `iap-intake-2`, …, `iap-gateway`).
+    public var processNames: [String] { environments.keys.sorted() }
+
+    /// The running child process of an instance, if any.
+    public func process(_ name: String) -> ChildProcess? { children.withLock { $0[name] } }
+
+    /// SIGKILLs an instance (a crash: no drain, no commit) and waits until it is gone.
+    public func kill(_ name: String) async {
+        guard let child = process(name) else { return }
+        child.crash()
+        _ = await child.waitForExit()
+    }
+
+    /// Starts an instance again (after ``kill(_:)``) and waits for its `/readyz`.
+    public func restart(_ name: String) async throws {
+        if let child = process(name), child.isRunning { await child.stop(grace: configuration.shutdownGrace) }
+        let executable = name.split(separator: "-").prefix(2).joined(separator: "-")
+        try spawn(name, executable: executable)
+        try await waitUntilReady([name])
+    }
+
+    /// SIGTERM to every child (they drain, commit and leave their groups), then the simulator,
+    /// Redis and the broker.
+    public func stop() async {
+        let running = children.withLock { Array($0.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for child in running {
+                group.addTask { [grace = configuration.shutdownGrace] in await child.stop(grace: grace) }
+            }
+        }
+        await simulatorGroup.triggerGracefulShutdown()
+        _ = try? await simulatorTask.value
+        redis.stop()
+    }
+
+    private func spawn(_ name: String, executable: String) throws {
+        let path = binDirectory + "/" + executable
+        guard FileManager.default.isExecutableFile(atPath: path) else {
+            throw LocalStackError("\(path) not found: build the workers first (swift build) or pass the directory holding them")
+        }
+        let child = try ChildProcess(
+            name: name, executable: path, environment: environments[name] ?? [:], logPath: endpoints.logs + "/\(name).log"
+        )
+        children.withLock { $0[name] = child }
+    }
+
+    private func waitUntilReady(_ names: [String], timeout: Duration = .seconds(90)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        for name in names {
+            guard let base = endpoints.ops[name], let child = process(name) else { continue }
+            while true {
+                guard child.isRunning else {
+                    throw LocalStackError("\(name) exited while starting; its log ends:\n\(child.logTail())")
+                }
+                if await Self.isReady(base + "/readyz") { break }
+                guard ContinuousClock.now < deadline else {
+                    throw LocalStackError("\(name) was not ready within \(timeout); its log ends:\n\(child.logTail())")
+                }
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    private static func isReady(_ url: String) async -> Bool {
+        var request = HTTPClientRequest(url: url)
+        request.method = .GET
+        guard let response = try? await HTTPClient.shared.execute(request, timeout: .seconds(2)) else { return false }
+        return response.status == .ok
+    }
+
+    /// The directory of the running executable: `iap` and the workers are built side by side,
+    /// and a test bundle sits in the same build directory.
+    private static func executableDirectory() -> String {
+        if let override = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] { return override }
+        let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
+        var directory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
+        // An .xctest bundle on Linux is a file in the build directory; on macOS a directory tree.
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+            directory = directory.deletingLastPathComponent()
+        }
+        return directory.path
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// What `iap dev up`, `iap demo`, the end-to-end tests and `iap bench e2e` start.
+///
+/// The defaults are a laptop's: few partitions, sub-second retry backoffs and a short
+/// unmatched window, so scenarios that take hours in production finish in seconds.
+public struct LocalStackConfiguration: Sendable {
+    /// The four workers, in pipeline order; `workers` picks a subset.
+    public static let allWorkers = ["iap-intake", "iap-verify", "iap-match", "iap-grant"]
+
+    /// Pipeline file the dev topology is derived from.
+    public var pipelinePath = "pipelines/iap.yaml"
+    /// Partitions of every topic on the embedded broker (the mock keeps ~5 MiB each, D7).
+    public var partitions = 4
+    /// Worker executables to start as child processes; empty starts only broker, Redis and simulator.
+    public var workers = LocalStackConfiguration.allWorkers
+    /// Whether to start `iap-gateway` and point the simulator's notifications at it.
+    public var gateway = true
+    /// Directory holding the worker executables; `nil` means next to the running executable.
+    public var binDirectory: String?
+    /// Directory for the dev pipeline file, keys, the root certificate and child logs.
+    public var stateDirectory: String?
+    /// Bundle id of the simulated app.
+    public var bundleId = "com.example.game"
+    /// First retry delay and cap of every stage in the dev pipeline file.
+    public var retryInitialBackoff: Duration = .milliseconds(250)
+    public var retryMaxBackoff: Duration = .seconds(2)
+    /// How long match waits for an order before `iap.unmatched`.
+    public var unmatchedWindow: Duration = .seconds(20)
+    /// Latency the simulator adds to every Apple call (`--apple-latency`).
+    public var appleLatency: Duration = .zero
+    /// Shared Apple call rate limit per second; 0 turns the limiter off.
+    public var appleRateLimit = 0
+    /// Replicas per worker (each its own process and consumer-group member).
+    public var replicas = 1
+    /// Extra environment for every worker (e.g. `IAP_LOG_LEVEL`).
+    public var workerEnvironment: [String: String] = [:]
+    /// How long a worker may drain on SIGTERM before it is killed.
+    public var shutdownGrace: Duration = .seconds(15)
+
+    public init() {}
+}
