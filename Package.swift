@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "Pipeline", targets: ["Pipeline"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+        .library(name: "Purchases", targets: ["Purchases"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
@@ -100,6 +101,19 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Domain
+        /// Events and the intake/verify/match/grant rules, as plain code: no Kafka, Redis or
+        /// runtime imports (DESIGN.md's dependency rules; decision D9).
+        .target(
+            name: "Purchases",
+            dependencies: [
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -194,6 +208,19 @@ let package = Package(
             name: "AppStoreTests",
             dependencies: ["AppStore", "AppStoreSimulator"],
             resources: [.copy("Vectors")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PurchasesTests",
+            dependencies: [
+                "Purchases",
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -1,0 +1,105 @@
+public import AppStore
+
+/// The fields of an Apple-verified transaction that match and grant act on.
+///
+/// Built only from data Apple vouched for: a JWS that passed `SignedDataVerifier`, or a
+/// verifyReceipt answer. Field reference: docs/events.md.
+public struct TransactionDetails: Codable, Hashable, Sendable {
+    public var transactionId: String
+    public var originalTransactionId: String
+    public var bundleId: String
+    public var productId: String
+    /// nil only for legacy verifyReceipt records, which do not state the type of one-time purchases.
+    public var productType: ProductType?
+    public var quantity: Int
+    public var purchaseDate: Timestamp?
+    public var originalPurchaseDate: Timestamp?
+    public var expiresDate: Timestamp?
+    public var revocationDate: Timestamp?
+    public var revocationReason: RevocationReason?
+    /// As Apple signed it (matching canonicalises it).
+    public var appAccountToken: String?
+    public var environment: AppStoreEnvironment
+    public var inAppOwnershipType: InAppOwnershipType?
+    /// Apple re-signs the old transaction of an immediate upgrade with `isUpgraded` true.
+    public var isUpgraded: Bool?
+    /// When Apple signed this view of the transaction: orders updates of the same transaction.
+    public var signedDate: Timestamp?
+    public var webOrderLineItemId: String?
+    public var subscriptionGroupIdentifier: String?
+
+    public init(
+        transactionId: String,
+        originalTransactionId: String,
+        bundleId: String,
+        productId: String,
+        productType: ProductType?,
+        quantity: Int = 1,
+        environment: AppStoreEnvironment,
+        purchaseDate: Timestamp? = nil,
+        originalPurchaseDate: Timestamp? = nil,
+        expiresDate: Timestamp? = nil,
+        revocationDate: Timestamp? = nil,
+        revocationReason: RevocationReason? = nil,
+        appAccountToken: String? = nil,
+        inAppOwnershipType: InAppOwnershipType? = nil,
+        isUpgraded: Bool? = nil,
+        signedDate: Timestamp? = nil,
+        webOrderLineItemId: String? = nil,
+        subscriptionGroupIdentifier: String? = nil
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.productType = productType
+        self.quantity = quantity
+        self.environment = environment
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.appAccountToken = appAccountToken
+        self.inAppOwnershipType = inAppOwnershipType
+        self.isUpgraded = isUpgraded
+        self.signedDate = signedDate
+        self.webOrderLineItemId = webOrderLineItemId
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+    }
+
+    /// The fields of a verified `JWSTransactionDecodedPayload`. Apple always sets the ids,
+    /// bundle, product and environment; a payload without them cannot be acted on.
+    public init(verified payload: JWSTransactionDecodedPayload) throws(PurchaseRejection) {
+        func required(_ value: String?, _ name: String) throws(PurchaseRejection) -> String {
+            guard let value = value?.trimmedNonEmpty else {
+                throw PurchaseRejection(.malformedEvent, "signed transaction has no \(name)")
+            }
+            return value
+        }
+        guard let environment = payload.environment else {
+            throw PurchaseRejection(.wrongEnvironment, "signed transaction has no environment")
+        }
+        let transactionId = try required(payload.transactionId, "transactionId")
+        self.init(
+            transactionId: transactionId,
+            originalTransactionId: payload.originalTransactionId?.trimmedNonEmpty ?? transactionId,
+            bundleId: try required(payload.bundleId, "bundleId"),
+            productId: try required(payload.productId, "productId"),
+            productType: payload.type,
+            quantity: payload.quantity.map(Int.init) ?? 1,
+            environment: environment,
+            purchaseDate: payload.purchaseDate.map(Timestamp.init),
+            originalPurchaseDate: payload.originalPurchaseDate.map(Timestamp.init),
+            expiresDate: payload.expiresDate.map(Timestamp.init),
+            revocationDate: payload.revocationDate.map(Timestamp.init),
+            revocationReason: payload.revocationReason,
+            appAccountToken: payload.appAccountToken,
+            inAppOwnershipType: payload.inAppOwnershipType,
+            isUpgraded: payload.isUpgraded,
+            signedDate: payload.signedDate.map(Timestamp.init),
+            webOrderLineItemId: payload.webOrderLineItemId,
+            subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier
+        )
+    }
+}

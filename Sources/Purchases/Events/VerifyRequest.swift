@@ -1,0 +1,64 @@
+/// Intake → verify (`iap.verify-request.v1` on `iap.verify`, key: the routing key).
+///
+/// One purchase or notification, validated and normalised, still unverified. Field reference:
+/// docs/events.md.
+public struct VerifyRequest: PipelineEvent, Hashable {
+    public static let schema = "iap.verify-request.v1"
+
+    /// What ``payload`` holds.
+    public enum Kind: String, Codable, Hashable, Sendable, CaseIterable {
+        case signedTransaction
+        case appReceipt
+        case transactionReceipt
+        case transactionId
+        /// A notification's `signedPayload`.
+        case notification
+    }
+
+    public private(set) var schema: String = Self.schema
+    public var kind: Kind
+    /// The Apple artefact, trimmed.
+    public var payload: String
+    /// The publisher's bundle id; for notifications the unverified `bundleId` inside, if any.
+    public var bundleId: String?
+    public var hints: PublisherHints
+    public var source: PurchaseSource
+    /// When intake accepted a purchase, or when the gateway received a notification.
+    public var receivedAt: Timestamp
+    /// For notifications: the unverified `notificationUUID`, so the verify stage can guard on
+    /// it before verifying (Apple's delivery retries keep it).
+    public var notificationUUID: String?
+
+    public init(
+        kind: Kind,
+        payload: String,
+        bundleId: String?,
+        hints: PublisherHints,
+        source: PurchaseSource,
+        receivedAt: Timestamp,
+        notificationUUID: String? = nil
+    ) {
+        self.kind = kind
+        self.payload = payload
+        self.bundleId = bundleId
+        self.hints = hints
+        self.source = source
+        self.receivedAt = receivedAt
+        self.notificationUUID = notificationUUID
+    }
+
+    /// SHA-256 over kind, bundle id, user and payload: the same artefact published again for
+    /// the same user is an exact duplicate and can be dropped. The user is part of it on
+    /// purpose: the same receipt sent for *another* user must reach match, which reports it as
+    /// `ownership_conflict` instead of silently dropping it.
+    public var dedupeKey: String {
+        Digest.sha256Hex([self.kind.rawValue, self.bundleId ?? "", self.hints.userId ?? "", self.payload])
+    }
+
+    /// The business id the verify stage guards on: `notification:<notificationUUID>` (stable
+    /// across Apple's retries), else `purchase:<dedupeKey>`.
+    public var idempotencyKey: String {
+        if self.kind == .notification, let uuid = self.notificationUUID { return "notification:\(uuid)" }
+        return "purchase:\(self.dedupeKey)"
+    }
+}

@@ -1,0 +1,34 @@
+public import AppStore
+
+/// A change grant can make, finer than the contract's `action`: reinstating a refunded
+/// purchase is a `grant` on the topic but must not reuse the original grant's eventId.
+public struct EntitlementEffect: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// First grant of a purchase, or a subscription starting again after it ended.
+    public static let grant = Self(rawValue: "grant")
+    /// A subscription extended by a newer period.
+    public static let renew = Self(rawValue: "renew")
+    public static let expire = Self(rawValue: "expire")
+    public static let revoke = Self(rawValue: "revoke")
+    /// A revoked transaction granted again (REFUND_REVERSED).
+    public static let reinstate = Self(rawValue: "reinstate")
+
+    /// The contract `action` this effect is published as.
+    public var action: EntitlementAction {
+        switch self {
+        case .renew: .renew
+        case .expire: .expire
+        case .revoke: .revoke
+        default: .grant
+        }
+    }
+
+    /// `<transactionId>|<effect>`: the idempotency key of this change (the runtime may guard
+    /// on it) and the input of its eventId (SHA-256 as a UUID). A renewal appends the period
+    /// end (see ``EntitlementChange/idempotencyKey``).
+    public static func idempotencyKey(transactionId: String, effect: EntitlementEffect) -> String {
+        "\(transactionId)|\(effect.rawValue)"
+    }
+}

@@ -1,0 +1,52 @@
+import AppStore
+import Foundation
+
+/// Routing keys for `iap.verify`, read from the Apple artefact *without verification*.
+///
+/// Only the Kafka key depends on this: verify trusts nothing decoded here. Keying on
+/// originalTransactionId puts StoreKit 2, StoreKit 1 and notification deliveries of one
+/// purchase in one verify lane, so the second of them finds the first one's result in the
+/// cache instead of asking Apple again.
+enum RoutingKey {
+    /// originalTransactionId, else transactionId, of an unverified signed transaction.
+    static func forSignedTransaction(_ jws: String) throws(VerificationError) -> String? {
+        let payload = try UnverifiedJWS(jws).decodePayload(as: JWSTransactionDecodedPayload.self)
+        return Self.preferred(payload.originalTransactionId, payload.transactionId)
+    }
+
+    /// The record with the latest purchase date decides: it is the purchase the app just
+    /// uploaded the receipt for. nil when the receipt does not decode locally (verifyReceipt
+    /// may still accept it) or holds no usable ids (Xcode's "0").
+    static func forAppReceipt(_ base64: String) -> String? {
+        guard let receipt = try? AppReceiptDecoder.decode(base64: base64) else { return nil }
+        let records = receipt.inApp.filter { record in
+            guard let id = record.transactionId else { return false }
+            return !id.isEmpty && id != "0"
+        }
+        let latest = records.enumerated().max { lhs, rhs in
+            let left = lhs.element.purchaseDate ?? .distantPast
+            let right = rhs.element.purchaseDate ?? .distantPast
+            return left == right ? lhs.offset < rhs.offset : left < right
+        }?.element
+        return latest.flatMap { Self.preferred($0.originalTransactionId, $0.transactionId) }
+    }
+
+    static func forTransactionReceipt(_ base64: String) -> String? {
+        guard let receipt = try? TransactionReceiptDecoder.decode(base64: base64) else { return nil }
+        return Self.preferred(receipt.originalTransactionId, receipt.transactionId)
+    }
+
+    /// The nested transaction's originalTransactionId/transactionId, else the notificationUUID.
+    static func forNotification(_ payload: ResponseBodyV2DecodedPayload) -> String? {
+        if let signed = payload.data?.signedTransactionInfo,
+           let transaction = try? UnverifiedJWS(signed).decodePayload(as: JWSTransactionDecodedPayload.self),
+           let key = Self.preferred(transaction.originalTransactionId, transaction.transactionId) {
+            return key
+        }
+        return payload.notificationUUID?.trimmedNonEmpty
+    }
+
+    private static func preferred(_ first: String?, _ second: String?) -> String? {
+        first?.trimmedNonEmpty ?? second?.trimmedNonEmpty
+    }
+}

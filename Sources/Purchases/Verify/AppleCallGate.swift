@@ -1,0 +1,68 @@
+public import AppStore
+
+/// Consulted before every call to Apple, so all verify replicas together stay under Apple's
+/// per-app rate limits (50 requests/s for Get Transaction Info in production, 10 % of that
+/// in sandbox, enforced hourly). The Redis implementation shares the budget across replicas.
+public protocol AppleCallGate: Sendable {
+    func acquire(_ call: AppleCall) async throws -> GateDecision
+}
+
+/// One call verify is about to make.
+public struct AppleCall: Hashable, Sendable {
+    public enum Endpoint: String, Hashable, Sendable {
+        case transactionInfo
+        case verifyReceipt
+    }
+
+    public var endpoint: Endpoint
+    public var environment: AppStoreEnvironment
+
+    public init(_ endpoint: Endpoint, environment: AppStoreEnvironment) {
+        self.endpoint = endpoint
+        self.environment = environment
+    }
+}
+
+/// Whether a call may go out now.
+public enum GateDecision: Hashable, Sendable {
+    case proceed
+    /// The budget is spent; the request is retried after this long.
+    case wait(Duration)
+}
+
+/// A token bucket per endpoint and environment, for one process.
+public actor InMemoryAppleCallGate: AppleCallGate {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private let productionRate: Double
+    private let sandboxRate: Double
+    private var buckets: [AppleCall: Bucket] = [:]
+
+    /// - Parameters:
+    ///   - callsPerSecond: production budget per endpoint; the bucket holds one second of it.
+    ///   - sandboxShare: sandbox gets this share of the production budget (Apple: 10 %).
+    public init(callsPerSecond: Double = 50, sandboxShare: Double = 0.1) {
+        self.productionRate = max(callsPerSecond, 0.001)
+        self.sandboxRate = max(callsPerSecond * sandboxShare, 0.001)
+    }
+
+    public func acquire(_ call: AppleCall) -> GateDecision {
+        let rate = call.environment == .production ? self.productionRate : self.sandboxRate
+        let capacity = max(rate, 1)
+        let now = ContinuousClock.now
+        var bucket = self.buckets[call] ?? Bucket(tokens: capacity, updated: now)
+        let elapsed = bucket.updated.duration(to: now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        bucket.tokens = min(capacity, bucket.tokens + seconds * rate)
+        bucket.updated = now
+        defer { self.buckets[call] = bucket }
+        guard bucket.tokens >= 1 else {
+            return .wait(.milliseconds(Int64(((1 - bucket.tokens) / rate * 1000).rounded(.up))))
+        }
+        bucket.tokens -= 1
+        return .proceed
+    }
+}

@@ -1,0 +1,146 @@
+import AppStore
+import Logging
+
+extension TransactionVerifier {
+    /// What one Apple call (after the environment walk) came to.
+    enum AppleAnswer<Value: Sendable>: Sendable {
+        case value(Value, environment: AppStoreEnvironment)
+        case failed(VerifyOutcome)
+    }
+
+    /// Looks up `ids` (cache first) and verifies Apple's signed answers. A retry of any id
+    /// retries the whole request (ids already verified are cached by then, so they cost no
+    /// second call); ids Apple refuses are dropped when others succeed, and reject the
+    /// request when none does.
+    func lookUp(_ ids: [String], for request: VerifyRequest) async throws -> VerifyOutcome {
+        var records: [VerifiedTransaction] = []
+        var refusals: [PurchaseRejection] = []
+        for id in ids {
+            switch try await self.transaction(id: id) {
+            case .value(let transaction, _):
+                records.append(self.record(transaction, for: request))
+            case .failed(.reject(let refusal)):
+                refusals.append(refusal)
+            case .failed(let outcome):
+                return outcome
+            }
+        }
+        guard !records.isEmpty else {
+            return .reject(refusals.first ?? PurchaseRejection(.transactionNotFound, "no transaction id to look up"))
+        }
+        if let first = refusals.first {
+            self.logger.warning(
+                "some transactions of the request were refused",
+                metadata: ["verified": "\(records.count)", "refused": "\(refusals.count)", "first": "\(first)"]
+            )
+        }
+        return .verified(records)
+    }
+
+    /// One transaction: from the cache, else Get Transaction Info plus local verification of
+    /// Apple's signed answer.
+    func transaction(id: String) async throws -> AppleAnswer<TransactionDetails> {
+        if let cached = try await self.cache.get(transactionId: id) {
+            if let refusal = self.configuration.environmentPolicy.refusal(for: cached.environment) {
+                return .failed(.reject(refusal))
+            }
+            return .value(cached, environment: cached.environment)
+        }
+        let answer = try await self.askApple(.transactionInfo, about: "transaction \(id)") { environment throws(AppleCallFailure) in
+            try await self.source.transactionInfo(id: id, environment: environment)
+        }
+        let signed: String
+        let environment: AppStoreEnvironment
+        switch answer {
+        case .value(let value, let answeredIn):
+            signed = value
+            environment = answeredIn
+        case .failed(let outcome):
+            return .failed(outcome)
+        }
+        let verifier: SignedDataVerifier
+        switch self.verifier(for: environment) {
+        case .success(let chosen): verifier = chosen
+        case .failure(let refusal): return .failed(.reject(refusal))
+        }
+        switch await verifier.verifyAndDecodeTransaction(signed) {
+        case .valid(let payload):
+            let transaction: TransactionDetails
+            do throws(PurchaseRejection) {
+                transaction = try TransactionDetails(verified: payload)
+            } catch {
+                return .failed(.reject(error))
+            }
+            try await self.cache.put(transaction)
+            return .value(transaction, environment: environment)
+        case .invalid(let error), .retryable(let error):
+            return .failed(Self.outcome(for: error, field: "transaction \(id) from Apple"))
+        }
+    }
+
+    /// Calls Apple through the gate, first in the deployment's lookup environment and, when
+    /// Apple says the data lives in the other one and the policy accepts it, once there.
+    func askApple<Value: Sendable>(
+        _ endpoint: AppleCall.Endpoint,
+        about subject: String,
+        _ call: (AppStoreEnvironment) async throws(AppleCallFailure) -> Value
+    ) async throws -> AppleAnswer<Value> {
+        let policy = self.configuration.environmentPolicy
+        var environment = policy.firstLookupEnvironment
+        var switched = false
+        while true {
+            if case .wait(let delay) = try await self.gate.acquire(AppleCall(endpoint, environment: environment)) {
+                return .failed(.retry(
+                    after: delay,
+                    reason: RetryReason(.rateLimited, "Apple call budget for \(endpoint.rawValue) in \(environment) is spent")
+                ))
+            }
+            let outcome: AppleOutcome
+            do throws(AppleCallFailure) {
+                return .value(try await call(environment), environment: environment)
+            } catch {
+                outcome = error.outcome
+            }
+            switch outcome {
+            case .switchEnvironment(let next) where !switched && policy.refusal(for: next) == nil:
+                environment = next
+                switched = true
+            case .switchEnvironment(let next):
+                let refusal = Self.refusedSwitch(endpoint, subject: subject, from: environment, to: next, policy: policy, switched: switched)
+                return .failed(.reject(refusal))
+            case .retry(let after, let reason):
+                return .failed(.retry(after: after, reason: reason))
+            case .terminal(let reason):
+                return .failed(.reject(PurchaseRejection(reason.code, "\(subject): \(reason)")))
+            case .ok:
+                return .failed(.retry(
+                    after: AppleOutcomeClassifier.Delay.invalidBody,
+                    reason: RetryReason(.invalidResponseBody, "\(subject): Apple answered without data")
+                ))
+            }
+        }
+    }
+
+    /// Apple says "the other environment" and we may not (or already did) go there. The codes
+    /// follow `AppleOutcomeClassifier`: an id missing from production is `transaction_not_found`
+    /// (it may exist nowhere), a receipt Apple calls sandbox is the policy's refusal.
+    private static func refusedSwitch(
+        _ endpoint: AppleCall.Endpoint,
+        subject: String,
+        from environment: AppStoreEnvironment,
+        to next: AppStoreEnvironment,
+        policy: EnvironmentPolicy,
+        switched: Bool
+    ) -> PurchaseRejection {
+        let why = switched ? "\(next) was asked already" : "\(next) is not accepted"
+        switch endpoint {
+        case .transactionInfo:
+            return PurchaseRejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
+        case .verifyReceipt:
+            if !switched, let refusal = policy.refusal(for: next) {
+                return PurchaseRejection(refusal.reason, "\(subject): \(environment) says it belongs to \(next); \(refusal.detail)")
+            }
+            return PurchaseRejection(.wrongEnvironment, "\(subject): \(environment) says it belongs to \(next); \(why)")
+        }
+    }
+}

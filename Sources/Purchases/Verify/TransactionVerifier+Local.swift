@@ -1,0 +1,82 @@
+import AppStore
+
+extension TransactionVerifier {
+    /// A StoreKit 2 signed transaction: verified locally with the verifier of the environment
+    /// it claims (after the policy accepted that environment).
+    func verifySignedTransaction(_ request: VerifyRequest) async throws -> VerifyOutcome {
+        let claimed: JWSTransactionDecodedPayload
+        do throws(VerificationError) {
+            claimed = try UnverifiedJWS(request.payload).decodePayload(as: JWSTransactionDecodedPayload.self)
+        } catch {
+            return Self.outcome(for: error, field: "signedTransaction")
+        }
+        let verifier: SignedDataVerifier
+        switch self.verifier(for: claimed.environment) {
+        case .success(let chosen): verifier = chosen
+        case .failure(let refusal): return .reject(refusal)
+        }
+        switch await verifier.verifyAndDecodeTransaction(request.payload) {
+        case .valid(let payload):
+            let transaction: TransactionDetails
+            do throws(PurchaseRejection) {
+                transaction = try TransactionDetails(verified: payload)
+            } catch {
+                return .reject(error)
+            }
+            try await self.cache.put(transaction)
+            return .verified([self.record(transaction, for: request)])
+        case .invalid(let error), .retryable(let error):
+            return Self.outcome(for: error, field: "signedTransaction")
+        }
+    }
+
+    /// A notification: its signature and the nested transaction and renewal info are verified
+    /// together. Genuine notifications without a transaction are skipped.
+    func verifyNotification(_ request: VerifyRequest) async throws -> VerifyOutcome {
+        let claimed: ResponseBodyV2DecodedPayload
+        do throws(VerificationError) {
+            claimed = try UnverifiedJWS(request.payload).decodePayload(as: ResponseBodyV2DecodedPayload.self)
+        } catch {
+            return Self.outcome(for: error, field: "signedPayload")
+        }
+        let claimedEnvironment = claimed.data?.environment ?? claimed.summary?.environment ?? claimed.appData?.environment
+            ?? claimed.externalPurchaseToken?.impliedEnvironment
+        let verifier: SignedDataVerifier
+        switch self.verifier(for: claimedEnvironment) {
+        case .success(let chosen): verifier = chosen
+        case .failure(let refusal): return .reject(refusal)
+        }
+
+        let notification: VerifiedNotification
+        switch await verifier.verifyAndDecodeNotification(request.payload) {
+        case .valid(let verified): notification = verified
+        case .invalid(let error), .retryable(let error): return Self.outcome(for: error, field: "signedPayload")
+        }
+        let type = notification.payload.notificationType
+        guard let signedTransaction = notification.transaction else {
+            return .skip(SkipReason(.notificationWithoutTransaction, "\(type?.rawValue ?? "untyped") notification carries no transaction"))
+        }
+        guard let type, let uuid = notification.payload.notificationUUID?.trimmedNonEmpty else {
+            return .reject(PurchaseRejection(.malformedEvent, "notification has no notificationType or notificationUUID"))
+        }
+        let transaction: TransactionDetails
+        do throws(PurchaseRejection) {
+            transaction = try TransactionDetails(verified: signedTransaction)
+        } catch {
+            return .reject(error)
+        }
+        try await self.cache.put(transaction)
+        let context = NotificationContext(
+            notificationType: type,
+            subtype: notification.payload.subtype,
+            notificationUUID: uuid,
+            signedDate: notification.payload.signedDate.map(Timestamp.init)
+        )
+        return .verified([self.record(
+            transaction,
+            for: request,
+            notification: context,
+            renewal: notification.renewalInfo.map(RenewalDetails.init(verified:))
+        )])
+    }
+}

@@ -1,0 +1,118 @@
+public import AppStore
+public import Foundation
+public import Logging
+
+/// The verify stage's rules: turns one ``VerifyRequest`` into Apple-verified transactions or
+/// an explicit ``VerifyOutcome``.
+///
+/// Signed transactions and notifications are verified locally (no Apple call). Bare ids,
+/// StoreKit 1 transaction receipts and app receipts are looked up with Apple through the
+/// ``AppleTransactionSource``, after the ``VerifiedTransactionCache`` (the same purchase often
+/// arrives three ways) and the ``AppleCallGate``. Infrastructure errors from the cache or the
+/// gate are thrown: the runtime retries them like any transient failure.
+public struct TransactionVerifier: Sendable {
+    public let configuration: VerifyConfiguration
+    let source: any AppleTransactionSource
+    let cache: any VerifiedTransactionCache
+    let gate: any AppleCallGate
+    let logger: Logger
+    let now: @Sendable () -> Timestamp
+    /// One verifier per accepted environment: a verifier is bound to one environment, so
+    /// sandbox data can never pass a production check.
+    private let verifiers: [AppStoreEnvironment: SignedDataVerifier]
+
+    public init(
+        configuration: VerifyConfiguration,
+        source: any AppleTransactionSource,
+        cache: any VerifiedTransactionCache,
+        gate: any AppleCallGate,
+        logger: Logger = Logger(label: "iap.verify"),
+        now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }
+    ) throws(ConfigurationError) {
+        self.configuration = configuration
+        self.source = source
+        self.cache = cache
+        self.gate = gate
+        self.logger = logger
+        self.now = now
+        var verifiers: [AppStoreEnvironment: SignedDataVerifier] = [:]
+        for environment in configuration.environmentPolicy.acceptedEnvironments {
+            verifiers[environment] = try SignedDataVerifier(.init(
+                rootCertificates: configuration.rootCertificates,
+                bundleId: configuration.bundleId,
+                appAppleId: configuration.appAppleId,
+                environment: environment,
+                validationTime: configuration.validationTime,
+                onlineChecks: configuration.onlineChecks,
+                allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment
+            ))
+        }
+        self.verifiers = verifiers
+    }
+
+    /// The business id the verify stage guards a request on (see ``VerifyRequest/idempotencyKey``).
+    public static func idempotencyKey(for request: VerifyRequest) -> String {
+        request.idempotencyKey
+    }
+
+    /// Verifies one request.
+    public func verify(_ request: VerifyRequest) async throws -> VerifyOutcome {
+        if request.kind != .notification, let bundleId = request.bundleId, bundleId != self.configuration.bundleId {
+            return .reject(PurchaseRejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
+        }
+        switch request.kind {
+        case .signedTransaction:
+            return try await self.verifySignedTransaction(request)
+        case .notification:
+            return try await self.verifyNotification(request)
+        case .transactionId:
+            return try await self.lookUp([request.payload], for: request)
+        case .transactionReceipt:
+            return try await self.verifyTransactionReceipt(request)
+        case .appReceipt:
+            switch self.configuration.receiptValidation {
+            case .serverAPI: return try await self.verifyAppReceiptWithServerAPI(request)
+            case .verifyReceipt: return try await self.verifyAppReceiptWithVerifyReceipt(request)
+            }
+        }
+    }
+
+    // MARK: - Shared
+
+    /// The verifier for data claiming `environment`, or the policy's refusal.
+    func verifier(for environment: AppStoreEnvironment?) -> Result<SignedDataVerifier, PurchaseRejection> {
+        guard let environment else { return .failure(PurchaseRejection(.wrongEnvironment, "payload names no environment")) }
+        if let refusal = self.configuration.environmentPolicy.refusal(for: environment) { return .failure(refusal) }
+        guard let verifier = self.verifiers[environment] else {
+            return .failure(PurchaseRejection(.wrongEnvironment, "no verifier for \(environment)"))
+        }
+        return .success(verifier)
+    }
+
+    func record(
+        _ transaction: TransactionDetails,
+        for request: VerifyRequest,
+        notification: NotificationContext? = nil,
+        renewal: RenewalDetails? = nil
+    ) -> VerifiedTransaction {
+        VerifiedTransaction(
+            transaction: transaction,
+            hints: request.hints,
+            source: request.source,
+            receivedAt: request.receivedAt,
+            verifiedAt: self.now(),
+            notification: notification,
+            renewal: renewal
+        )
+    }
+
+    /// A local verification refusal as an outcome, through the shared classifier (OCSP
+    /// unreachable → retry; chain → invalid_certificate; bundle → wrong_bundle; …).
+    static func outcome(for error: VerificationError, field: String) -> VerifyOutcome {
+        switch AppleOutcomeClassifier.classify(.verification(error)) {
+        case .retry(let after, let reason): .retry(after: after, reason: reason)
+        case .terminal(let reason): .reject(PurchaseRejection(reason.code, "\(field): \(error)"))
+        case .ok, .switchEnvironment: .reject(PurchaseRejection(.invalidSignature, "\(field): \(error)"))
+        }
+    }
+}

@@ -1,0 +1,43 @@
+public import AppStore
+public import Foundation
+
+/// How the verify stage checks purchases.
+public struct VerifyConfiguration: Sendable {
+    /// How app receipts are checked with Apple.
+    public enum ReceiptValidation: Sendable, Hashable {
+        /// Decode locally to transaction ids and look each up with Get Transaction Info.
+        case serverAPI
+        /// Send the receipt to the deprecated verifyReceipt endpoint (production first,
+        /// sandbox on 21007), for apps that still depend on it.
+        case verifyReceipt
+    }
+
+    public var bundleId: String
+    /// Required when production is accepted (production notifications carry it).
+    public var appAppleId: Int64?
+    /// DER roots JWS chains must lead to; Apple Root CA - G3 by default, the simulator's root
+    /// in `iap dev`.
+    public var rootCertificates: [Data]
+    public var validationTime: ValidationTime
+    public var onlineChecks: Bool
+    public var environmentPolicy: EnvironmentPolicy
+    public var receiptValidation: ReceiptValidation
+
+    public init(
+        bundleId: String,
+        appAppleId: Int64? = nil,
+        rootCertificates: [Data] = [AppleRoots.rootCAG3],
+        validationTime: ValidationTime = .signedDate,
+        onlineChecks: Bool = false,
+        environmentPolicy: EnvironmentPolicy = .init(),
+        receiptValidation: ReceiptValidation = .serverAPI
+    ) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.rootCertificates = rootCertificates
+        self.validationTime = validationTime
+        self.onlineChecks = onlineChecks
+        self.environmentPolicy = environmentPolicy
+        self.receiptValidation = receiptValidation
+    }
+}
