@@ -14,6 +14,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "iap", targets: ["iap"]),
+        .executable(name: "iap-intake", targets: ["iap-intake"]),
+        .executable(name: "iap-verify", targets: ["iap-verify"]),
+        .executable(name: "iap-match", targets: ["iap-match"]),
+        .executable(name: "iap-grant", targets: ["iap-grant"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
@@ -137,6 +141,33 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Workers
+        /// The four stages as the runtime runs them: `Purchases` rules behind `MessageHandler`s,
+        /// the Redis implementations of the rules' state, and what each executable reads from
+        /// its environment (decision D9). The executables are thin `main`s over it.
+        .target(
+            name: "Workers",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                "Pipeline",
+                "Purchases",
+                "AppStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(name: "iap-intake", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-verify", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-match", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-grant", dependencies: ["Workers"], swiftSettings: strictSettings),
+
         // MARK: Local stand-ins
         /// The embedded stack of `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end
         /// tests: mock-cluster broker, `redis-server` child, simulator, workers as child processes.
@@ -190,6 +221,11 @@ let package = Package(
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "WorkersTests",
+            dependencies: ["Workers", "Purchases", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [

@@ -17,6 +17,7 @@ struct BenchStageCommand: AsyncParsableCommand {
     @Option(help: "Records in flight per worker.") var inFlight = 256
     @Option(help: "Partitions of the input topic.") var partitions: Int32 = 12
     @Flag(inversion: .prefixedNo, help: "Use the Redis idempotency guard.") var idempotency = true
+    @Option(name: .customLong("linger-ms"), help: "Producer linger.ms of the stage's producer.") var lingerMs = 5
     @Flag(help: "Print the result as JSON.") var json = false
 
     /// Produces one small record per input: the minimal real stage.
@@ -48,6 +49,7 @@ struct BenchStageCommand: AsyncParsableCommand {
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
+        producerConfiguration.linger = .milliseconds(lingerMs)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let value = Array(#"{"schema":"bench.v1","payload":"0123456789012345678901234567890123456789"}"#.utf8)
         for start in stride(from: 0, to: messages, by: 20_000) {

@@ -1,0 +1,8 @@
+import Testing
+import Workers
+
+@Suite struct StageNameTests {
+    @Test func stagesMatchThePipelineFile() {
+        #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant"])
+    }
+}
