@@ -55,7 +55,7 @@ struct JWSVerifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         let jws = try CLIInput.read(file: self.file)
-        let roots = try self.rootCertificates.map(RootCertificateFile.load)
+        let roots = try self.rootCertificates.map { path in try AppleRoots.load(path: path) }
         let verifier: SignedDataVerifier
         do throws(ConfigurationError) {
             verifier = try SignedDataVerifier(.init(
@@ -120,22 +120,5 @@ struct JWSDecodeCommand: AsyncParsableCommand {
         }
         let payload = (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) ?? [:]
         try CLIInput.printJSONObject(["verified": false, "header": header, "payload": payload])
-    }
-}
-
-/// Loads a root certificate given as DER or PEM.
-enum RootCertificateFile {
-    static func load(_ path: String) throws -> Data {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        let text = String(decoding: data, as: UTF8.self)
-        guard text.contains("-----BEGIN CERTIFICATE-----") else { return data }
-        let body = text
-            .components(separatedBy: "-----BEGIN CERTIFICATE-----")[1]
-            .components(separatedBy: "-----END CERTIFICATE-----")[0]
-            .filter { !$0.isWhitespace }
-        guard let der = Data(base64Encoded: body) else {
-            throw ValidationError("\(path) is not a PEM certificate")
-        }
-        return der
     }
 }

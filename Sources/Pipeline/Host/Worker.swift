@@ -1,7 +1,7 @@
 public import Kafka
 public import Logging
 public import Prometheus
-import Redis
+public import Redis
 public import ServiceLifecycle
 public import UnixSignals
 
@@ -25,10 +25,22 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
+        try self.init(stage: stage, settings: settings, logger: logger, registry: registry, onOpsListening: onOpsListening) { _ in handler }
+    }
+
+    /// A worker whose handler needs the worker's own connections (a stage keeping its state in
+    /// the same Redis as the runtime's retries and idempotency markers).
+    public init(
+        stage: StageSpec, settings: WorkerSettings, logger: Logger,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        makeHandler: (WorkerResources) throws -> Handler
+    ) throws {
         var logger = logger
         logger[metadataKey: "stage"] = "\(stage.name)"
         let factory = PrometheusMetricsFactory(registry: registry)
         let redis = RedisClient(configuration: try RedisConfiguration(url: settings.redisURL), logger: logger)
+        let handler = try makeHandler(WorkerResources(redis: redis, metricsFactory: factory, logger: logger))
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
         producerConfiguration.clientId = settings.identity.clientId
@@ -114,4 +126,13 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         await redis.shutdown()
         if let failure { throw failure }
     }
+}
+
+/// What a stage's handler may share with the worker that runs it.
+public struct WorkerResources: Sendable {
+    /// The worker's Redis client (shut down by the worker after the runtime stopped).
+    public let redis: RedisClient
+    public let metricsFactory: PrometheusMetricsFactory
+    /// Carries the worker's `stage` metadata.
+    public let logger: Logger
 }

@@ -6,6 +6,11 @@ public import Kafka
 public enum StageOutcome: Sendable {
     /// Write these records; the input is done once the broker acknowledged all of them.
     case produce([KafkaRecord])
+    /// Write these records, then run `afterDelivery` once the broker acknowledged all of them.
+    /// For state that may only change once the outputs exist (grant's entitlement state): a
+    /// crash in between replays the record, which produces the same outputs again instead of
+    /// finding the state already changed and producing nothing.
+    case deliver([KafkaRecord], afterDelivery: @Sendable () async throws -> Void)
     /// Try again later, never earlier than `after` (e.g. Apple's Retry-After).
     case retry(after: Duration, reason: String)
     /// Refuse for good: the record goes to the reject topic with this reason code.

@@ -239,6 +239,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         case .produce(let records):
             acted = await durably("produce outputs", logger: logger) { _ = try await self.producer.send(records) }
             metrics.count(.produced)
+        case .deliver(let records, let afterDelivery):
+            let delivered: Void? = await durably("produce outputs", logger: logger) { _ = try await self.producer.send(records) }
+            acted = delivered == nil ? nil : await durably("after delivery", logger: logger) { try await afterDelivery() }
+            metrics.count(.produced)
         case .skip(let reason):
             logger.debug("skipped", metadata: ["reason": "\(reason)"])
             acted = ()

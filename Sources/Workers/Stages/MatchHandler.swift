@@ -1,0 +1,76 @@
+import Kafka
+import Foundation
+public import Pipeline
+public import Purchases
+
+/// The match stage: indexes orders and ties each verified transaction to a user
+/// (``MatchRules``). A transaction with no order yet waits as a delayed retry; its order
+/// arriving releases it at once by re-publishing it to the verified topic (decision D9).
+public struct MatchHandler: MessageHandler {
+    public enum Work: Sendable {
+        case verified(VerifiedTransaction)
+        case order(OrderEvent)
+    }
+
+    /// Where match reads verified transactions and writes its two outcomes.
+    public struct Topics: Sendable {
+        public var verified: String
+        public var matched: String
+        public var unmatched: String
+
+        public init(verified: String, matched: String, unmatched: String) {
+            self.verified = verified
+            self.matched = matched
+            self.unmatched = unmatched
+        }
+    }
+
+    private let rules: MatchRules
+    private let topics: Topics
+
+    public init(rules: MatchRules, topics: Topics) {
+        self.rules = rules
+        self.topics = topics
+    }
+
+    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
+        do throws(PurchaseRejection) {
+            switch try EventDecoder.schema(of: message.record.value) {
+            case OrderEvent.schema:
+                // Orders are replayable (a compacted topic): indexing one again changes nothing.
+                return Prepared(.order(try EventDecoder.decode(OrderEvent.self, from: message.record.value)))
+            default:
+                let verified = try EventDecoder.decode(VerifiedTransaction.self, from: message.record.value)
+                return Prepared(.verified(verified), idempotencyKey: MatchRules.idempotencyKey(for: verified))
+            }
+        } catch {
+            throw Rejection(error)
+        }
+    }
+
+    public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {
+        switch work {
+        case .order(let order):
+            switch try await rules.acceptOrder(order) {
+            case .indexed(let released):
+                return released.isEmpty
+                    ? .skip(reason: "order indexed")
+                    : .produce(try released.map { try .event($0, topic: topics.verified, key: $0.partitionKey) })
+            case .reject(let rejection):
+                return .reject(rejection)
+            }
+        case .verified(let verified):
+            switch try await rules.match(verified, now: Timestamp(Date())) {
+            case .matched(let matched):
+                return .produce([try .event(matched, topic: topics.matched, key: matched.partitionKey)])
+            case .wait(let since, let deadline):
+                // The retry policy sets the pace; the window is checked again on every attempt.
+                return .retry(after: .zero, reason: "waiting for an order or user since \(since) (until \(deadline))")
+            case .unmatched(let unmatched):
+                return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
+            case .reject(let rejection):
+                return .reject(rejection)
+            }
+        }
+    }
+}
