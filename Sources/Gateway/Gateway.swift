@@ -1,0 +1,127 @@
+import Kafka
+public import Logging
+import Pipeline
+public import Prometheus
+import ServiceLifecycle
+public import UnixSignals
+
+/// The `iap-gateway` process: App Store Server Notifications V2 in, `iap.notification.v1`
+/// records out. Executables build one from ``GatewaySettings`` and call ``run(signals:)``.
+///
+/// One service group, started in order and stopped in reverse:
+/// 1. the ops server (`/metrics`, `/healthz`, `/readyz` on ``GatewaySettings/opsPort``; first
+///    up, last down, so `/metrics` covers the drain),
+/// 2. the readiness probe (brokers reachable, topic known),
+/// 3. the notification listener (first to stop on SIGTERM: `/readyz` turns 503, no new
+///    connections, running requests finish their Kafka writes).
+/// After the group the producer is flushed and closed.
+public struct Gateway: Sendable {
+    public let registry: PrometheusCollectorRegistry
+    /// Where notifications are written.
+    public let topic: String
+    private let services: [any Service]
+    private let producer: KafkaProducer
+    private let settings: GatewaySettings
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - topic: overrides ``GatewaySettings/notificationsTopic()`` (which may read the pipeline file).
+    ///   - onListening: called with the bound notification port (useful with port 0).
+    ///   - onOpsListening: called with the bound ops port.
+    public init(
+        settings: GatewaySettings, topic: String? = nil, logger: Logger,
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) throws {
+        try settings.validate()
+        let topic = try topic ?? settings.notificationsTopic()
+        var logger = logger
+        logger[metadataKey: "component"] = "gateway"
+
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
+        producerConfiguration.clientId = settings.clientId
+        // Give up in librdkafka when the request gives up: a record Apple was told to retry
+        // should not linger in the local queue for the default five minutes.
+        producerConfiguration.messageTimeout = settings.writeTimeout
+        producerConfiguration.additionalProperties = settings.kafkaProperties.filter { !Self.consumerOnly.contains($0.key) }
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let admin = try KafkaAdmin(bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId + "-admin", logger: logger)
+
+        let readiness = ReadinessFlag()
+        let probe = KafkaTopicProbe(admin: admin, topic: topic, readiness: readiness)
+        let metrics = GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        services = [
+            OpsServer(host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger, onListening: onOpsListening),
+            probe,
+            NotificationServer(
+                settings: settings, topic: topic, writer: NotificationWriter(producer: producer, timeout: settings.writeTimeout),
+                metrics: metrics, readiness: readiness, onFatal: { probe.markFatal($0) }, logger: logger, onListening: onListening
+            ),
+        ]
+        self.registry = registry
+        self.topic = topic
+        self.producer = producer
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Consumer properties a shared `IAP_KAFKA_*` set may carry; librdkafka would only warn
+    /// about them on a producer, but they mean nothing here.
+    private static var consumerOnly: Set<String> {
+        ["session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy", "max.poll.interval.ms", "group.instance.id"]
+    }
+
+    /// Runs until a signal in `signals` (or a service's failure), then drains and returns.
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        try await run(group: makeGroup(signals: signals))
+    }
+
+    /// Runs with a caller-owned trigger (tests and embedded stacks stop it themselves).
+    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
+        let group = makeGroup(signals: [])
+        try await withThrowingTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                try await self.run(group: group)
+                return true
+            }
+            tasks.addTask {
+                await shutdown()
+                await group.triggerGracefulShutdown()
+                return false
+            }
+            // The group may end on its own (a failed service): then stop waiting for the trigger.
+            // A thrown error leaves the task group, which cancels the trigger as well.
+            while let groupEnded = try await tasks.next() {
+                if groupEnded { tasks.cancelAll() }
+            }
+        }
+    }
+
+    private func makeGroup(signals: [UnixSignal]) -> ServiceGroup {
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+            gracefulShutdownSignals: signals,
+            logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = settings.shutdownGracePeriod
+        return ServiceGroup(configuration: configuration)
+    }
+
+    private func run(group: ServiceGroup) async throws {
+        logger.info(
+            "gateway starting",
+            metadata: ["topic": "\(topic)", "kafka": "\(settings.kafkaBrokers)", "client_id": "\(settings.clientId)", "tls": "\(settings.tlsCertificatePath != nil)"]
+        )
+        defer { logger.info("gateway stopped") }
+        var failure: (any Error)?
+        do {
+            try await group.run()
+        } catch {
+            failure = error
+        }
+        // Every request has been answered by now; deliver whatever is still queued.
+        await producer.close(timeout: settings.writeTimeout)
+        if let failure { throw failure }
+    }
+}
