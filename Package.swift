@@ -178,6 +178,7 @@ let package = Package(
             name: "LocalStack",
             dependencies: [
                 "Kafka",
+                "Purchases",
                 "Redis",
                 "Pipeline",
                 "AppStoreSimulator",
@@ -222,6 +223,7 @@ let package = Package(
                 "Pipeline",
                 "AppStore",
                 "AppStoreSimulator",
+                "Purchases",
                 "LocalStack",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

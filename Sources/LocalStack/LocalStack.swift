@@ -77,6 +77,7 @@ public final class LocalStack: Sendable {
             "IAP_PIPELINE": pipelinePath,
             "IAP_OPS_HOST": "127.0.0.1",
             "IAP_BUNDLE_ID": configuration.bundleId,
+            "IAP_APP_APPLE_ID": String(AppStoreSimulatorConfiguration().appAppleId),
             "IAP_APPLE_ROOT_CERTIFICATES": simulator.rootCertificatePath,
             "IAP_APPLE_API_URL": simulatorURL + "/production",
             "IAP_APPLE_SANDBOX_API_URL": simulatorURL + "/sandbox",

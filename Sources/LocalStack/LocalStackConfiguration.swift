@@ -27,6 +27,8 @@ public struct LocalStackConfiguration: Sendable {
     public var retryMaxBackoff: Duration = .seconds(2)
     /// How long match waits for an order before `iap.unmatched`.
     public var unmatchedWindow: Duration = .seconds(20)
+    /// How long match waits for the order a signed token names (decision D11).
+    public var orderGrace: Duration = .seconds(8)
     /// Latency the simulator adds to every Apple call (`--apple-latency`).
     public var appleLatency: Duration = .zero
     /// Shared Apple call rate limit per second; 0 turns the limiter off.

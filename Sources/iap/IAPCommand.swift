@@ -9,7 +9,7 @@ struct IAPCommand: AsyncParsableCommand {
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
         version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
         subcommands: [
-            DevCommand.self, DemoCommand.self, SimCommand.self, TopicsCommand.self, LagCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self,
+            DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self, LagCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self,
         ]
     )
 }

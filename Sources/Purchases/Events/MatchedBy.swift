@@ -31,4 +31,7 @@ public struct MatchWarning: OpenEnumeration {
     /// The `md5Halves` token scheme is configured and the signed token is not the one derived
     /// from the matched user.
     public static let appAccountTokenMismatch = Self(rawValue: "app_account_token_mismatch")
+    /// The signed token or orderId hint named an order that did not arrive within the order
+    /// grace; matched by ownership or the publisher's userId instead.
+    public static let orderNeverArrived = Self(rawValue: "order_never_arrived")
 }

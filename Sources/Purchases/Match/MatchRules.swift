@@ -56,6 +56,12 @@ public struct MatchRules: Sendable {
                 warnings.append(.orderHintMismatch)
             }
         }
+        if candidate == nil, existingOwner == nil, token != nil || hints.orderId != nil, self.configuration.orderGrace > .zero {
+            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: hints), at: now)
+            let graceEnds = since.advanced(by: self.configuration.orderGrace)
+            if now < graceEnds { return .wait(since: since, deadline: graceEnds) }
+            warnings.append(.orderNeverArrived)
+        }
         if candidate == nil, let existingOwner {
             candidate = Candidate(userId: existingOwner, matchedBy: .ownership)
         }
@@ -164,16 +170,21 @@ public struct MatchRules: Sendable {
     /// No user yet: park under the keys an order can release it by, and wait until the window
     /// from its first sighting has passed.
     private func park(_ verified: VerifiedTransaction, token: String?, now: Timestamp) async throws -> MatchOutcome {
-        var keys: [WaitKey] = []
-        if let token { keys.append(.appAccountToken(token)) }
-        if let orderId = verified.hints.orderId { keys.append(.orderId(orderId)) }
-        let since = try await self.waiting.park(verified, under: keys, at: now)
+        let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: now)
         let deadline = since.advanced(by: self.configuration.waitWindow)
         guard now < deadline else {
             try await self.waiting.forget(recordKey: verified.recordKey)
             return .unmatched(UnmatchedTransaction(verified: verified, since: since, unmatchedAt: now, reason: .noOrderOrUser))
         }
         return .wait(since: since, deadline: deadline)
+    }
+
+    /// What an arriving order can release a waiting transaction by.
+    private static func waitKeys(token: String?, hints: PublisherHints) -> [WaitKey] {
+        var keys: [WaitKey] = []
+        if let token { keys.append(.appAccountToken(token)) }
+        if let orderId = hints.orderId { keys.append(.orderId(orderId)) }
+        return keys
     }
 
     private static func normalise(_ order: OrderEvent) throws(PurchaseRejection) -> OrderEvent {

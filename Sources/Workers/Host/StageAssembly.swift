@@ -27,7 +27,7 @@ struct StageAssembly {
             try await run { resources in
                 let verifier = try TransactionVerifier(
                     configuration: configuration, source: source, cache: RedisVerifiedTransactionCache(client: resources.redis),
-                    gate: RedisAppleCallGate(client: resources.redis, callsPerSecond: stageSettings.appleRateLimit), logger: resources.logger
+                    gate: RedisAppleCallGate(client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)), logger: resources.logger
                 )
                 return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic)
             }
@@ -38,6 +38,7 @@ struct StageAssembly {
             )
             var configuration = MatchConfiguration(tokenScheme: stageSettings.tokenScheme)
             if let window = spec.windows["unmatched"] { configuration.waitWindow = window.duration }
+            if let grace = spec.windows["orderGrace"] { configuration.orderGrace = grace.duration }
             try await run { resources in
                 let rules = MatchRules(
                     configuration: configuration, orders: RedisOrderIndex(client: resources.redis),

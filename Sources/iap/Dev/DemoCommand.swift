@@ -1,79 +1,67 @@
 import ArgumentParser
 import Foundation
-import Kafka
-import Logging
-import Pipeline
-import Redis
-import ServiceLifecycle
+import LocalStack
 
-/// `iap demo`: the runtime end to end on the embedded stack, with live progress.
+/// `iap demo`: the main job on the embedded default. Starts the whole stack (`dev up`),
+/// publishes a realistic mixed batch of purchases, shows progress, prints a summary, and exits
+/// 0 only when every purchase reached its expected end state.
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a sample stage on the embedded broker and a local redis-server, and show messages flowing.",
-        discussion: """
-            Publishes a mixed batch (valid, flaky-then-retried, duplicated, malformed, unknown-schema
-            events) and exits 0 once every event reached its expected end state: enriched exactly once,
-            or rejected with the right reason code.
-            """
+        abstract: "Start the embedded stack, publish a mixed batch of purchases and check every end state.",
+        discussion: "Exit status 0 means every scenario reached its expected end state; --json prints the summary as JSON."
     )
 
-    @Option(help: "Events to publish.") var events = 2_000
-    @Option(help: "Seconds to wait for every event to settle.") var timeout = 120.0
+    @OptionGroup var stack: LocalStackOptions
+    @Option(help: "Seconds to wait for every end state.") var timeout = 180.0
     @Flag(help: "Print the summary as JSON.") var json = false
 
     func run() async throws {
         let logger = CLILogging.logger("iap.demo")
-        let redis = try await LocalRedisServer.start()
-        defer { redis.stop() }
-        let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
-        for (topic, partitions) in ["demo.events": 6, DemoStage.outputTopic: 3, "demo.rejected": 1, "demo.events.dlq": 1] as [String: Int32] {
-            try cluster.createTopic(topic, partitions: partitions)
+        let say: (String) -> Void = { line in if !json { print(line) } }
+        say("starting the embedded stack (broker, redis-server, App Store simulator, gateway, four workers)…")
+        let running = try await LocalStack.start(try stack.configuration(), logger: logger)
+        say("ready: kafka \(running.endpoints.kafka), redis \(running.endpoints.redis), simulator \(running.endpoints.simulator)")
+        say("publishing \(DemoScenario.catalogue.count) scenarios…")
+        let report: DemoRunner.Report
+        do {
+            report = try await DemoRunner(stack: running, logger: logger).run(timeout: .milliseconds(Int64(timeout * 1000))) { met, total, outcomes in
+                guard !json else { return }
+                print("  \(met)/\(total) end states reached · entitlements \(outcomes.distinctEntitlements.count) · rejected \(outcomes.rejected.count) · unmatched \(outcomes.unmatched.count)")
+            }
+        } catch {
+            await running.stop()
+            throw error
         }
-        say("embedded Kafka (mock cluster): \(cluster.bootstrapServers)\nredis-server: \(redis.url)")
-
-        let batch = DemoBatch(count: events)
-        let client = RedisClient(configuration: try RedisConfiguration(url: redis.url), logger: logger)
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers), logger: logger)
-        var worker = WorkerConfiguration(stage: "enrich", consumerGroup: "demo-enrich", inputTopics: ["demo.events"], rejectTopic: "demo.rejected")
-        worker.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(200), maxBackoff: .seconds(2), maxAttempts: 5)
-        var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: cluster.bootstrapServers, groupId: worker.consumerGroup, topics: worker.inputTopics)
-        consumerConfiguration.sessionTimeout = .seconds(6)
-        consumerConfiguration.heartbeatInterval = .milliseconds(500)
-        let runtime = WorkerRuntime(
-            configuration: worker, handler: DemoStage(),
-            consumer: try KafkaConsumer(configuration: consumerConfiguration, logger: logger), producer: producer,
-            retries: RedisRetryStore(client: client, stage: "enrich"), idempotency: RedisIdempotencyGuard(client: client, stage: "enrich"),
-            logger: logger
-        )
-        let promoter = RetryPromoter(stage: "enrich", store: RedisRetryStore(client: client, stage: "enrich"), producer: producer, logger: logger)
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: promoter), .init(service: runtime)], logger: logger))
-        let workerTask = Task { try await group.run() }
-
-        let observer = try TopicObserver(bootstrap: cluster.bootstrapServers, topics: [DemoStage.outputTopic, "demo.rejected"], logger: logger)
-        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: logger)
-        _ = try await producer.send(batch.records)
-        say("published \(batch.records.count) events: \(batch.describe())")
-
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(timeout)
-        var summary = DemoSummary()
-        while clock.now < deadline {
-            try await Task.sleep(for: .milliseconds(500))
-            summary = batch.summarize(observer.records, lag: try await admin.consumerLag(group: worker.consumerGroup, topics: worker.inputTopics))
-            if !json { print(summary.progressLine) }
-            if summary.settled { break }
+        await running.stop()
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            printSummary(report, logs: running.endpoints.logs)
         }
-        await group.triggerGracefulShutdown()
-        try await workerTask.value
-        await observer.close()
-        await producer.close()
-        await client.shutdown()
-        say(summary.report(json: json))
-        if !summary.correct { throw ExitCode.failure }
+        if !report.passed { throw ExitCode(1) }
     }
 
-    private func say(_ text: String) {
-        if !json { print(text) }
+    private func printSummary(_ report: DemoRunner.Report, logs: String) {
+        print("")
+        for scenario in report.scenarios {
+            print("\(scenario.passed ? "✔" : "✘") \(scenario.name)")
+            for expectation in scenario.expectations { print("    \(expectation)") }
+            for problem in scenario.problems { print("    ✘ \(problem)") }
+        }
+        print("")
+        print("stage    " + ["produced", "skipped", "duplicate", "retried", "rejected", "dead_lettered"].map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined() + "lag")
+        for stage in report.stages {
+            let columns = ["produced", "skipped", "duplicate", "retried", "rejected", "dead_lettered"].map {
+                String(stage.outcomes[$0] ?? 0).padding(toLength: 14, withPad: " ", startingAt: 0)
+            }
+            print(stage.stage.padding(toLength: 9, withPad: " ", startingAt: 0) + columns.joined() + String(stage.lag))
+        }
+        print("")
+        let rejected = report.rejected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        print("entitlements \(report.entitlements) · rejected \(rejected.isEmpty ? "0" : rejected) · unmatched \(report.unmatched) · \(String(format: "%.1f", report.seconds)) s")
+        print(report.passed ? "every purchase reached its expected end state" : "some purchases did not reach their expected end state (logs: \(logs))")
     }
 }

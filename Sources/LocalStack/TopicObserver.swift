@@ -1,11 +1,11 @@
 import Foundation
-import Kafka
-import Logging
+public import Kafka
+public import Logging
 import Synchronization
 
 /// Reads topics from the beginning in a throwaway group and keeps every record, for the demo's
 /// and benchmarks' own bookkeeping of what the pipeline wrote.
-final class TopicObserver: Sendable {
+public final class TopicObserver: Sendable {
     private let consumer: KafkaConsumer
     private let box = Box()
     private let reader: Task<Void, Never>
@@ -14,7 +14,7 @@ final class TopicObserver: Sendable {
         let records = Mutex<[KafkaMessage]>([])
     }
 
-    init(bootstrap: String, topics: [String], logger: Logger) throws {
+    public init(bootstrap: String, topics: [String], logger: Logger) throws {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupId: "observer-\(UUID().uuidString)", topics: topics)
         configuration.sessionTimeout = .seconds(6)
         configuration.heartbeatInterval = .milliseconds(500)
@@ -32,9 +32,9 @@ final class TopicObserver: Sendable {
         }
     }
 
-    var records: [KafkaMessage] { box.records.withLock { $0 } }
+    public var records: [KafkaMessage] { box.records.withLock { $0 } }
 
-    func close() async {
+    public func close() async {
         await consumer.close()
         await reader.value
     }

@@ -1,0 +1,150 @@
+import Foundation
+public import Kafka
+public import Logging
+import Pipeline
+
+/// Runs demo scenarios against a running stack and reports whether every one reached its
+/// expected end states. Used by `iap demo` and the end-to-end tests.
+public struct DemoRunner: Sendable {
+    public struct ScenarioResult: Codable, Sendable {
+        public var name: String
+        public var passed: Bool
+        public var expectations: [String]
+        public var problems: [String]
+    }
+
+    public struct StageCounts: Codable, Sendable {
+        public var stage: String
+        /// `iap_stage_messages_total` by outcome, summed over the stage's processes.
+        public var outcomes: [String: Int]
+        /// Consumer-group lag summed over the stage's input partitions.
+        public var lag: Int64
+    }
+
+    public struct Report: Codable, Sendable {
+        public var passed: Bool
+        public var seconds: Double
+        public var scenarios: [ScenarioResult]
+        public var entitlements: Int
+        public var rejected: [String: Int]
+        public var unmatched: Int
+        public var stages: [StageCounts]
+    }
+
+    private let stack: LocalStack
+    private let logger: Logger
+
+    public init(stack: LocalStack, logger: Logger) {
+        self.stack = stack
+        self.logger = logger
+    }
+
+    /// Publishes every scenario, then waits (up to `timeout`) until each expectation is met or
+    /// has failed, calling `progress` about once a second.
+    public func run(
+        _ scenarios: [DemoScenario] = DemoScenario.catalogue, timeout: Duration = .seconds(180),
+        progress: @escaping @Sendable (_ met: Int, _ total: Int, _ outcomes: Outcomes) -> Void = { _, _, _ in }
+    ) async throws -> Report {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let resultTopics = ResultTopics()
+        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: resultTopics.all, logger: logger)
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
+        producerConfiguration.linger = .milliseconds(1)
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let context = DemoContext(
+            simulator: SimulatorClient(baseURL: stack.endpoints.simulator), bundleId: stack.endpoints.bundleId,
+            runId: String(UUID().uuidString.prefix(6)).lowercased(), topics: ContractTopics(), producer: producer, observer: observer,
+            resultTopics: resultTopics, publishesNotifications: stack.endpoints.gateway == nil
+        )
+        defer { _ = producer }
+
+        // Scenarios run concurrently, as independent customers would.
+        let published: [(DemoScenario, Result<[Expectation], any Error>)] = await withTaskGroup(
+            of: (Int, Result<[Expectation], any Error>).self
+        ) { group in
+            for (index, scenario) in scenarios.enumerated() {
+                group.addTask {
+                    do { return (index, .success(try await scenario.run(context))) } catch { return (index, .failure(error)) }
+                }
+            }
+            var results: [(Int, Result<[Expectation], any Error>)] = []
+            for await result in group { results.append(result) }
+            return results.sorted { $0.0 < $1.0 }.map { (scenarios[$0.0], $0.1) }
+        }
+
+        let total = published.reduce(0) { $0 + ((try? $1.1.get())?.count ?? 1) }
+        var quietSince: ContinuousClock.Instant?
+        var results: [ScenarioResult] = []
+        while true {
+            let outcomes = Outcomes(records: observer.records, topics: resultTopics)
+            // "Nothing granted" can only be judged once everything else is done and a few
+            // seconds passed without anything new.
+            let settled = quietSince.map { clock.now - $0 > .seconds(3) } ?? false
+            results = published.map { scenario, result in Self.evaluate(scenario, result, outcomes, settled: settled) }
+            let met = published.enumerated().reduce(0) { count, item in
+                count + ((try? item.element.1.get())?.filter { $0.check(outcomes, settled: settled) == .met }.count ?? 0)
+            }
+            progress(met, total, outcomes)
+            let open = published.flatMap { (try? $0.1.get()) ?? [] }.filter {
+                if case .nothingFor = $0 { return false }
+                return $0.check(outcomes, settled: false) == .pending
+            }
+            if open.isEmpty && quietSince == nil { quietSince = clock.now }
+            if results.allSatisfy({ $0.passed || !$0.problems.isEmpty }) && settled { break }
+            if clock.now - started > timeout { break }
+            try await Task.sleep(for: .seconds(1))
+        }
+
+        let outcomes = Outcomes(records: observer.records, topics: resultTopics)
+        let stages = await stageCounts()
+        await observer.close()
+        await producer.close()
+        return Report(
+            passed: results.allSatisfy(\.passed), seconds: (clock.now - started) / .seconds(1), scenarios: results,
+            entitlements: outcomes.distinctEntitlements.count,
+            rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count), unmatched: outcomes.unmatched.count,
+            stages: stages
+        )
+    }
+
+    private static func evaluate(
+        _ scenario: DemoScenario, _ result: Result<[Expectation], any Error>, _ outcomes: Outcomes, settled: Bool
+    ) -> ScenarioResult {
+        switch result {
+        case .failure(let error):
+            return ScenarioResult(name: scenario.name, passed: false, expectations: [], problems: ["could not publish: \(error)"])
+        case .success(let expectations):
+            var problems: [String] = []
+            var pending: [String] = []
+            for expectation in expectations {
+                switch expectation.check(outcomes, settled: settled) {
+                case .met: continue
+                case .pending: pending.append("still waiting for \(expectation)")
+                case .failed(let why): problems.append(why)
+                }
+            }
+            return ScenarioResult(
+                name: scenario.name, passed: problems.isEmpty && pending.isEmpty, expectations: expectations.map(\.description),
+                problems: problems.isEmpty ? [] : problems + pending
+            )
+        }
+    }
+
+    /// Per-stage outcome counters from each worker's `/metrics` and lag from the broker.
+    private func stageCounts() async -> [StageCounts] {
+        var counts: [StageCounts] = []
+        guard let pipeline = try? PipelineFile.load(path: stack.endpoints.pipeline),
+            let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
+        else { return [] }
+        for stage in pipeline.stages {
+            var outcomes: [String: Int] = [:]
+            for (name, url) in stack.endpoints.ops where name.hasPrefix("iap-\(stage.name)") {
+                for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") { outcomes[outcome, default: 0] += value }
+            }
+            let lag = (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) { $0 + max($1.lag, 0) } ?? -1
+            counts.append(StageCounts(stage: stage.name, outcomes: outcomes, lag: lag))
+        }
+        return counts
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Purchases
+
+/// The demo's mixed batch (issue 4): every product type through StoreKit 2 and StoreKit 1,
+/// bare transaction ids, notifications, a refund, a renewal, an expiry, a family revocation,
+/// duplicates from both StoreKit paths, a transaction before its order, an order whose
+/// purchase never comes, a forged JWS, a receipt replayed by another user, sandbox purchases,
+/// a notification for a purchase no backend reported, and malformed events.
+extension DemoScenario {
+    public static let catalogue: [DemoScenario] = [
+        DemoScenario("StoreKit 2 consumable, order first (matched by appAccountToken)") { context in
+            let user = context.user("alice")
+            let token = UUID().uuidString.lowercased()
+            let orderId = "order-\(UUID().uuidString.prefix(8))"
+            try await context.publish(OrderEvent(orderId: orderId, userId: user, productId: "gems_100", bundleId: context.bundleId, appAccountToken: token, quantity: 3))
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, quantity: 3, appAccountToken: token)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")]
+        },
+        DemoScenario("StoreKit 2 non-consumable (matched by user)") { context in
+            let user = context.user("bob")
+            let purchase = try await context.simulator.purchase(productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "user")]
+        },
+        DemoScenario("StoreKit 1 app receipt, consumable") { context in
+            let user = context.user("carol")
+            let purchase = try await context.simulator.purchase(productId: "gems_500", type: "Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.appReceipt(purchase.appReceipt), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
+        },
+        DemoScenario("StoreKit 1 transaction receipt, non-renewing subscription") { context in
+            let user = context.user("dave")
+            let purchase = try await context.simulator.purchase(productId: "season_pass", type: "Non-Renewing Subscription", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
+        },
+        DemoScenario("bare transaction id (Get Transaction Info)") { context in
+            let user = context.user("erin")
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.transactionId(purchase.transactionId), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
+        },
+        DemoScenario("auto-renewable subscription, then a renewal (DID_RENEW)") { context in
+            let user = context.user("frank")
+            let purchase = try await context.simulator.purchase(productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.notify(purchase.signedPayload ?? "")
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            let renewal = try await context.simulator.renew(originalTransactionId: purchase.originalTransactionId)
+            try await context.notify(renewal.signedPayload ?? "")
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
+            ]
+        },
+        DemoScenario("subscription expires (EXPIRED)") { context in
+            let user = context.user("gina")
+            let purchase = try await context.simulator.purchase(productId: "vip_weekly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(try await context.simulator.expire(originalTransactionId: purchase.originalTransactionId).signedPayload)
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: purchase.transactionId, action: "expire", userId: user),
+            ]
+        },
+        DemoScenario("refund (REFUND revokes the grant)") { context in
+            let user = context.user("hank")
+            let purchase = try await context.simulator.purchase(productId: "gems_1000", type: "Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(try await context.simulator.refund(transactionId: purchase.transactionId).signedPayload)
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: purchase.transactionId, action: "revoke", userId: user),
+            ]
+        },
+        DemoScenario("Family Sharing revocation (REVOKE)") { context in
+            let user = context.user("iris")
+            let purchase = try await context.simulator.purchase(
+                productId: "premium_family", type: "Non-Consumable", bundleId: context.bundleId, familyShared: true)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(try await context.simulator.revoke(transactionId: purchase.transactionId).signedPayload)
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: purchase.transactionId, action: "revoke", userId: user),
+            ]
+        },
+        DemoScenario("the same purchase from StoreKit 2, StoreKit 1 and a notification: granted once") { context in
+            let user = context.user("jack")
+            let purchase = try await context.simulator.purchase(productId: "starter_pack", type: "Non-Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.notify(purchase.signedPayload ?? "")
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
+        },
+        DemoScenario("transaction before its order (released when the order arrives)") { context in
+            let user = context.user("kate")
+            let token = UUID().uuidString.lowercased()
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, appAccountToken: token)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
+            try await Task.sleep(for: .seconds(2))
+            try await context.publish(
+                OrderEvent(orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100", bundleId: context.bundleId, appAccountToken: token))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")]
+        },
+        DemoScenario("an order whose purchase never comes") { context in
+            let user = context.user("liam")
+            try await context.publish(
+                OrderEvent(orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100", bundleId: context.bundleId,
+                           appAccountToken: UUID().uuidString.lowercased()))
+            return [.nothingFor(userId: user)]
+        },
+        DemoScenario("a forged JWS (payload altered)") { context in
+            let user = context.user("mallory")
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            let event = context.purchaseEvent(.signedTransaction(Self.forge(purchase.signedTransaction)), user: user)
+            try await context.publish(event)
+            return [.rejected(eventId: event.eventId, reason: "invalid_signature"), .nothingFor(userId: user)]
+        },
+        DemoScenario("a receipt replayed by another user") { context in
+            let owner = context.user("nina")
+            let thief = context.user("oscar")
+            let purchase = try await context.simulator.purchase(productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: owner))
+            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: owner))
+            let replay = context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: thief)
+            try await context.publish(replay)
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: owner),
+                .rejected(eventId: replay.eventId, reason: "ownership_conflict"), .nothingFor(userId: thief),
+            ]
+        },
+        DemoScenario("sandbox purchase (App Review) accepted in production") { context in
+            let user = context.user("reviewer")
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")]
+        },
+        DemoScenario("a sandbox receipt by bare id (production says 4040010, sandbox answers)") { context in
+            let user = context.user("tester")
+            let purchase = try await context.simulator.purchase(productId: "gems_500", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
+            try await context.publish(context.purchaseEvent(.transactionId(purchase.transactionId), user: user))
+            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")]
+        },
+        DemoScenario("a notification for a purchase no backend reported") { context in
+            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            try await context.notify(purchase.signedPayload ?? "")
+            return [.unmatched(transactionId: purchase.transactionId)]
+        },
+        DemoScenario("malformed events (not JSON, unknown schema, missing field)") { context in
+            let user = context.user("quinn")
+            try await context.publishRaw(Array("{not json".utf8), user: user)
+            let unknown = "evt-unknown-\(context.runId)"
+            try await context.publishRaw(Array(#"{"schema":"iap.purchase.v9","eventId":"\#(unknown)"}"#.utf8), user: user)
+            let missing = "evt-missing-\(context.runId)"
+            try await context.publishRaw(Array(#"{"schema":"iap.purchase.v1","eventId":"\#(missing)","bundleId":"x","transactionId":"1"}"#.utf8), user: user)
+            return [.rejected(eventId: unknown, reason: "unsupported_schema"), .rejected(eventId: missing, reason: "malformed_event")]
+        },
+    ]
+
+    /// A JWS whose payload was edited after signing (the price of a forgery: its signature no
+    /// longer matches).
+    static func forge(_ jws: String) -> String {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3 else { return jws + "x" }
+        var payload = parts[1]
+        // Flip one base64url character in the middle of the payload.
+        let index = payload.index(payload.startIndex, offsetBy: payload.count / 2)
+        payload.replaceSubrange(index...index, with: payload[index] == "A" ? "B" : "A")
+        return [parts[0], payload, parts[2]].joined(separator: ".")
+    }
+}
