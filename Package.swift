@@ -261,6 +261,17 @@ let package = Package(
         ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
+        /// The four workers (and the gateway) as separate processes against the mock broker, a
+        /// real redis-server and the simulator, through `LocalStack`. Needs the executables
+        /// built (`swift build --build-tests` builds them).
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "LocalStack", "Purchases", "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WorkersTests",
             dependencies: ["Workers", "Purchases", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],

@@ -22,7 +22,7 @@ import TestSupport
 
             let record = try #require(try await GatewayHarness.readRecords(gateway.cluster, count: 1).first)
             #expect(record.topic == "iap.notifications")
-            #expect(record.key == Array(uuid.utf8))
+            #expect(record.key.map(Array.init) == Array(uuid.utf8))
             let value = try #require(try JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])
             #expect(value["schema"] as? String == "iap.notification.v1")
             #expect(value["signedPayload"] as? String == signedPayload)
