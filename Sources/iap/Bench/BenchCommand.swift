@@ -5,6 +5,6 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure throughput on the embedded broker (results belong in docs/performance.md).",
-        subcommands: [BenchConsumeCommand.self, BenchStageCommand.self, BenchJWSCommand.self]
+        subcommands: [BenchE2ECommand.self, BenchConsumeCommand.self, BenchStageCommand.self, BenchJWSCommand.self]
     )
 }

@@ -1,0 +1,143 @@
+import ArgumentParser
+import Foundation
+import Kafka
+import LocalStack
+import Purchases
+
+/// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as
+/// separate processes on the embedded stack.
+struct BenchE2ECommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "e2e",
+        abstract: "End-to-end purchases/s and publish→entitlement latency with all four workers as processes.",
+        discussion: """
+            Purchases are made on the simulator first, then published at --rate (0: as fast as possible) as StoreKit 2
+            signed transactions (verified locally) or, with --bare-ids, as bare transaction ids (one Apple call each).
+            Latency is the grant record's timestamp minus the purchase event's publish time.
+            """
+    )
+
+    @Option(help: "Purchases to publish.") var purchases = 20_000
+    @Option(help: "Publish rate per second; 0 publishes as fast as possible.") var rate = 0
+    @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
+    @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).") var bareIds = false
+    @Option(help: "Partitions of every topic on the embedded broker.") var partitions = 8
+    @Option(help: "Replicas of each worker.") var replicas = 1
+    @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
+    @Flag(help: "Print the result as JSON.") var json = false
+
+    func run() async throws {
+        let logger = CLILogging.logger("iap.bench")
+        var configuration = LocalStackConfiguration()
+        configuration.partitions = partitions
+        configuration.gateway = false  // no simulator notifications: measure the purchase path alone
+        configuration.appleLatency = .milliseconds(appleLatency)
+        configuration.replicas = replicas
+        configuration.binDirectory = binDirectory
+        configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]
+        let stack = try await LocalStack.start(configuration, logger: logger)
+        do {
+            try await measure(stack)
+        } catch {
+            await stack.stop()
+            throw error
+        }
+        await stack.stop()
+    }
+
+    private func measure(_ stack: LocalStack) async throws {
+        let logger = CLILogging.logger("iap.bench")
+        let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
+        let bundleId = stack.endpoints.bundleId
+        if !json { print("making \(purchases) purchases on the simulator…") }
+        let made = try await withThrowingTaskGroup(of: [SimulatorClient.Transaction].self) { group in
+            let workers = 16
+            for worker in 0..<workers {
+                group.addTask {
+                    var made: [SimulatorClient.Transaction] = []
+                    for index in stride(from: worker, to: purchases, by: workers) {
+                        made.append(try await simulator.purchase(productId: "gems_\(index % 10)", type: "Consumable", bundleId: bundleId))
+                    }
+                    return made
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let topics = ContractTopics()
+        let records = try made.enumerated().map { index, purchase in
+            let payload: PurchasePayload = bareIds ? .transactionId(purchase.transactionId) : .signedTransaction(purchase.signedTransaction)
+            return try topics.record(PurchaseEvent(eventId: "bench-\(index)", bundleId: bundleId, userId: "user-\(index % 10_000)", payload: payload))
+        }
+
+        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: logger)
+        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
+        producerConfiguration.linger = .milliseconds(2)
+        producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
+        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        if !json { print("publishing \(purchases) \(bareIds ? "bare transaction ids" : "signed transactions") at \(rate == 0 ? "full speed" : "\(rate)/s")…") }
+
+        // transactionId -> publish time (ms since epoch)
+        var published: [String: Int64] = [:]
+        published.reserveCapacity(purchases)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let startWall = Self.nowMilliseconds()
+        let slice = rate == 0 ? 2_000 : max(1, rate / 100)
+        var sent = 0
+        while sent < records.count {
+            let batch = Array(records[sent..<min(sent + slice, records.count)])
+            let at = Self.nowMilliseconds()
+            for index in sent..<sent + batch.count { published[made[index].transactionId] = at }
+            if rate == 0 {
+                _ = try await producer.send(batch)
+            } else {
+                Task { [producer] in _ = try? await producer.send(batch) }
+                let due = start + .milliseconds(Int64((sent + batch.count) * 1000 / rate))
+                if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+            }
+            sent += batch.count
+        }
+        let publishedIn = clock.now - start
+
+        var latencies: [Int64] = []
+        var lastGrant: Int64 = 0
+        let deadline = clock.now + .seconds(max(120, purchases / 100))
+        while clock.now < deadline {
+            latencies = []
+            lastGrant = 0
+            for record in observer.records {
+                guard let stamp = record.timestampMilliseconds,
+                    let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
+                    let id = object["transactionId"] as? String, let at = published[id]
+                else { continue }
+                latencies.append(stamp - at)
+                lastGrant = max(lastGrant, stamp)
+            }
+            if latencies.count >= purchases { break }
+            if !json { print("  \(latencies.count)/\(purchases) granted") }
+            try await Task.sleep(for: .seconds(1))
+        }
+        await observer.close()
+        await producer.close()
+
+        latencies.sort()
+        func percentile(_ p: Double) -> Int64 { latencies.isEmpty ? -1 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        let seconds = Double(lastGrant - startWall) / 1000
+        let result: [String: Any] = [
+            "purchases": purchases, "granted": latencies.count, "rate": rate, "bareIds": bareIds, "appleLatencyMs": appleLatency,
+            "replicas": replicas, "partitions": partitions,
+            "publishSeconds": publishedIn / .seconds(1), "endToEndSeconds": seconds,
+            "purchasesPerSecond": Int(Double(latencies.count) / max(seconds, 0.001)),
+            "latencyMs": ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1],
+        ]
+        if json {
+            print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+        } else {
+            print("granted \(latencies.count)/\(purchases) in \(String(format: "%.2f", seconds)) s: \(result["purchasesPerSecond"]!) purchases/s")
+            print("publish→entitlement latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
+        }
+        if latencies.count < purchases { throw ExitCode(1) }
+    }
+
+    private static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+}
