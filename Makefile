@@ -25,7 +25,7 @@ test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## demo: the embedded stack with messages flowing through a sample stage
+## demo: the whole pipeline on the embedded stack; exits 0 when every purchase reached its end state
 demo: build
 	$(SWIFT) run -c $(CONFIG) iap demo
 

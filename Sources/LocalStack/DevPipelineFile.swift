@@ -7,7 +7,7 @@ enum DevPipelineFile {
         var lines = ["# Derived by iap dev up from \(configuration.pipelinePath); do not edit.", "topics:"]
         for topic in file.topics {
             lines.append("  - name: \(topic.name)")
-            lines.append("    partitions: \(min(topic.partitions, configuration.partitions))")
+            lines.append("    partitions: \(configuration.partitions)")
             lines.append("    replicationFactor: 1")
             lines.append("    cleanupPolicy: \(topic.cleanupPolicy.rawValue)")
         }

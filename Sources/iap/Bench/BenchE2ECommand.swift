@@ -21,7 +21,10 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Option(help: "Publish rate per second; 0 publishes as fast as possible.") var rate = 0
     @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
     @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).") var bareIds = false
-    @Option(help: "Partitions of every topic on the embedded broker.") var partitions = 8
+    @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
+    /// The mock cluster keeps ~5 MiB per partition (D7): a StoreKit 2 purchase is ~3 KiB on
+    /// each of three topics, so 20,000 of them need at least 16 partitions.
+    @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
     @Option(help: "Replicas of each worker.") var replicas = 1
     @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
     @Flag(help: "Print the result as JSON.") var json = false
@@ -29,6 +32,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CLILogging.logger("iap.bench")
         var configuration = LocalStackConfiguration()
+        configuration.pipelinePath = pipeline
         configuration.partitions = partitions
         configuration.gateway = false  // no simulator notifications: measure the purchase path alone
         configuration.appleLatency = .milliseconds(appleLatency)
