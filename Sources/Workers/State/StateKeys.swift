@@ -1,0 +1,88 @@
+public import Purchases
+
+/// Every Redis key the match, verify and grant state stores use, named in one place under
+/// one prefix (default `iap:`), so one Redis can host several deployments side by side and
+/// operators can find a purchase's state by hand.
+///
+/// ## Layout (default prefix)
+///
+/// | key | value | written by | expiry |
+/// |---|---|---|---|
+/// | `iap:order:{<orderId>}` | string: `iap.order.v1` JSON | ``RedisOrderIndex`` `put` | `retention` (default none) |
+/// | `iap:order:{<orderId>}:claim` | string: the claiming originalTransactionId | ``RedisOrderIndex`` `claim` | `retention` (default none) |
+/// | `iap:order-token:{<appAccountToken>}` | string: orderId | ``RedisOrderIndex`` `put` | `retention` (default none) |
+/// | `iap:owner:{<originalTransactionId>}` | string: userId | ``RedisOwnershipStore`` `bind` | `retention` (default none) |
+/// | `iap:wait:record:{<recordKey>}` | hash: `since` (ms), `transaction` (`iap.verified.v1` JSON) | ``RedisWaitingTransactionStore`` `park` | `retention` from the first park (default 8 days) |
+/// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park` | `retention` from the latest park (default 8 days) |
+/// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
+/// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
+/// | `iap:rate:{iap:apple:<endpoint>:<environment>}` | hash: token bucket | ``RedisAppleCallGate`` (the Redis module's `RateLimiter`) | the limiter's (about one refill) |
+///
+/// ## Hash tags
+/// The business id in each key is a Redis Cluster hash tag (`{…}`), so an entity's companion
+/// keys (an order and its claim) live in one slot. Every script of these stores touches
+/// exactly one key; a future script that touches several must only use keys sharing a tag
+/// (DESIGN.md's runtime rules). Keys of *different* entities (an order and its token index,
+/// a waiting record and its indexes) are written with separate commands, never one script.
+///
+/// The rate limiter's key starts with `iap:rate:` whatever the prefix: the Redis module's
+/// `RateLimiter` fixes that part. The prefix goes into the limiter's name instead, so
+/// deployments with different prefixes still have separate buckets.
+public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
+    /// `iap:`
+    public static let defaultPrefix = "iap:"
+    /// The keys under ``defaultPrefix``.
+    public static let standard = StateKeys(validated: defaultPrefix)
+
+    /// Prepended to every key, e.g. `iap:` or `iap-staging:`.
+    public let prefix: String
+
+    /// A prefix must not contain `{` or `}`: Redis Cluster would take the first `{…}` of the
+    /// prefix as every key's hash tag and put all state in one slot.
+    public struct InvalidPrefix: Error, Sendable, Hashable, CustomStringConvertible {
+        public let prefix: String
+        public var description: String { "state key prefix '\(prefix)' must not contain '{' or '}'" }
+    }
+
+    public init(prefix: String = StateKeys.defaultPrefix) throws(InvalidPrefix) {
+        guard !prefix.contains("{"), !prefix.contains("}") else { throw InvalidPrefix(prefix: prefix) }
+        self.init(validated: prefix)
+    }
+
+    private init(validated prefix: String) {
+        self.prefix = prefix
+    }
+
+    public var description: String { "StateKeys(\(prefix))" }
+
+    // MARK: Match: orders and ownership
+
+    /// The order published under `orderId` (`iap.order.v1` JSON).
+    public func order(_ orderId: String) -> String { "\(prefix)order:{\(orderId)}" }
+    /// The originalTransactionId of the first purchase that claimed `orderId`.
+    public func orderClaim(_ orderId: String) -> String { "\(prefix)order:{\(orderId)}:claim" }
+    /// The orderId indexed under a canonical appAccountToken.
+    public func orderToken(_ appAccountToken: String) -> String { "\(prefix)order-token:{\(appAccountToken)}" }
+    /// The user a purchase is bound to.
+    public func owner(_ originalTransactionId: String) -> String { "\(prefix)owner:{\(originalTransactionId)}" }
+
+    // MARK: Match: waiting transactions
+
+    /// A parked verified record (hash `since`, `transaction`), by ``VerifiedTransaction/recordKey``.
+    public func waitingRecord(_ recordKey: String) -> String { "\(prefix)wait:record:{\(recordKey)}" }
+    /// The recordKeys parked under `key` (a set).
+    public func waitingIndex(_ key: WaitKey) -> String { "\(prefix)wait:index:{\(key)}" }
+
+    // MARK: Verify
+
+    /// A verified transaction, by transactionId.
+    public func verifiedTransaction(_ transactionId: String) -> String { "\(prefix)verified:{\(transactionId)}" }
+    /// The name given to the Redis module's `RateLimiter` for Apple calls; its keys are
+    /// `iap:rate:{<name>:<endpoint>:<environment>}`.
+    public var appleRateLimiterName: String { "\(prefix)apple" }
+
+    // MARK: Grant
+
+    /// Grant's state of a purchase.
+    public func entitlement(_ originalTransactionId: String) -> String { "\(prefix)entitlement:{\(originalTransactionId)}" }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import Purchases
+import Redis
+
+/// What the Redis state stores share: JSON in and out, reply checks, TTL arguments and the
+/// one-key scripts. Internal to the state stores.
+enum StateStorage {
+    // MARK: JSON
+
+    /// The pipeline's own event format (`EventEncoder`): compact, sorted keys.
+    static func encodeEvent(_ event: some PipelineEvent) throws -> RedisValue {
+        .bytes(try EventEncoder.encode(event))
+    }
+
+    /// The same format for stored values that are not events.
+    static func encode(_ value: some Encodable) throws -> RedisValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return .bytes(Array(try encoder.encode(value)))
+    }
+
+    /// Decodes a stored event, checking its `schema` as a reader of the topic would.
+    static func decodeEvent<Event: PipelineEvent>(_ type: Event.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Event {
+        do throws(PurchaseRejection) {
+            return try EventDecoder.decode(type, from: bytes)
+        } catch {
+            throw StateDecodingError(key: key, expected: "\(type)", detail: error.detail)
+        }
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: Data(bytes))
+        } catch {
+            throw StateDecodingError(key: key, expected: "\(type)", detail: "\(error)")
+        }
+    }
+
+    // MARK: Replies
+
+    /// The bytes of a bulk-string reply, nil for a nil reply (no such key).
+    static func bytes(_ reply: RedisReply, key: String) throws(RedisError) -> [UInt8]? {
+        switch reply {
+        case .null: return nil
+        case .string(let bytes): return bytes
+        default: throw RedisError(code: .unexpectedReply, message: "\(key): expected a string, got \(reply)")
+        }
+    }
+
+    /// A bulk-string reply that must be present (scripts that always return a value).
+    static func string(_ reply: RedisReply, key: String) throws(RedisError) -> String {
+        guard case .string(let bytes) = reply else {
+            throw RedisError(code: .unexpectedReply, message: "\(key): expected a string, got \(reply)")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Sends `commands` in one write and throws the first error reply: a store's writes either
+    /// all succeed or the call fails (and the runtime retries; every write here is idempotent).
+    @discardableResult
+    static func pipeline(_ client: RedisClient, _ commands: [[RedisValue]]) async throws -> [RedisReply] {
+        let replies = try await client.pipeline(commands)
+        for case .error(let message) in replies {
+            throw RedisError(code: .server, message: message)
+        }
+        return replies
+    }
+
+    // MARK: Expiry
+
+    /// Whole milliseconds for `PX`/`PEXPIRE`, rounded up so a positive TTL never becomes 0;
+    /// 0 stands for "no expiry" in the scripts below.
+    static func milliseconds(_ ttl: Duration?) -> Int64 {
+        guard let ttl else { return 0 }
+        let (seconds, attoseconds) = ttl.components
+        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+    }
+
+    /// `SET key value [PX ttl]`.
+    static func set(_ key: String, _ value: RedisValue, ttl: Duration?) -> [RedisValue] {
+        guard let ttl else { return ["SET", .string(key), value] }
+        return ["SET", .string(key), value, "PX", .integer(milliseconds(ttl))]
+    }
+
+    static func checkTTL(_ ttl: Duration?, _ name: String) {
+        if let ttl { precondition(ttl > .zero, "\(name) must be positive (nil for no expiry)") }
+    }
+
+    // MARK: Scripts (each touches exactly one key)
+
+    /// KEYS value; ARGV candidate, ttl ms (0: none). Stores the candidate unless the key holds
+    /// a value already; returns the value held afterwards. First writer wins, atomically.
+    static let firstWins = RedisScript(
+        """
+        local current = redis.call('GET', KEYS[1])
+        if current then
+          return current
+        end
+        if tonumber(ARGV[2]) > 0 then
+          redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+        else
+          redis.call('SET', KEYS[1], ARGV[1])
+        end
+        return ARGV[1]
+        """
+    )
+}
