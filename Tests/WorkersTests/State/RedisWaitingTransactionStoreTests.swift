@@ -1,0 +1,184 @@
+import Purchases
+import Redis
+import TestSupport
+import Testing
+import Workers
+
+@Suite(.timeLimit(.minutes(2))) struct RedisWaitingTransactionStoreTests {
+    static let later = StateFixtures.now.advanced(by: .seconds(90))
+
+    @Test func parkingTwiceKeepsTheFirstTimeAndRecord() async throws {
+        try await withRedisClient { _, client throws in
+            let store = RedisWaitingTransactionStore(client: client)
+            let record = StateFixtures.notification()
+            #expect(try await store.park(record, under: [.appAccountToken(StateFixtures.token)], at: StateFixtures.now) == StateFixtures.now)
+            var changed = record
+            changed.verifiedAt = Self.later
+            #expect(try await store.park(changed, under: [.orderId("o-1")], at: Self.later) == StateFixtures.now)
+            // Both keys release the one record, as first parked.
+            #expect(try await store.release(.orderId("o-1")) == [record])
+            #expect(try await store.release(.appAccountToken(StateFixtures.token)) == [record])
+        }
+    }
+
+    @Test func releaseReturnsTheRecordsOnceButKeepsThemAndTheirTime() async throws {
+        try await withRedisClient { _, client throws in
+            let store = RedisWaitingTransactionStore(client: client)
+            let key = WaitKey.appAccountToken(StateFixtures.token)
+            let first = StateFixtures.purchase("1")
+            let second = StateFixtures.purchase("2")
+            _ = try await store.park(second, under: [key], at: Self.later)
+            _ = try await store.park(first, under: [key, .orderId("o-1")], at: StateFixtures.now)
+            #expect(try await store.release(key) == [first, second])
+            #expect(try await store.release(key) == [])
+            #expect(try await store.release(.appAccountToken(StateFixtures.otherToken)) == [])
+            #expect(try await client.send("EXISTS", .string("iap:wait:index:{token:\(StateFixtures.token)}")).integer == 0)
+            // A released record that still finds no user keeps its original window.
+            #expect(try await store.park(first, under: [key], at: Self.later) == StateFixtures.now)
+            #expect(try await store.release(key) == [first])
+        }
+    }
+
+    @Test func forgetDropsTheRecord() async throws {
+        try await withRedisClient { _, client throws in
+            let store = RedisWaitingTransactionStore(client: client)
+            let kept = StateFixtures.purchase("1")
+            let matched = StateFixtures.purchase("2")
+            for record in [kept, matched] { _ = try await store.park(record, under: [.orderId("o-1")], at: StateFixtures.now) }
+            try await store.forget(recordKey: matched.recordKey)
+            try await store.forget(recordKey: "never-parked")
+            #expect(try await client.send("EXISTS", .string("iap:wait:record:{\(matched.recordKey)}")).integer == 0)
+            #expect(try await store.release(.orderId("o-1")) == [kept])
+            // Parked again after being forgotten: a new window.
+            #expect(try await store.park(matched, under: [], at: Self.later) == Self.later)
+        }
+    }
+
+    /// Two replicas releasing the same keys at once (the order consumed twice): every
+    /// record comes out exactly once, then nothing.
+    @Test func concurrentReleasesReturnEachRecordOnce() async throws {
+        try await withTwoStateClients { first, second in
+            let stores = [RedisWaitingTransactionStore(client: first), RedisWaitingTransactionStore(client: second)]
+            let records = (0..<40).map { StateFixtures.purchase("\(100 + $0)") }
+            for (offset, record) in records.enumerated() {
+                let keys: [WaitKey] = offset.isMultiple(of: 2) ? [.orderId("o-1"), .appAccountToken(StateFixtures.token)] : [.orderId("o-1")]
+                _ = try await stores[offset % 2].park(record, under: keys, at: StateFixtures.now)
+            }
+            let released = try await withThrowingTaskGroup(of: [VerifiedTransaction].self) { group in
+                for store in stores {
+                    for _ in 0..<4 {
+                        group.addTask { try await store.release(.orderId("o-1")) }
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            #expect(released.count == records.count)
+            #expect(Set(released.map(\.recordKey)) == Set(records.map(\.recordKey)))
+            #expect(try await stores[0].release(.orderId("o-1")) == [])
+            #expect(try await stores[1].release(.appAccountToken(StateFixtures.token)).count == 20)
+        }
+    }
+
+    @Test func recordsAndIndexesExpire() async throws {
+        try await withRedisClient { _, client throws in
+            let record = StateFixtures.purchase("1")
+            let recordKey = "iap:wait:record:{\(record.recordKey)}"
+            let indexKey = "iap:wait:index:{order:o-1}"
+            _ = try await RedisWaitingTransactionStore(client: client).park(record, under: [.orderId("o-1")], at: StateFixtures.now)
+            #expect(isFresh(try await pttl(client, recordKey), ttl: .seconds(8 * 86_400)))
+            #expect(isFresh(try await pttl(client, indexKey), ttl: .seconds(8 * 86_400)))
+
+            let store = RedisWaitingTransactionStore(client: client, keys: try StateKeys(prefix: "t:"), retention: .seconds(120))
+            let other = StateFixtures.purchase("2")
+            _ = try await store.park(other, under: [.orderId("o-1")], at: StateFixtures.now)
+            #expect(isFresh(try await pttl(client, "t:wait:record:{\(other.recordKey)}"), ttl: .seconds(120)))
+            #expect(isFresh(try await pttl(client, "t:wait:index:{order:o-1}"), ttl: .seconds(120)))
+            // The record's expiry runs from its first park; the index's from the latest.
+            _ = try await client.send("PEXPIRE", .string("t:wait:record:{\(other.recordKey)}"), 30_000)
+            _ = try await client.send("PEXPIRE", "t:wait:index:{order:o-1}", 30_000)
+            _ = try await store.park(other, under: [.orderId("o-1")], at: Self.later)
+            #expect(try await pttl(client, "t:wait:record:{\(other.recordKey)}") <= 30_000)
+            #expect(isFresh(try await pttl(client, "t:wait:index:{order:o-1}"), ttl: .seconds(120)))
+        }
+    }
+
+    @Test func undecodableRecordThrowsAStateDecodingError() async throws {
+        try await withRedisClient { _, client throws in
+            let store = RedisWaitingTransactionStore(client: client)
+            let record = StateFixtures.purchase("1")
+            _ = try await store.park(record, under: [.orderId("o-1")], at: StateFixtures.now)
+            _ = try await client.send("HSET", .string("iap:wait:record:{\(record.recordKey)}"), "transaction", "[]")
+            await #expect(throws: StateDecodingError.self) { try await store.release(.orderId("o-1")) }
+
+            let corrupt = StateFixtures.purchase("x")
+            _ = try await client.send("HSET", .string("iap:wait:record:{\(corrupt.recordKey)}"), "since", "yesterday", "transaction", "{}")
+            await #expect(throws: StateDecodingError.self) {
+                try await store.park(corrupt, under: [], at: StateFixtures.now)
+            }
+        }
+    }
+
+    /// The same sequence of park/release/forget on the in-memory store and on Redis gives
+    /// the same answers.
+    @Test func behavesLikeTheInMemoryStore() async throws {
+        try await withRedisClient { _, client throws in
+            let redis = RedisWaitingTransactionStore(client: client)
+            let memory = InMemoryWaitingTransactionStore()
+            let token = WaitKey.appAccountToken(StateFixtures.token)
+            let order = WaitKey.orderId("o-1")
+            let a = StateFixtures.notification("1", uuid: "n-a")
+            let b = StateFixtures.purchase("2")
+            enum Step { case park(VerifiedTransaction, [WaitKey], Int64), release(WaitKey), forget(String) }
+            let steps: [Step] = [
+                .park(a, [token], 0), .park(b, [token, order], 1), .park(a, [order], 2), .release(order),
+                .release(order), .park(b, [order], 3), .forget(a.recordKey), .release(token), .park(a, [token], 4),
+                .release(token), .release(order),
+            ]
+            for (number, step) in steps.enumerated() {
+                switch step {
+                case .park(let record, let keys, let seconds):
+                    let now = StateFixtures.now.advanced(by: .seconds(seconds))
+                    let expected = await memory.park(record, under: keys, at: now)
+                    #expect(try await redis.park(record, under: keys, at: now) == expected, "step \(number)")
+                case .release(let key):
+                    // The protocol promises no order (Redis returns first parked first).
+                    let expected = Set(await memory.release(key))
+                    #expect(Set(try await redis.release(key)) == expected, "step \(number)")
+                case .forget(let recordKey):
+                    await memory.forget(recordKey: recordKey)
+                    try await redis.forget(recordKey: recordKey)
+                }
+            }
+        }
+    }
+
+    /// Match's rules on the Redis stores: a notification waits for its order, the order
+    /// releases it, and the released record then matches by token.
+    @Test func matchRulesReleaseAWaitingTransactionWhenItsOrderArrives() async throws {
+        try await withRedisClient { _, client throws in
+            let rules = MatchRules(
+                orders: RedisOrderIndex(client: client),
+                ownership: RedisOwnershipStore(client: client),
+                waiting: RedisWaitingTransactionStore(client: client)
+            )
+            var waiting = StateFixtures.notification()
+            waiting.transaction.productId = "pro_monthly"
+            guard case .wait(let since, _) = try await rules.match(waiting, now: StateFixtures.now) else {
+                Issue.record("a notification without an order should wait")
+                return
+            }
+            #expect(since == StateFixtures.now)
+            #expect(try await rules.acceptOrder(StateFixtures.order()) == .indexed(released: [waiting]))
+            guard case .matched(let matched) = try await rules.match(waiting, now: Self.later) else {
+                Issue.record("the released record should match its order")
+                return
+            }
+            #expect(matched.userId == "u-1")
+            #expect(matched.orderId == "o-1")
+            #expect(matched.matchedBy == .appAccountToken)
+            #expect(try await client.send("GET", "iap:owner:{2000000000000001}").string == "u-1")
+            #expect(try await client.send("GET", "iap:order:{o-1}:claim").string == "2000000000000001")
+            #expect(try await client.send("EXISTS", .string("iap:wait:record:{\(waiting.recordKey)}")).integer == 0)
+        }
+    }
+}
