@@ -42,6 +42,8 @@ public final class KafkaAdmin: Sendable {
 
     /// The log-end offset (high watermark) of each partition.
     public func highWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+        // librdkafka refuses an empty list (invalid argument); a replica between assignments asks this.
+        guard !partitions.isEmpty else { return [:] }
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
             let list = RDKafkaPartitionList.make(partitions, offset: Int64(RD_KAFKA_OFFSET_END))
@@ -63,6 +65,7 @@ public final class KafkaAdmin: Sendable {
 
     /// A group's committed offsets; a partition with no commit is absent from the result.
     public func committedOffsets(group: String, partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+        guard !partitions.isEmpty else { return [:] }
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
             try Self.listGroupOffsets(client.handle, group: group, partitions: partitions, timeout: timeout)

@@ -125,9 +125,42 @@ import Testing
         #expect(self.matched(try await self.rules().match(again, now: Self.now))?.matchedBy == .ownership)
     }
 
+    /// Decision D11: a purchase whose signed token names an order that has not arrived waits
+    /// for it during the order grace, is released the moment the order arrives, and otherwise
+    /// falls back to the publisher's user with a warning.
+    @Test func aPurchaseWaitsBrieflyForTheOrderItsTokenNames() async throws {
+        let rules = self.rules(MatchConfiguration(orderGrace: .seconds(30)))
+        let early = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
+        #expect(try await rules.match(early, now: Self.now) == .wait(since: Self.now, deadline: Self.now.advanced(by: .seconds(30))))
+
+        guard case .indexed(let released) = try await rules.acceptOrder(
+            OrderEvent(orderId: "o-1", userId: "u-1", productId: "gems_100", bundleId: TestApple.bundleId, appAccountToken: Self.token)
+        ) else {
+            Issue.record("order not indexed")
+            return
+        }
+        #expect(released.map(\.recordKey) == [early.recordKey])
+        let matched = try #require(self.matched(try await rules.match(released[0], now: Self.now.advanced(by: .seconds(2)))))
+        #expect(matched.matchedBy == .appAccountToken)
+        #expect(matched.orderId == "o-1")
+    }
+
+    @Test func afterTheOrderGraceThePublishersUserIsMatchedWithAWarning() async throws {
+        let rules = self.rules(MatchConfiguration(orderGrace: .seconds(30)))
+        let purchase = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
+        guard case .wait = try await rules.match(purchase, now: Self.now) else {
+            Issue.record("did not wait for the order")
+            return
+        }
+        let late = try #require(self.matched(try await rules.match(purchase, now: Self.now.advanced(by: .seconds(31)))))
+        #expect(late.matchedBy == .user)
+        #expect(late.userId == "u-1")
+        #expect(late.warnings == [.orderNeverArrived])
+    }
+
     @Test func anOrderForAnotherUserCannotTakeABoundPurchase() async throws {
         let first = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
-        #expect(self.matched(try await self.rules().match(first, now: Self.now))?.userId == "u-1")
+        #expect(self.matched(try await self.rules(MatchConfiguration(orderGrace: .zero)).match(first, now: Self.now))?.userId == "u-1")
         try await self.order(userId: "u-2")
         let notification = Records.verified(Records.transaction(token: Self.token), notification: .oneTimeCharge)
         guard case .reject(let refusal) = try await self.rules().match(notification, now: Self.now) else {

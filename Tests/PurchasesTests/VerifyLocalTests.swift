@@ -76,6 +76,20 @@ import Testing
         #expect(await self.cache.get(transactionId: "2000000000000001") == nil)
     }
 
+    /// A forger who also rewrote the environment (to one the policy refuses, or to nonsense)
+    /// must still be caught as a forgery, not reported as a policy refusal.
+    @Test(arguments: ["Sandbox", "Productaon"])
+    func forgedEnvironmentIsAnInvalidSignature(_ environment: String) async throws {
+        let genuine = try self.apple.sign(TransactionSpec(quantity: 1))
+        let parts = genuine.split(separator: ".").map(String.init)
+        let forgedBody = try JSONSerialization.data(withJSONObject: TransactionSpec(environment: environment).payload)
+        let forged = [parts[0], TestSigningChain.base64URL(forgedBody), parts[2]].joined(separator: ".")
+
+        let productionOnly = try self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false))
+        let refusal = try #require(try await productionOnly.verify(try Requests.purchase(.signedTransaction(forged))).rejection)
+        #expect(refusal.reason == .invalidSignature)
+    }
+
     @Test func dataSignedByAnotherAuthorityIsAnInvalidCertificate() async throws {
         let stranger = try TestSigningChain(name: "Stranger")
         let jws = try stranger.sign(TransactionSpec().payload)

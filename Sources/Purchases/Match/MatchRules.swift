@@ -56,7 +56,8 @@ public struct MatchRules: Sendable {
                 warnings.append(.orderHintMismatch)
             }
         }
-        if candidate == nil, existingOwner == nil, token != nil || hints.orderId != nil, self.configuration.orderGrace > .zero {
+        if candidate == nil, existingOwner == nil, hints.userId != nil, self.configuration.orderGrace > .zero,
+           try await self.awaitsOrder(token: token, hints: hints) {
             let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: hints), at: now)
             let graceEnds = since.advanced(by: self.configuration.orderGrace)
             if now < graceEnds { return .wait(since: since, deadline: graceEnds) }
@@ -177,6 +178,15 @@ public struct MatchRules: Sendable {
             return .unmatched(UnmatchedTransaction(verified: verified, since: since, unmatchedAt: now, reason: .noOrderOrUser))
         }
         return .wait(since: since, deadline: deadline)
+    }
+
+    /// Whether the transaction names an order that has not arrived: a signed order token (no
+    /// token scheme configured) with no order under it, or an orderId hint with no such order.
+    /// An order that arrived and disagrees is not waited for.
+    private func awaitsOrder(token: String?, hints: PublisherHints) async throws -> Bool {
+        if let token, self.configuration.tokenScheme == nil, try await self.orders.order(appAccountToken: token) == nil { return true }
+        if let orderId = hints.orderId, try await self.orders.order(orderId: orderId) == nil { return true }
+        return false
     }
 
     /// What an arriving order can release a waiting transaction by.

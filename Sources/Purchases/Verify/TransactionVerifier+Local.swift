@@ -13,7 +13,11 @@ extension TransactionVerifier {
         let verifier: SignedDataVerifier
         switch self.verifier(for: claimed.environment) {
         case .success(let chosen): verifier = chosen
-        case .failure(let refusal): return .reject(refusal)
+        case .failure(let refusal):
+            return await self.forgeryOr(refusal, claimed: claimed.environment) { verifier in
+                if case .invalid(let error) = await verifier.verifyAndDecodeTransaction(request.payload) { return error }
+                return nil
+            }
         }
         switch await verifier.verifyAndDecodeTransaction(request.payload) {
         case .valid(let payload):
@@ -44,7 +48,11 @@ extension TransactionVerifier {
         let verifier: SignedDataVerifier
         switch self.verifier(for: claimedEnvironment) {
         case .success(let chosen): verifier = chosen
-        case .failure(let refusal): return .reject(refusal)
+        case .failure(let refusal):
+            return await self.forgeryOr(refusal, claimed: claimedEnvironment) { verifier in
+                if case .invalid(let error) = await verifier.verifyAndDecodeNotification(request.payload) { return error }
+                return nil
+            }
         }
 
         let notification: VerifiedNotification
@@ -78,5 +86,21 @@ extension TransactionVerifier {
             notification: context,
             renewal: notification.renewalInfo.map(RenewalDetails.init(verified:))
         )])
+    }
+}
+
+extension TransactionVerifier {
+    /// The environment a payload claims is only a claim until its signature checks out: an
+    /// altered payload must be `invalid_signature`, never a policy refusal of whatever
+    /// environment the forger wrote. So before refusing, the signature is checked with any
+    /// accepted environment's verifier; a signature or chain failure wins over the refusal.
+    /// Xcode and LocalTesting data is never Apple-signed, so its refusal stands as it is.
+    func forgeryOr(
+        _ refusal: PurchaseRejection, claimed: AppStoreEnvironment?, check: (SignedDataVerifier) async -> VerificationError?
+    ) async -> VerifyOutcome {
+        guard claimed?.isUnsignedTestEnvironment != true, let verifier = self.anyVerifier, let error = await check(verifier) else { return .reject(refusal) }
+        let outcome = Self.outcome(for: error, field: "signature")
+        if case .reject(let rejection) = outcome, [.invalidSignature, .invalidCertificate].contains(rejection.reason) { return outcome }
+        return .reject(refusal)
     }
 }
