@@ -1,27 +1,29 @@
 import LocalStack
 import Testing
 
-/// Every scenario of `iap demo`, with all four workers and the gateway as separate processes,
-/// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`.
-@Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
-    @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
-        let report = try await EndToEnd.withStack { stack in
-            try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
-        }
-        for scenario in report.scenarios {
-            #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
-        }
-        #expect(report.scenarios.count == DemoScenario.catalogue.count)
-        // The rejection reasons the scenarios provoke, each seen.
-        for reason in ["invalid_signature", "ownership_conflict", "unsupported_schema", "malformed_event"] {
-            #expect(report.rejected[reason, default: 0] >= 1, "no \(reason) rejection")
-        }
-        #expect(report.unmatched >= 1)
-        // Every stage processed records and ended with nothing left to read.
-        #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant"])
-        for stage in report.stages {
-            #expect(stage.lag == 0, "\(stage.stage) lag \(stage.lag)")
-            #expect(stage.outcomes["produced", default: 0] > 0, "\(stage.stage) produced nothing")
+extension EndToEndTests {
+    /// Every scenario of `iap demo`, with all four workers and the gateway as separate processes,
+    /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`.
+    @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
+        @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
+            let report = try await EndToEnd.withStack { stack in
+                try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
+            }
+            for scenario in report.scenarios {
+                #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
+            }
+            #expect(report.scenarios.count == DemoScenario.catalogue.count)
+            // The rejection reasons the scenarios provoke, each seen.
+            for reason in ["invalid_signature", "ownership_conflict", "unsupported_schema", "malformed_event"] {
+                #expect(report.rejected[reason, default: 0] >= 1, "no \(reason) rejection")
+            }
+            #expect(report.unmatched >= 1)
+            // Every stage processed records and ended with nothing left to read.
+            #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant"])
+            for stage in report.stages {
+                #expect(stage.lag == 0, "\(stage.stage) lag \(stage.lag)")
+                #expect(stage.outcomes["produced", default: 0] > 0, "\(stage.stage) produced nothing")
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import LocalStack
 import Logging
+import Testing
 
 /// Starts the embedded stack with the worker executables of this build (next to the test
 /// bundle) and stops it after `body`, whatever happens.
@@ -31,3 +32,7 @@ enum EndToEnd {
     static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }
+
+/// The end-to-end suites each start a whole stack (broker, Redis, simulator and five
+/// processes); nested here, they run one after the other instead of competing for two cores.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct EndToEndTests {}

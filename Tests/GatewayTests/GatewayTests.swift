@@ -110,7 +110,10 @@ import TestSupport
             _ = try await eventually("writes succeed again", timeout: .seconds(60), every: .milliseconds(500)) {
                 try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-outage")).status == 200 ? true : nil
             }
-            _ = try await eventually("ready again") { try await GatewayHarness.get(gateway.ops + "/readyz").status == 200 ? true : nil }
+            // The probe runs every 5 s on an admin client with its own reconnect backoff.
+            _ = try await eventually("ready again", timeout: .seconds(60), every: .milliseconds(500)) {
+                try await GatewayHarness.get(gateway.ops + "/readyz").status == 200 ? true : nil
+            }
             let metrics = try await GatewayHarness.get(gateway.ops + "/metrics").body
             #expect(metrics.contains(#"iap_gateway_requests_total{status="503"}"#))
             #expect(metrics.contains(#"iap_gateway_kafka_write_seconds_count{outcome="failed"}"#))
