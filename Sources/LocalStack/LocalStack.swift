@@ -94,6 +94,10 @@ public final class LocalStack: Sendable {
             // The mock cluster runs in this process: rebalance quickly when a child restarts.
             "IAP_KAFKA_SESSION_TIMEOUT_MS": "6000",
             "IAP_KAFKA_HEARTBEAT_INTERVAL_MS": "500",
+            // The mock broker answers a fetch only when fetch.wait.max.ms (500 ms by default)
+            // runs out, even when records arrived meanwhile: every hop would cost up to half a
+            // second (decision D12). Real brokers answer as soon as data is there.
+            "IAP_KAFKA_FETCH_WAIT_MAX_MS": "10",
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
         base.merge(configuration.workerEnvironment) { _, new in new }

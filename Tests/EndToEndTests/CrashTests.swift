@@ -2,7 +2,6 @@ import Foundation
 import Kafka
 import LocalStack
 import Purchases
-import Synchronization
 import Testing
 
 extension EndToEndTests {

@@ -3,9 +3,9 @@ import AsyncHTTPClient
 import NIOCore
 
 /// Reads a worker's `/metrics` text for the demo summary.
-enum OpsScrape {
+public enum OpsScrape {
     /// `iap_stage_messages_total{outcome=...}` values by outcome.
-    static func stageOutcomes(_ url: String) async -> [String: Int] {
+    public static func stageOutcomes(_ url: String) async -> [String: Int] {
         guard let text = await get(url) else { return [:] }
         var outcomes: [String: Int] = [:]
         for line in text.split(separator: "\n") where line.hasPrefix("iap_stage_messages_total{") {
@@ -17,7 +17,7 @@ enum OpsScrape {
         return outcomes
     }
 
-    static func get(_ url: String) async -> String? {
+    public static func get(_ url: String) async -> String? {
         guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(3)),
             let body = try? await response.body.collect(upTo: 8 << 20)
         else { return nil }

@@ -39,7 +39,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         var logger = logger
         logger[metadataKey: "stage"] = "\(stage.name)"
         let factory = PrometheusMetricsFactory(registry: registry)
-        let redis = RedisClient(configuration: try RedisConfiguration(url: settings.redisURL), logger: logger)
+        let redis = RedisClient(configuration: try RedisConfiguration(url: settings.redisURL, poolSize: settings.redisPoolSize), logger: logger)
         let handler = try makeHandler(WorkerResources(redis: redis, metricsFactory: factory, logger: logger))
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)

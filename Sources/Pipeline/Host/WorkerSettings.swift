@@ -6,6 +6,7 @@ public import Foundation
 /// ## Environment
 /// - `KAFKA_BROKERS`: bootstrap servers (default `127.0.0.1:9092`)
 /// - `REDIS_URL`: `redis://[:password@]host:port[/db]` (default `redis://127.0.0.1:6379`)
+/// - `REDIS_POOL_SIZE`: Redis connections of the worker (default 16)
 /// - `IAP_PIPELINE`: pipeline file (default `pipelines/iap.yaml`)
 /// - `IAP_OPS_HOST`, `IAP_OPS_PORT`: the `/metrics`, `/healthz`, `/readyz` listener (default `0.0.0.0:9100`; 0 = any free port)
 /// - `IAP_SHUTDOWN_GRACE_SECONDS`: how long SIGTERM may drain before work is cancelled (default 30)
@@ -16,6 +17,8 @@ public import Foundation
 public struct WorkerSettings: Sendable {
     public var kafkaBrokers = "127.0.0.1:9092"
     public var redisURL = "redis://127.0.0.1:6379"
+    /// Blocking hiredis connections (each on its own thread); one Redis round trip holds one.
+    public var redisPoolSize = 16
     public var pipelinePath = "pipelines/iap.yaml"
     public var opsHost = "0.0.0.0"
     public var opsPort = 9100
@@ -28,6 +31,7 @@ public struct WorkerSettings: Sendable {
         identity = ReplicaIdentity.fromEnvironment(stage: stage, environment: environment)
         if let value = environment["KAFKA_BROKERS"] { kafkaBrokers = value }
         if let value = environment["REDIS_URL"] { redisURL = value }
+        if let value = environment["REDIS_POOL_SIZE"].flatMap(Int.init), value > 0 { redisPoolSize = value }
         if let value = environment["IAP_PIPELINE"] { pipelinePath = value }
         if let value = environment["IAP_OPS_HOST"] { opsHost = value }
         if let value = environment["IAP_OPS_PORT"].flatMap(Int.init) { opsPort = value }

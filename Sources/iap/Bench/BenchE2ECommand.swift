@@ -74,6 +74,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         }
 
         let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: logger)
+        try await warmUp(stack, observer: observer)
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
         producerConfiguration.linger = .milliseconds(2)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
@@ -141,6 +142,24 @@ struct BenchE2ECommand: AsyncParsableCommand {
             print("publish→entitlement latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
         }
         if latencies.count < purchases { throw ExitCode(1) }
+    }
+
+    /// One purchase through every stage before measuring, so the consumer groups have their
+    /// partitions (the mock delays a group's first assignment by ~3 s) and caches are warm.
+    private func warmUp(_ stack: LocalStack, observer: TopicObserver) async throws {
+        let purchase = try await SimulatorClient(baseURL: stack.endpoints.simulator)
+            .purchase(productId: "warm_up", type: "Consumable", bundleId: stack.endpoints.bundleId)
+        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: CLILogging.logger("iap.bench"))
+        _ = try await producer.send([
+            try ContractTopics().record(
+                PurchaseEvent(eventId: "warm-up", bundleId: stack.endpoints.bundleId, userId: "warm-up", payload: .signedTransaction(purchase.signedTransaction)))
+        ])
+        await producer.close()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !observer.records.contains(where: { String(decoding: $0.value, as: UTF8.self).contains(purchase.transactionId) }) {
+            guard ContinuousClock.now < deadline else { throw ValidationError("the warm-up purchase was not granted within 60 s") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
     }
 
     private static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
