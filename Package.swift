@@ -274,7 +274,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkersTests",
-            dependencies: ["Workers", "Purchases", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Workers", "Purchases", "Pipeline", "Kafka", "AppStore", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -10,7 +10,7 @@ import Testing
 
     @Test func loadsTheSampleTopology() throws {
         let file = try PipelineFile.load(path: Self.samplePath)
-        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant"])
+        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant", "webhook"])
         #expect(
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
@@ -36,7 +36,7 @@ import Testing
         #expect(
             Set(derived.map(\.name)) == [
                 "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
-                "iap.orders.dlq", "iap.matched.dlq",
+                "iap.orders.dlq", "iap.matched.dlq", "iap.entitlements.dlq",
             ])
         let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
         #expect(purchasesDLQ.partitions == 12)

@@ -3,6 +3,7 @@ import Workers
 
 @Suite struct StageNameTests {
     @Test func stagesMatchThePipelineFile() {
-        #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant"])
+        #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant", "webhook"])
+        #expect(StageName.webhook.executable == "iap-grant")
     }
 }

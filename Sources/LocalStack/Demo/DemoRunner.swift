@@ -137,7 +137,8 @@ public struct DemoRunner: Sendable {
         guard let pipeline = try? PipelineFile.load(path: stack.endpoints.pipeline),
             let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         else { return [] }
-        for stage in pipeline.stages {
+        // Only the stages this stack runs (the optional webhook stage has no process here).
+        for stage in pipeline.stages where stack.endpoints.ops.keys.contains(where: { $0.hasPrefix("iap-\(stage.name)") }) {
             var outcomes: [String: Int] = [:]
             for (name, url) in stack.endpoints.ops where name.hasPrefix("iap-\(stage.name)") {
                 for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") { outcomes[outcome, default: 0] += value }

@@ -46,6 +46,12 @@ struct StageAssembly {
                 )
                 return MatchHandler(rules: rules, topics: topics)
             }
+        case .webhook:
+            guard let url = stageSettings.webhookURL, let secret = stageSettings.webhookSecret else {
+                throw StageSettingsError("IAP_WEBHOOK_URL and IAP_WEBHOOK_SECRET are required by iap-grant --webhook")
+            }
+            let timeout = stageSettings.webhookTimeout
+            try await run { _ in WebhookHandler(url: url, signer: WebhookSigner(secret: secret), timeout: timeout) }
         case .grant:
             let output = try output(0, "the entitlements topic")
             try await run { resources in

@@ -30,6 +30,11 @@ public import Purchases
 /// - `IAP_TOKEN_SCHEME`: `numericPaddedF` or `md5Halves` when appAccountToken carries a user
 ///   token rather than an order token (docs/events.md); unset by default
 /// - the unmatched window is the pipeline file's `windows.unmatched` of the match stage
+///
+/// Webhook (`iap-grant --webhook`):
+/// - `IAP_WEBHOOK_URL`, `IAP_WEBHOOK_SECRET` (**required** by the webhook stage): where every
+///   entitlement change is POSTed and the HMAC key of its `X-IAP-Signature`
+/// - `IAP_WEBHOOK_TIMEOUT_SECONDS`: per delivery (default 10)
 public struct StageSettings: Sendable {
     public var maximumEventBytes = 1 << 20
     public var bundleId: String?
@@ -48,6 +53,9 @@ public struct StageSettings: Sendable {
     public var appleRateLimit = 40
     public var appleTimeout: Duration = .seconds(10)
     public var tokenScheme: AppAccountTokenScheme?
+    public var webhookURL: String?
+    public var webhookSecret: String?
+    public var webhookTimeout: Duration = .seconds(10)
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StageSettingsError) {
         let reader = Reader(environment: environment)
@@ -81,6 +89,9 @@ public struct StageSettings: Sendable {
         verifyReceiptSharedSecret = reader.string("IAP_VERIFY_RECEIPT_SHARED_SECRET")
         if let value = try reader.int("IAP_APPLE_RATE_LIMIT") { appleRateLimit = value }
         if let value = try reader.int("IAP_APPLE_TIMEOUT_SECONDS") { appleTimeout = .seconds(value) }
+        webhookURL = reader.string("IAP_WEBHOOK_URL")
+        webhookSecret = reader.string("IAP_WEBHOOK_SECRET")
+        if let value = try reader.int("IAP_WEBHOOK_TIMEOUT_SECONDS") { webhookTimeout = .seconds(value) }
         if let value = reader.string("IAP_TOKEN_SCHEME") {
             guard let scheme = AppAccountTokenScheme(rawValue: value) else {
                 throw StageSettingsError("IAP_TOKEN_SCHEME must be one of \(AppAccountTokenScheme.allCases.map(\.rawValue)), not '\(value)'")

@@ -13,6 +13,7 @@ import Darwin
 public enum WorkerMain {
     public static func run(_ stage: StageName) async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        let stage = stage == .grant && arguments.contains("--webhook") ? StageName.webhook : stage
         if arguments.contains("--help") || arguments.contains("-h") {
             print(usage(stage))
             return
@@ -45,10 +46,14 @@ public enum WorkerMain {
 
     private static func usage(_ stage: StageName) -> String {
         """
-        USAGE: \(stage.executable) [--pipeline <path>]
+        USAGE: \(stage.executable) [--pipeline <path>]\(stage == .grant ? " [--webhook]" : "")
 
         Runs the \(stage.rawValue) stage of the pipeline file (default pipelines/iap.yaml) until SIGTERM or SIGINT,
-        which drains in-flight work, commits and leaves the consumer group.
+        which drains in-flight work, commits and leaves the consumer group.\(stage == .grant ? """
+
+            With --webhook it runs the webhook stage instead: every entitlement change POSTed to IAP_WEBHOOK_URL,
+            signed with IAP_WEBHOOK_SECRET (X-IAP-Signature), with an Idempotency-Key, retried and dead-lettered.
+            """ : "")
 
         Settings come from the environment: KAFKA_BROKERS, REDIS_URL, IAP_PIPELINE, IAP_OPS_HOST, IAP_OPS_PORT,
         IAP_SHUTDOWN_GRACE_SECONDS, IAP_LOG_FORMAT, IAP_LOG_LEVEL, IAP_KAFKA_<property>, and the stage keys listed
