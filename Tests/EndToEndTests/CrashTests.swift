@@ -27,11 +27,13 @@ extension EndToEndTests {
                 }
                 let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: EndToEnd.logger)
                 let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: EndToEnd.logger)
-                _ = try await producer.send(records)
-                await producer.close()
-
-                // Kill the worker as soon as purchases come through, mid-flight.
+                // The first half shows every stage (and the observer) running; the victim dies
+                // while it works on the second half.
+                _ = try await producer.send(Array(records.prefix(Self.purchases / 2)))
                 try await waitUntil("the first grants") { Self.grants(observer).count >= 10 }
+                _ = try await producer.send(Array(records.dropFirst(Self.purchases / 2)))
+                await producer.close()
+                try await Task.sleep(for: .milliseconds(300))
                 await stack.kill(victim)
                 let grantedAtKill = Self.grants(observer).count
                 try await Task.sleep(for: .seconds(2))
