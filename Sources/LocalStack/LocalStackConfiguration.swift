@@ -31,8 +31,8 @@ public struct LocalStackConfiguration: Sendable {
     public var orderGrace: Duration = .seconds(8)
     /// Latency the simulator adds to every Apple call (`--apple-latency`).
     public var appleLatency: Duration = .zero
-    /// Shared Apple call rate limit per second; 0 turns the limiter off.
-    public var appleRateLimit = 0
+    /// Shared Apple call rate limit per second (Redis, across verify replicas); 0 turns it off.
+    public var appleRateLimit = 40
     /// Replicas per worker (each its own process and consumer-group member).
     public var replicas = 1
     /// Extra environment for every worker (e.g. `IAP_LOG_LEVEL`).

@@ -36,6 +36,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.partitions = partitions
         configuration.gateway = false  // no simulator notifications: measure the purchase path alone
         configuration.appleLatency = .milliseconds(appleLatency)
+        configuration.appleRateLimit = 0  // measure the pipeline, not Apple's quota
         configuration.replicas = replicas
         configuration.binDirectory = binDirectory
         configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]
@@ -119,7 +120,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 lastGrant = max(lastGrant, stamp)
             }
             if latencies.count >= purchases { break }
-            if !json { print("  \(latencies.count)/\(purchases) granted") }
+            if !json { print("  \(latencies.count)/\(purchases) granted · " + (await Self.stageGauges(stack)).joined(separator: " · ")) }
             try await Task.sleep(for: .seconds(1))
         }
         await observer.close()
@@ -142,6 +143,22 @@ struct BenchE2ECommand: AsyncParsableCommand {
             print("publish→entitlement latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
         }
         if latencies.count < purchases { throw ExitCode(1) }
+    }
+
+    /// Records in flight (running or buffered) and mean processing time per worker, from each
+    /// one's `/metrics`: where a run queues.
+    private static func stageGauges(_ stack: LocalStack) async -> [String] {
+        var lines: [String] = []
+        for (name, url) in stack.endpoints.ops.sorted(by: { $0.key < $1.key }) {
+            guard let text = await OpsScrape.get(url + "/metrics") else { continue }
+            func value(_ prefix: String) -> Double {
+                text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+            }
+            let count = value("iap_stage_processing_seconds_count")
+            let mean = count > 0 ? value("iap_stage_processing_seconds_sum") / count * 1000 : 0
+            lines.append("\(name.dropFirst(4)) \(Int(value("iap_stage_in_flight"))) in flight, \(Int(mean)) ms")
+        }
+        return lines
     }
 
     /// One purchase through every stage before measuring, so the consumer groups have their

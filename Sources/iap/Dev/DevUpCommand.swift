@@ -52,7 +52,7 @@ struct LocalStackOptions: ParsableArguments {
     @Option(name: .customLong("state-dir"), help: "Directory for the dev pipeline file, keys and logs (default: a new temp dir).") var stateDirectory: String?
     @Option(name: .customLong("unmatched-window"), help: "Seconds a transaction waits for its order before iap.unmatched.") var unmatchedWindow = 20.0
     @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
-    @Option(name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).") var appleRateLimit = 0
+    @Option(name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).") var appleRateLimit = 40
     @Flag(name: .customLong("no-gateway"), help: "Do not start iap-gateway.") var noGateway = false
 
     func configuration() throws -> LocalStackConfiguration {

@@ -50,7 +50,8 @@ import Workers
 
     @Test func endpointsAndEnvironmentsHaveSeparateBuckets() async throws {
         try await withRedisClient { _, client throws in
-            let gate = RedisAppleCallGate(client: client, callsPerSecond: 1, sandboxShare: 0.001)
+            // One call per 100 s: a slow machine can never refill a bucket between two calls.
+            let gate = RedisAppleCallGate(client: client, callsPerSecond: 0.01, sandboxShare: 0.1)
             let production = AppleCall(.transactionInfo, environment: .production)
             #expect(try await gate.acquire(production) == .proceed)
             #expect(try await gate.acquire(production) != .proceed)
