@@ -108,6 +108,6 @@ struct StageAssembly {
                 sandboxURL: stageSettings.verifyReceiptSandboxURL, timeout: stageSettings.appleTimeout
             )
             : nil
-        return try AppStoreTransactionSource(api: api, verifyReceipt: legacy)
+        return try AppStoreTransactionSource(api: api, verifyReceipt: legacy, executor: AsyncHTTPClientExecutor(client: AppleHTTPClient.shared))
     }
 }
