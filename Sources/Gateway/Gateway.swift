@@ -44,7 +44,7 @@ public struct Gateway: Sendable {
         // Give up in librdkafka when the request gives up: a record Apple was told to retry
         // should not linger in the local queue for the default five minutes.
         producerConfiguration.messageTimeout = settings.writeTimeout
-        producerConfiguration.additionalProperties = settings.kafkaProperties.filter { !Self.consumerOnly.contains($0.key) }
+        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let admin = try KafkaAdmin(bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId + "-admin", logger: logger)
 
@@ -64,12 +64,6 @@ public struct Gateway: Sendable {
         self.producer = producer
         self.settings = settings
         self.logger = logger
-    }
-
-    /// Consumer properties a shared `IAP_KAFKA_*` set may carry; librdkafka would only warn
-    /// about them on a producer, but they mean nothing here.
-    private static var consumerOnly: Set<String> {
-        ["session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy", "max.poll.interval.ms", "group.instance.id"]
     }
 
     /// Runs until a signal in `signals` (or a service's failure), then drains and returns.

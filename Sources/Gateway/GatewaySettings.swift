@@ -64,9 +64,7 @@ public struct GatewaySettings: Sendable {
         if let value = environment["IAP_SHUTDOWN_GRACE_SECONDS"] {
             shutdownGracePeriod = try Self.seconds(value, key: "IAP_SHUTDOWN_GRACE_SECONDS")
         }
-        for (key, value) in environment where key.hasPrefix("IAP_KAFKA_") {
-            kafkaProperties[key.dropFirst("IAP_KAFKA_".count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
-        }
+        kafkaProperties = WorkerSettings.kafkaProperties(environment)
     }
 
     /// Checks combinations the individual keys cannot: TLS needs both files.

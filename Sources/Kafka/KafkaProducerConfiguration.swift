@@ -41,3 +41,17 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+extension KafkaProducerConfiguration {
+    /// Properties librdkafka only knows on a consumer, which a set shared by a process's
+    /// producer and consumer (`IAP_KAFKA_*`) may carry.
+    static let consumerOnlyProperties: Set<String> = [
+        "session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy", "max.poll.interval.ms",
+        "group.instance.id", "fetch.wait.max.ms",
+    ]
+
+    /// `shared` without the consumer-only properties, for a producer's `additionalProperties`.
+    public static func producerProperties(_ shared: [String: String]) -> [String: String] {
+        shared.filter { !consumerOnlyProperties.contains($0.key) }
+    }
+}

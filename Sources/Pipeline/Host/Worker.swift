@@ -44,7 +44,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
         producerConfiguration.clientId = settings.identity.clientId
-        producerConfiguration.additionalProperties = settings.kafkaProperties.filter { !Self.consumerOnly.contains($0.key) }
+        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
 
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
@@ -77,11 +77,6 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         self.redis = redis
         self.settings = settings
         self.logger = logger
-    }
-
-    /// Properties librdkafka refuses on a producer; they only go to the consumer.
-    private static var consumerOnly: Set<String> {
-        ["session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy", "max.poll.interval.ms", "group.instance.id"]
     }
 
     /// Runs until a signal in `signals` (or the group's own shutdown), then drains and exits.

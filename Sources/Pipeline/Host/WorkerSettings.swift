@@ -37,8 +37,18 @@ public struct WorkerSettings: Sendable {
         if let value = environment["IAP_OPS_PORT"].flatMap(Int.init) { opsPort = value }
         if let value = environment["IAP_SHUTDOWN_GRACE_SECONDS"].flatMap(Double.init) { shutdownGracePeriod = .seconds(value) }
         if let value = environment["IAP_LAG_INTERVAL_SECONDS"].flatMap(Double.init) { lagInterval = .seconds(value) }
+        kafkaProperties = Self.kafkaProperties(environment)
+    }
+}
+
+extension WorkerSettings {
+    /// `IAP_KAFKA_<PROPERTY>` variables as librdkafka properties, dots as underscores
+    /// (`IAP_KAFKA_SESSION_TIMEOUT_MS=10000` is `session.timeout.ms`).
+    public static func kafkaProperties(_ environment: [String: String]) -> [String: String] {
+        var properties: [String: String] = [:]
         for (key, value) in environment where key.hasPrefix("IAP_KAFKA_") {
-            kafkaProperties[key.dropFirst("IAP_KAFKA_".count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
+            properties[key.dropFirst("IAP_KAFKA_".count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
         }
+        return properties
     }
 }
