@@ -80,9 +80,10 @@ import Testing
     /// must still be caught as a forgery, not reported as a policy refusal.
     @Test(arguments: ["Sandbox", "Productaon"])
     func forgedEnvironmentIsAnInvalidSignature(_ environment: String) async throws {
-        let genuine = try self.apple.sign(TransactionSpec(quantity: 1))
+        // Signed as a Production purchase of 1; the forger asks for 7 in another environment.
+        let genuine = try self.apple.sign(TransactionSpec(quantity: 1, environment: "Production"))
         let parts = genuine.split(separator: ".").map(String.init)
-        let forgedBody = try JSONSerialization.data(withJSONObject: TransactionSpec(environment: environment).payload)
+        let forgedBody = try JSONSerialization.data(withJSONObject: TransactionSpec(quantity: 7, environment: environment).payload)
         let forged = [parts[0], TestSigningChain.base64URL(forgedBody), parts[2]].joined(separator: ".")
 
         let productionOnly = try self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false))
