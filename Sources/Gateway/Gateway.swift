@@ -74,7 +74,22 @@ public struct Gateway: Sendable {
     /// Runs with a caller-owned trigger (tests and embedded stacks stop it themselves).
     public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
         let group = makeGroup(signals: [])
-        try await group.run({ try await self.run(group: group) }, until: shutdown)
+        try await withThrowingTaskGroup(of: Bool.self) { tasks in
+            tasks.addTask {
+                try await self.run(group: group)
+                return true
+            }
+            tasks.addTask {
+                await shutdown()
+                await group.triggerGracefulShutdown()
+                return false
+            }
+            // The group may end on its own (a failed service): then stop waiting for the trigger.
+            // A thrown error leaves the task group, which cancels the trigger as well.
+            while let groupEnded = try await tasks.next() {
+                if groupEnded { tasks.cancelAll() }
+            }
+        }
     }
 
     private func makeGroup(signals: [UnixSignal]) -> ServiceGroup {

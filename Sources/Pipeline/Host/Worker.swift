@@ -87,7 +87,14 @@ public struct Worker<Handler: MessageHandler>: Sendable {
     /// Runs with a caller-owned group trigger (tests and embedded stacks stop it themselves).
     public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
         let group = makeGroup(signals: [])
-        try await group.run({ try await self.run(group: group) }, until: shutdown)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await self.run(group: group) }
+            tasks.addTask {
+                await shutdown()
+                await group.triggerGracefulShutdown()
+            }
+            try await tasks.waitForAll()
+        }
     }
 
     private func makeGroup(signals: [UnixSignal]) -> ServiceGroup {
