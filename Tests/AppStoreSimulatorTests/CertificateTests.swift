@@ -4,7 +4,7 @@ import NIOHTTP1
 import Testing
 import X509
 
-@Suite("Test CA and JWS format")
+@Suite("Test CA and JWS format", .timeLimit(.minutes(2)))
 struct CertificateTests {
     @Test("JWS header has alg ES256 and a 3-certificate x5c; chain and signature verify from the written root")
     func jwsVerifies() async throws {

@@ -3,7 +3,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 
-@Suite("Control API")
+@Suite("Control API", .timeLimit(.minutes(2)))
 struct ControlAPITests {
     @Test("every product type is purchasable and signed like Apple's", arguments: [
         "Consumable", "Non-Consumable", "Auto-Renewable Subscription", "Non-Renewing Subscription",

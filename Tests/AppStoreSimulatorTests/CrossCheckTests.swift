@@ -6,7 +6,7 @@ import Testing
 
 /// The simulator against the pipeline's real `AppStore` module: if these pass, workers pointed
 /// at the simulator accept what it signs and read what it encodes.
-@Suite("Cross-check with the AppStore module")
+@Suite("Cross-check with the AppStore module", .timeLimit(.minutes(2)))
 struct CrossCheckTests {
     private func verifier(_ client: SimulatorClient, environment: AppStoreEnvironment) throws -> SignedDataVerifier {
         try SignedDataVerifier(.init(
@@ -109,7 +109,7 @@ struct CrossCheckTests {
 
 /// Every fault kind must be something the pipeline's classifier treats as "retry later",
 /// otherwise fault runs would dead-letter purchases instead of delaying them.
-@Suite("Faults as the AppStore classifier sees them")
+@Suite("Faults as the AppStore classifier sees them", .timeLimit(.minutes(2)))
 struct FaultClassificationTests {
     @Test("Server API faults classify as retry", arguments: ["5000001", "4040002", "429", "html", "timeout"])
     func serverAPI(kind: String) async throws {

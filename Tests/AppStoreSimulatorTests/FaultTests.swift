@@ -5,7 +5,7 @@ import NIOCore
 import NIOHTTP1
 import Testing
 
-@Suite("Faults")
+@Suite("Faults", .timeLimit(.minutes(2)))
 struct FaultTests {
     let key = P256Key()
 

@@ -67,7 +67,7 @@ private func eventually(_ condition: () async throws -> Bool) async throws -> Bo
     return false
 }
 
-@Suite("Notifications")
+@Suite("Notifications", .timeLimit(.minutes(2)))
 struct NotificationTests {
     @Test("every lifecycle change is POSTed as {signedPayload}")
     func lifecycle() async throws {

@@ -28,7 +28,7 @@ private struct ParsedAttribute {
     var int: Int? { try? Int(derEncoded: DER.parse(value)) }
 }
 
-@Suite("Receipt formats")
+@Suite("Receipt formats", .timeLimit(.minutes(2)))
 struct ReceiptFormatTests {
     /// ContentInfo(signedData) → SignedData → encapContentInfo → [0] OCTET STRING.
     private func content(of receipt: [UInt8]) throws -> ArraySlice<UInt8> {

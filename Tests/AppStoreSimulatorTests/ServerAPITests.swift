@@ -4,7 +4,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 
-@Suite("Server API")
+@Suite("Server API", .timeLimit(.minutes(2)))
 struct ServerAPITests {
     let key = P256Key()
     var configuration: AppStoreSimulatorConfiguration { .init(apiKeys: [key.apiKey]) }

@@ -3,7 +3,7 @@ import Foundation
 import NIOHTTP1
 import Testing
 
-@Suite("verifyReceipt")
+@Suite("verifyReceipt", .timeLimit(.minutes(2)))
 struct VerifyReceiptTests {
     @Test("a sandbox app receipt verifies at /sandbox with its in-app records")
     func sandboxReceipt() async throws {

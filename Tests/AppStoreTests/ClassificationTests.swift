@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every documented Apple answer maps to the intended action.
-@Suite struct ClassificationTests {
+@Suite(.timeLimit(.minutes(2))) struct ClassificationTests {
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var response: AppleResponse

@@ -4,7 +4,7 @@ import Testing
 import X509
 
 /// Chains built on the fly: trust comes only from configured roots and Apple's OIDs.
-@Suite struct JWSChainTests {
+@Suite(.timeLimit(.minutes(2))) struct JWSChainTests {
     static let signedDate: Int64 = 1_750_000_000_000
 
     static func transactionPayload(bundleId: String = "com.example.game", environment: String = "Sandbox", extra: [String: Any] = [:]) -> [String: Any] {

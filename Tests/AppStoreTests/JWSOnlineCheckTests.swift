@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Online mode: OCSP is asked at the current time; no answer means "retry", never "reject".
-@Suite struct JWSOnlineCheckTests {
+@Suite(.timeLimit(.minutes(2))) struct JWSOnlineCheckTests {
     struct Unreachable: Error {}
 
     final class CountingUnreachableTransport: OCSPTransport {

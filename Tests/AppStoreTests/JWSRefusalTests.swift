@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Tampered and garbage input gets the right refusal code, never a crash.
-@Suite struct JWSRefusalTests {
+@Suite(.timeLimit(.minutes(2))) struct JWSRefusalTests {
     static let vectorPath = "jws/sandbox-consumable-transaction.jws"
 
     static func verifier() throws -> SignedDataVerifier {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Real Apple-signed JWS: valid at their signing date with the bundled root, refused now.
-@Suite struct JWSVectorTests {
+@Suite(.timeLimit(.minutes(2))) struct JWSVectorTests {
     static func verifier(
         bundleId: String,
         environment: AppStoreEnvironment,

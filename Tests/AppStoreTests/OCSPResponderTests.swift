@@ -9,7 +9,7 @@ import X509
 /// Online mode against a real OpenSSL OCSP responder: `openssl ocsp` answers from a CA index
 /// file and signs with the issuer's key, so swift-certificates checks a genuine response
 /// (responder id, signature, nonce echo, thisUpdate/nextUpdate) rather than a canned one.
-@Suite struct OCSPResponderTests {
+@Suite(.timeLimit(.minutes(2))) struct OCSPResponderTests {
     /// Answered by the intermediate (it issued the leaf).
     static let leafResponderURI = "http://ocsp.test/intermediate"
     /// Answered by the root (it issued the intermediate).

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Legacy receipts decode locally to the manifest's values (no trust claimed).
-@Suite struct ReceiptDecodingTests {
+@Suite(.timeLimit(.minutes(2))) struct ReceiptDecodingTests {
     static func iso(_ date: Date?) -> String? {
         date?.formatted(.iso8601)
     }

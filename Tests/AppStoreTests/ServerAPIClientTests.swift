@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// The Server API client: URLs, bearer token, environment fallback and classification.
-@Suite struct ServerAPIClientTests {
+@Suite(.timeLimit(.minutes(2))) struct ServerAPIClientTests {
     static let key = P256.Signing.PrivateKey()
 
     static func client(_ fake: FakeAppleHTTP, sandboxFallback: Bool = true) throws -> AppStoreServerAPIClient {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The legacy verifyReceipt client: environment switching and transient bodies.
-@Suite struct VerifyReceiptClientTests {
+@Suite(.timeLimit(.minutes(2))) struct VerifyReceiptClientTests {
     static func client(_ fake: FakeAppleHTTP, sandboxAllowed: Bool = true) -> VerifyReceiptClient {
         VerifyReceiptClient(
             configuration: .init(

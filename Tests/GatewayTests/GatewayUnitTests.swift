@@ -3,7 +3,7 @@ import Foundation
 import Pipeline
 import Testing
 
-@Suite struct GatewaySettingsTests {
+@Suite(.timeLimit(.minutes(2))) struct GatewaySettingsTests {
     @Test func defaults() throws {
         let settings = try GatewaySettings(environment: ["HOSTNAME": "gw-0"])
         #expect(settings.kafkaBrokers == "127.0.0.1:9092")
@@ -68,7 +68,7 @@ import Testing
     }
 }
 
-@Suite struct NotificationEventTests {
+@Suite(.timeLimit(.minutes(2))) struct NotificationEventTests {
     @Test func keyIsTheUnverifiedNotificationUUID() throws {
         #expect(NotificationEvent.key(forSignedPayload: try TestJWS.notification(uuid: "0f5e2a1c-uuid")) == "0f5e2a1c-uuid")
     }
@@ -98,7 +98,7 @@ import Testing
     }
 }
 
-@Suite struct NotificationBodyTests {
+@Suite(.timeLimit(.minutes(2))) struct NotificationBodyTests {
     @Test func extraFieldsAreIgnored() throws {
         let payload = try NotificationBody.signedPayload(from: Array(#"{"signedPayload": "a.b.c", "other": 1}"#.utf8))
         #expect(payload == "a.b.c")

@@ -2,7 +2,7 @@ import Kafka
 import Testing
 import TestSupport
 
-@Suite struct FaultTests {
+@Suite(.timeLimit(.minutes(2))) struct FaultTests {
     @Test func brokerDownForSecondsLosesNothing() async throws {
         let cluster = try TestKafka.cluster(topics: ["f": 2])
         let producer = try TestKafka.producer(cluster)

@@ -2,7 +2,7 @@ import Kafka
 import Testing
 import TestSupport
 
-@Suite struct GroupTests {
+@Suite(.timeLimit(.minutes(2))) struct GroupTests {
     @Test func secondMemberTakesPartitionsCooperatively() async throws {
         let cluster = try TestKafka.cluster(topics: ["t": 4])
         let configuration = TestKafka.consumerConfiguration(cluster, group: "grp", topics: ["t"])

@@ -2,7 +2,7 @@ import Kafka
 import Testing
 import TestSupport
 
-@Suite struct ProduceConsumeTests {
+@Suite(.timeLimit(.minutes(2))) struct ProduceConsumeTests {
     @Test func roundTripCommitsAndLagFollowsTheLog() async throws {
         let cluster = try TestKafka.cluster(topics: ["orders": 3])
         let producer = try TestKafka.producer(cluster)

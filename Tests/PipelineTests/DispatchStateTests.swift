@@ -6,7 +6,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
     KafkaMessage(topic: "t", partition: partition, offset: offset, key: key.map { Array($0.utf8) }, value: [])
 }
 
-@Suite struct PartitionOffsetsTests {
+@Suite(.timeLimit(.minutes(2))) struct PartitionOffsetsTests {
     @Test func storedOffsetNeverPassesAnUnfinishedRecord() {
         var offsets = PartitionOffsets()
         for offset in Int64(10)...14 {
@@ -41,7 +41,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
     }
 }
 
-@Suite struct DispatchStateTests {
+@Suite(.timeLimit(.minutes(2))) struct DispatchStateTests {
     @Test func sameKeyWaitsAndRunsInOrder() {
         var state = DispatchState(maxRunning: 8)
         #expect(state.accept(record(0, key: "a"))?.offset == 0)

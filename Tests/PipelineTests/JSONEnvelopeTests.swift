@@ -7,7 +7,7 @@ private struct Sample: Decodable {
     var count: Int
 }
 
-@Suite struct JSONEnvelopeTests {
+@Suite(.timeLimit(.minutes(2))) struct JSONEnvelopeTests {
     private func reject(_ text: String) -> Rejection? {
         do {
             _ = try JSONEnvelope.decode(Sample.self, from: Array(text.utf8), schemas: ["s.v1"])

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 import Testing
 
-@Suite struct JSONLogHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct JSONLogHandlerTests {
     /// Collects the lines a handler writes.
     final class Lines: Sendable {
         private let lines = Mutex<[String]>([])

@@ -7,7 +7,7 @@ import Prometheus
 import ServiceLifecycle
 import Testing
 
-@Suite struct OpsServerTests {
+@Suite(.timeLimit(.minutes(2))) struct OpsServerTests {
     let registry = PrometheusCollectorRegistry()
     let readiness = ReadinessFlag()
 

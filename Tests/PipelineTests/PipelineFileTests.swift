@@ -2,7 +2,7 @@ import Foundation
 import Pipeline
 import Testing
 
-@Suite struct PipelineFileTests {
+@Suite(.timeLimit(.minutes(2))) struct PipelineFileTests {
     /// The repository's own `pipelines/iap.yaml`, found relative to this file.
     static let samplePath = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// The runtime with its production stores: retries in a Redis delay queue, done markers and
 /// locks in Redis, shared by replicas that each have their own Redis client (as processes do).
-@Suite struct RedisRuntimeTests {
+@Suite(.timeLimit(.minutes(2))) struct RedisRuntimeTests {
     @Test func retriesGoThroughRedisAndExhaustedOnesReachTheDLQ() async throws {
         try await withRedisServer { server in
             let client = RedisClient(configuration: try server.configuration())

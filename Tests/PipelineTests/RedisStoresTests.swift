@@ -3,7 +3,7 @@ import Redis
 import Testing
 import TestSupport
 
-@Suite struct RedisStoresTests {
+@Suite(.timeLimit(.minutes(2))) struct RedisStoresTests {
     @Test func idempotencyGuardRemembersCompletedWorkAcrossClients() async throws {
         try await withRedisServer { server in
             let first = RedisClient(configuration: try server.configuration())

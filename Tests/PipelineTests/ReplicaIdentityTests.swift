@@ -1,7 +1,7 @@
 import Testing
 import Pipeline
 
-@Suite struct ReplicaIdentityTests {
+@Suite(.timeLimit(.minutes(2))) struct ReplicaIdentityTests {
     @Test func defaultsToStageAndHostName() {
         let identity = ReplicaIdentity.fromEnvironment(stage: "verify", environment: ["HOSTNAME": "verify-7d9f"])
         #expect(identity == ReplicaIdentity(clientId: "verify-verify-7d9f", groupInstanceId: nil))

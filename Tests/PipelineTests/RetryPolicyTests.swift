@@ -14,7 +14,7 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-@Suite struct RetryPolicyTests {
+@Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
     let exact = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(60), multiplier: 2, jitter: 0, maxAttempts: 5)
 
     @Test func growsExponentiallyUpToTheCap() {

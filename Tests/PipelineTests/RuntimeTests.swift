@@ -10,7 +10,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     messages.map { String(decoding: $0.value, as: UTF8.self) }
 }
 
-@Suite struct RuntimeTests {
+@Suite(.timeLimit(.minutes(2))) struct RuntimeTests {
     @Test func storedOffsetStopsAtUnfinishedRecordsAndACrashReplaysOnlyThem() async throws {
         let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1])
         let producer = try TestKafka.producer(cluster)

@@ -10,7 +10,7 @@ import Synchronization
 import Testing
 import TestSupport
 
-@Suite struct WorkerTests {
+@Suite(.timeLimit(.minutes(2))) struct WorkerTests {
     private func get(_ client: HTTPClient, _ url: String) async throws -> (status: UInt, body: String) {
         let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
         let body = try await response.body.collect(upTo: 1 << 20)

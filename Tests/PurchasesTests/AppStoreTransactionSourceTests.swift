@@ -7,7 +7,7 @@ import Testing
 
 /// The adapter over AppStore's real clients: one attempt per environment, "other
 /// environment" answers handed back to the verifier.
-@Suite struct AppStoreTransactionSourceTests {
+@Suite(.timeLimit(.minutes(2))) struct AppStoreTransactionSourceTests {
     /// Answers HTTP requests from a script and records their URLs.
     final class ScriptedHTTP: AppleHTTPExecutor {
         private let respond: @Sendable (AppleHTTPRequest) -> AppleHTTPResponse
@@ -116,7 +116,7 @@ import Testing
 }
 
 /// The in-process gate: a token bucket per endpoint and environment.
-@Suite struct InMemoryAppleCallGateTests {
+@Suite(.timeLimit(.minutes(2))) struct InMemoryAppleCallGateTests {
     @Test func spendsItsBudgetThenAsksToWait() async {
         let gate = InMemoryAppleCallGate(callsPerSecond: 5, sandboxShare: 0.2)
         for _ in 0..<5 {

@@ -6,7 +6,7 @@ import Testing
 /// One purchase arrives three ways (the app's StoreKit 2 upload, a StoreKit 1 receipt from an
 /// older client path, and Apple's notification), in every order. Apple is asked at most once
 /// and exactly one grant comes out of the pipeline's rules.
-@Suite struct DoubleDeliveryTests {
+@Suite(.timeLimit(.minutes(2))) struct DoubleDeliveryTests {
     enum Delivery: String, CaseIterable, Sendable {
         case storeKit2, storeKit1, notification
     }

@@ -5,7 +5,7 @@ import Testing
 
 /// `iap.entitlement.v1` is a contract: the grant of a known purchase must encode to exactly
 /// the golden document (field names, nulls, date format, stable eventId).
-@Suite struct EntitlementGoldenTests {
+@Suite(.timeLimit(.minutes(2))) struct EntitlementGoldenTests {
     static func matchedConsumable() -> MatchedTransaction {
         let transaction = TransactionDetails(
             transactionId: "2000000000000001", originalTransactionId: "2000000000000001", bundleId: "com.example.game",

@@ -4,7 +4,7 @@ import Purchases
 import Testing
 
 /// Contract field names, and the specific detail of every refusal.
-@Suite struct EventDecodingTests {
+@Suite(.timeLimit(.minutes(2))) struct EventDecodingTests {
     static func refusal(_ json: String) -> PurchaseRejection? {
         do throws(PurchaseRejection) {
             _ = try EventDecoder.decode(PurchaseEvent.self, from: Array(json.utf8))

@@ -3,7 +3,7 @@ import Purchases
 import Testing
 
 /// Grant: exactly one effective change per (transaction, action).
-@Suite struct GrantTests {
+@Suite(.timeLimit(.minutes(2))) struct GrantTests {
     let store = InMemoryEntitlementStateStore()
     var rules: GrantRules { GrantRules(store: self.store) }
 

@@ -4,7 +4,7 @@ import Purchases
 import Testing
 
 /// Intake: validation, normalisation, routing keys from real vectors, dedupe keys.
-@Suite struct IntakeTests {
+@Suite(.timeLimit(.minutes(2))) struct IntakeTests {
     let rules = IntakeRules()
     static let now = Timestamp(millisecondsSince1970: 1_763_000_000_000)
 

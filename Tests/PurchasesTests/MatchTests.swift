@@ -3,7 +3,7 @@ import Purchases
 import Testing
 
 /// Match: precedence, token schemes, ownership, waiting and release.
-@Suite struct MatchTests {
+@Suite(.timeLimit(.minutes(2))) struct MatchTests {
     let orders = InMemoryOrderIndex()
     let ownership = InMemoryOwnershipStore()
     let waiting = InMemoryWaitingTransactionStore()

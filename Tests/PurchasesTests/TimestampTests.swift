@@ -3,7 +3,7 @@ import Foundation
 import Purchases
 import Testing
 
-@Suite struct TimestampTests {
+@Suite(.timeLimit(.minutes(2))) struct TimestampTests {
     @Test(arguments: [
         (Int64(0), "1970-01-01T00:00:00.000Z"),
         (Int64(1_738_645_560_000), "2025-02-04T05:06:00.000Z"),

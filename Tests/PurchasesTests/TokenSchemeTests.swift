@@ -3,7 +3,7 @@ import Testing
 
 /// Per-user appAccountToken schemes, both directions, fixed vectors (computed independently
 /// with Python's hashlib/uuid).
-@Suite struct TokenSchemeTests {
+@Suite(.timeLimit(.minutes(2))) struct TokenSchemeTests {
     @Test(arguments: [
         ("123456789", "ffffffff-ffff-ffff-ffff-fff123456789"),
         ("007", "ffffffff-ffff-ffff-ffff-fffffffff007"),

@@ -5,7 +5,7 @@ import Testing
 
 /// Verify: bare ids and receipts are looked up with Apple (through the gate and the cache),
 /// environments walked per policy, every Apple answer classified.
-@Suite struct VerifyAppleTests {
+@Suite(.timeLimit(.minutes(2))) struct VerifyAppleTests {
     let apple: TestApple
     let gate = ScriptedGate()
     let cache = InMemoryVerifiedTransactionCache()

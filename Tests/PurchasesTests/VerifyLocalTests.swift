@@ -4,7 +4,7 @@ import Purchases
 import Testing
 
 /// Verify: signed transactions and notifications are checked locally, never with Apple.
-@Suite struct VerifyLocalTests {
+@Suite(.timeLimit(.minutes(2))) struct VerifyLocalTests {
     let apple: TestApple
     let source = FakeAppleSource.unused
     let gate = ScriptedGate()

@@ -1,7 +1,7 @@
 import Redis
 import Testing
 
-@Suite struct RedisConfigurationTests {
+@Suite(.timeLimit(.minutes(2))) struct RedisConfigurationTests {
     @Test func parsesFullURL() throws {
         let configuration = try RedisConfiguration(url: "redis://:s3cret@cache.internal:6380/2")
         #expect(configuration.host == "cache.internal")

@@ -1,7 +1,7 @@
 import Testing
 import Workers
 
-@Suite struct StageNameTests {
+@Suite(.timeLimit(.minutes(2))) struct StageNameTests {
     @Test func stagesMatchThePipelineFile() {
         #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant", "webhook"])
         #expect(StageName.webhook.executable == "iap-grant")

@@ -96,8 +96,8 @@ public struct DemoRunner: Sendable {
             try await Task.sleep(for: .seconds(1))
         }
 
+        let stages = await drainedStageCounts(within: .seconds(30))
         let outcomes = Outcomes(records: observer.records, topics: resultTopics)
-        let stages = await stageCounts()
         await observer.close()
         await producer.close()
         return Report(
@@ -131,21 +131,35 @@ public struct DemoRunner: Sendable {
         }
     }
 
-    /// Per-stage outcome counters from each worker's `/metrics` and lag from the broker.
-    private func stageCounts() async -> [StageCounts] {
-        var counts: [StageCounts] = []
+    /// Stage counts once every stage's lag is zero, or the last reading after `limit`.
+    ///
+    /// The end states can all be reached while a stage still has records to read that change
+    /// nothing visible: a duplicate coming back from the retry store after its twin finished,
+    /// or offsets not yet auto-committed. Lag is the pipeline's own "done" signal, so wait for it.
+    private func drainedStageCounts(within limit: Duration) async -> [StageCounts] {
         guard let pipeline = try? PipelineFile.load(path: stack.endpoints.pipeline),
             let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         else { return [] }
         // Only the stages this stack runs (the optional webhook stage has no process here).
-        for stage in pipeline.stages where stack.endpoints.ops.keys.contains(where: { $0.hasPrefix("iap-\(stage.name)") }) {
-            var outcomes: [String: Int] = [:]
-            for (name, url) in stack.endpoints.ops where name.hasPrefix("iap-\(stage.name)") {
-                for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") { outcomes[outcome, default: 0] += value }
+        let stages = pipeline.stages.filter { stage in stack.endpoints.ops.keys.contains { $0.hasPrefix("iap-\(stage.name)") } }
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while true {
+            var counts: [StageCounts] = []
+            for stage in stages {
+                let lag = (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) { $0 + max($1.lag, 0) } ?? -1
+                counts.append(StageCounts(stage: stage.name, outcomes: [:], lag: lag))
             }
-            let lag = (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) { $0 + max($1.lag, 0) } ?? -1
-            counts.append(StageCounts(stage: stage.name, outcomes: outcomes, lag: lag))
+            if counts.allSatisfy({ $0.lag == 0 }) || clock.now >= deadline {
+                // Counters last, so they include whatever the wait let through.
+                for index in counts.indices {
+                    for (name, url) in stack.endpoints.ops where name.hasPrefix("iap-\(counts[index].stage)") {
+                        for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") { counts[index].outcomes[outcome, default: 0] += value }
+                    }
+                }
+                return counts
+            }
+            try? await Task.sleep(for: .milliseconds(500))
         }
-        return counts
     }
 }

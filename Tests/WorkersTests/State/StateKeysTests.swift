@@ -2,7 +2,7 @@ import Purchases
 import Testing
 import Workers
 
-@Suite struct StateKeysTests {
+@Suite(.timeLimit(.minutes(2))) struct StateKeysTests {
     @Test func defaultLayout() {
         let keys = StateKeys.standard
         #expect(keys.prefix == "iap:")

@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import Workers
 
-@Suite struct WebhookHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct WebhookHandlerTests {
     /// Records what was posted and answers with a scripted status.
     final class FakeTransport: WebhookTransport {
         struct Post: Sendable {
