@@ -71,7 +71,6 @@ let package = Package(
             dependencies: [
                 "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings

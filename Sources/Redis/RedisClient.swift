@@ -1,5 +1,4 @@
 public import Logging
-import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -7,35 +6,33 @@ import Glibc
 import Darwin
 #endif
 
-/// A pool of blocking hiredis connections driven from async code.
+/// Blocking hiredis connections driven from async code, with automatic pipelining.
 ///
-/// Each of the `poolSize` connections serves one call at a time; every hiredis call runs on
-/// a dedicated `NIOThreadPool` with one thread per connection, so a slow Redis never starves
-/// Swift's cooperative pool. A connection whose command failed at the socket level is
-/// closed and transparently reconnected (with AUTH and SELECT) by the next call that uses it.
-/// Commands are not retried automatically: one that failed with
-/// ``RedisError/Code/connectionLost`` may or may not have run on the server.
+/// Each of the `poolSize` connections has its own thread (a ``CommandLane``), so a slow Redis
+/// never starves Swift's cooperative pool. Concurrent calls are queued on the least busy
+/// connection and go out together: whatever queued while the previous round trip was on the
+/// wire is written in one pipeline. Calls from one task stay in order (each awaits its reply).
+/// A connection whose command failed at the socket level is closed and transparently
+/// reconnected (with AUTH and SELECT) by its next batch. Commands are not retried
+/// automatically: one that failed with ``RedisError/Code/connectionLost`` may or may not have
+/// run on the server. A blocking command (`BLPOP`) holds its connection, and the commands
+/// queued behind it on that connection, until it returns.
 ///
 /// Call ``shutdown()`` before dropping the client; it stops the threads.
 public final class RedisClient: Sendable {
     public let configuration: RedisConfiguration
-    private let pool: ConnectionPool
-    private let threads: NIOThreadPool
-    private let logger: Logger
+    private let lanes: [CommandLane]
 
     public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "iap.redis")) {
         _ = Self.ignoreSIGPIPE
         self.configuration = configuration
-        self.logger = logger
-        self.pool = ConnectionPool(configuration: configuration)
-        self.threads = NIOThreadPool(numberOfThreads: configuration.poolSize)
-        threads.start()
+        self.lanes = (0..<configuration.poolSize).map { _ in CommandLane(configuration: configuration, logger: logger) }
     }
 
     /// A backstop for owners that never called ``shutdown()``: stops the threads (a no-op
     /// when already stopped) so a dropped client does not leak them.
     deinit {
-        threads.shutdownGracefully { _ in }
+        lanes.forEach { $0.stop() }
     }
 
     /// hiredis writes with `write(2)`; a peer that closed the socket would otherwise kill the
@@ -46,7 +43,7 @@ public final class RedisClient: Sendable {
 
     /// Sends one command. An error reply throws ``RedisError/Code/server`` with its text.
     public func send(_ command: [RedisValue]) async throws -> RedisReply {
-        try await withConnection { connection in try connection.execute(command).throwingServerError() }
+        try await submit(.command(command))[0].throwingServerError()
     }
 
     /// Sends one command given as variadic arguments, e.g. `send("SET", "k", .bytes(v))`.
@@ -59,7 +56,7 @@ public final class RedisClient: Sendable {
     /// does not hide the others' results.
     public func pipeline(_ commands: [[RedisValue]]) async throws -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        return try await withConnection { connection in try connection.execute(pipeline: commands) }
+        return try await submit(.pipeline(commands))
     }
 
     /// Runs a Lua script by SHA (`EVALSHA`), sending its source with `EVAL` only when the
@@ -67,40 +64,46 @@ public final class RedisClient: Sendable {
     /// route them; a script error throws ``RedisError/Code/server``.
     public func run(_ script: RedisScript, keys: [String], arguments: [RedisValue] = []) async throws -> RedisReply {
         let tail: [RedisValue] = [.integer(Int64(keys.count))] + keys.map(RedisValue.string) + arguments
-        return try await withConnection { connection in
-            let reply = try connection.execute(["EVALSHA", .string(script.sha1)] + tail)
-            if case .error(let message) = reply, message.hasPrefix("NOSCRIPT") {
-                return try connection.execute(["EVAL", .string(script.source)] + tail).throwingServerError()
-            }
-            return try reply.throwingServerError()
-        }
+        return try await submit(.script(script, tail: tail))[0].throwingServerError()
     }
 
-    /// Fails waiting callers, closes idle connections and stops the threads once in-flight
-    /// commands have finished. Calls after this throw ``RedisError/Code/shutdown``.
+    /// Fails queued calls, lets the batches on the wire finish, then closes the connections
+    /// and stops the threads. Calls after this throw ``RedisError/Code/shutdown``.
     public func shutdown() async {
-        let idle = pool.shutdown()
-        _ = try? await threads.runIfActive { idle.forEach { $0.close() } }
-        try? await threads.shutdownGracefully()
+        await withDiscardingTaskGroup { group in
+            for lane in lanes { group.addTask { await lane.shutdown() } }
+        }
     }
 
-    /// Leases a connection, runs `body` with it on the thread pool, and returns it.
-    private func withConnection<Result: Sendable>(
-        _ body: @escaping @Sendable (RedisConnection) throws -> Result
-    ) async throws -> Result {
-        let connection = try await pool.lease()
-        defer { pool.release(connection) }
-        do {
-            return try await threads.runIfActive { try body(connection) }
-        } catch let error as RedisError {
-            if error.code == .connectionLost || error.code == .connectionFailed {
-                logger.warning("redis connection failed", metadata: ["error": "\(error)"])
-            }
-            throw error
-        } catch is CancellationError where !Task.isCancelled {
-            // The thread pool cancels work it can no longer run because it is shutting down.
-            throw RedisError(code: .shutdown, message: "the Redis client was shut down")
+    /// What went to the server so far (`commands / roundTrips` is the pipelining achieved),
+    /// and what is waiting for a reply now.
+    public struct Traffic: Sendable, Hashable {
+        public var commands = 0
+        public var roundTrips = 0
+        /// Calls queued or on the wire.
+        public var waiting = 0
+    }
+
+    /// Commands and round trips since the client started, over all connections.
+    public var traffic: Traffic {
+        lanes.reduce(into: Traffic()) { total, lane in
+            let traffic = lane.traffic
+            total.commands += traffic.commands
+            total.roundTrips += traffic.roundTrips
+            total.waiting += traffic.waiting
         }
+    }
+
+    /// Queues on the lane with the least pending work (the first, when several tie, so a
+    /// lightly loaded client batches on few connections).
+    private func submit(_ request: CommandLane.Request) async throws -> [RedisReply] {
+        var chosen = lanes[0]
+        var fewest = chosen.pending
+        for lane in lanes.dropFirst() where fewest > 0 {
+            let pending = lane.pending
+            if pending < fewest { (chosen, fewest) = (lane, pending) }
+        }
+        return try await chosen.submit(request)
     }
 }
 

@@ -4,7 +4,8 @@
 /// ``init(environment:)`` reads these (the names workers document for operators):
 /// - `REDIS_URL`: `redis://[[username]:password@]host[:port][/db]`, required. Port defaults
 ///   to 6379, database to 0. There is no `rediss://`: hiredis 0.14.1 has no TLS.
-/// - `REDIS_POOL_SIZE`: connections (and blocking threads), default 8.
+/// - `REDIS_POOL_SIZE`: connections, each with its own thread, default 8. Concurrent commands
+///   are pipelined on them, so a few connections carry hundreds of callers.
 /// - `REDIS_CONNECT_TIMEOUT_MS`: TCP connect timeout, default 2000.
 /// - `REDIS_COMMAND_TIMEOUT_MS`: socket read/write timeout per command, default 5000.
 ///   A command that times out kills its connection (hiredis cannot resynchronise).
@@ -16,7 +17,7 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
     public var password: String?
     /// Selected with `SELECT` on every new connection when not 0.
     public var database: Int
-    /// How many connections are opened, each used by one call at a time.
+    /// How many connections are opened; concurrent calls share them through pipelining.
     public var poolSize: Int
     public var connectTimeout: Duration
     public var commandTimeout: Duration

@@ -79,7 +79,11 @@ import Testing
         var handler = LoggingBootstrap.makeHandler(format: .text, level: .debug, label: "x")
         handler[metadataKey: "secret"] = "s3cret"
         handler[metadataKey: "stage"] = "grant"
+        handler[metadataKey: "apple.PrivateKey"] = "-----BEGIN"
+        handler[metadataKey: "Authorization"] = .dictionary(["scheme": "Bearer"])
         #expect(handler.logLevel == .debug)
+        #expect(handler.metadata["apple.PrivateKey"] == .string(LogRedaction.placeholder))
+        #expect(handler.metadata["Authorization"] == .string(LogRedaction.placeholder))
         #expect(handler.metadata["secret"] == .string(LogRedaction.placeholder))
         #expect(handler.metadata["stage"] == "grant")
     }

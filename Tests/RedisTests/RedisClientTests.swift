@@ -121,6 +121,31 @@ import Testing
         }
     }
 
+    @Test func concurrentCommandsShareRoundTrips() async throws {
+        try await withRedisClient(poolSize: 1) { server, client in
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                // Hold the only connection so the 300 callers queue, then release it: they
+                // must go out together, and each must still get its own reply.
+                let blocked = Task { try await client.send("BLPOP", "gate", 0) }
+                try await waitForBlockedClient(admin)
+                let replies = try await withThrowingTaskGroup(of: (Int, RedisReply).self) { group in
+                    for index in 0..<300 {
+                        group.addTask { (index, try await client.send("ECHO", .string("reply-\(index)"))) }
+                    }
+                    while client.traffic.waiting < 301 { try await Task.sleep(for: .milliseconds(5)) }
+                    _ = try await admin.send("RPUSH", "gate", "open")
+                    return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+                }
+                _ = try await blocked.value
+                #expect(replies.count == 300)
+                #expect(replies.allSatisfy { $0.value == .string(Array("reply-\($0.key)".utf8)) })
+                let traffic = client.traffic
+                #expect(traffic.commands == 301)
+                #expect(traffic.roundTrips <= 4, "300 queued commands took \(traffic.roundTrips - 1) round trips")
+            }
+        }
+    }
+
     @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
         try await withRedisClient(poolSize: 1) { server, client in
             try await withClient(try server.configuration(poolSize: 1)) { admin in

@@ -24,11 +24,9 @@ struct RedactingLogHandler<Wrapped: LogHandler>: LogHandler {
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { wrapped[metadataKey: key] }
-        set {
-            var metadata = wrapped.metadata
-            metadata[key] = newValue
-            wrapped.metadata = LogRedaction.redact(metadata)
-        }
+        // Only the entry being set: workers set metadata per record, and redacting the whole
+        // dictionary each time cost a third of a stage's CPU.
+        set { wrapped[metadataKey: key] = newValue.map { LogRedaction.redact(key, $0) } }
     }
 
     func log(event: LogEvent) {

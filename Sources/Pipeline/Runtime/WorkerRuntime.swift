@@ -157,9 +157,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         let clock = ContinuousClock()
         let started = clock.now
         var recordLogger = logger
-        recordLogger[metadataKey: "topic"] = "\(record.topic)"
-        recordLogger[metadataKey: "partition"] = "\(record.partition)"
-        recordLogger[metadataKey: "offset"] = "\(record.offset)"
+        // Formatted only if something is logged: most records log nothing.
+        recordLogger[metadataKey: "topic"] = .string(record.topic)
+        recordLogger[metadataKey: "partition"] = .stringConvertible(record.partition)
+        recordLogger[metadataKey: "offset"] = .stringConvertible(record.offset)
         defer { metrics.processing.recordNanoseconds((clock.now - started).nanoseconds) }
 
         if record.value.count > configuration.maxMessageBytes {
@@ -172,7 +173,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         } catch {
             return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, logger: recordLogger)
         }
-        if let key = prepared.idempotencyKey { recordLogger[metadataKey: "business_id"] = "\(key)" }
+        if let key = prepared.idempotencyKey { recordLogger[metadataKey: "business_id"] = .string(key) }
 
         var lock: IdempotencyLock?
         if let key = prepared.idempotencyKey, let idempotency {

@@ -9,12 +9,10 @@ import Darwin
 /// One hiredis `redisContext`, connected lazily and replaced after any failure.
 ///
 /// hiredis 0.14.1 is blocking and not thread-safe; every method here blocks and must be
-/// called from ``RedisClient``'s thread pool, never from Swift's cooperative pool.
+/// called from its ``CommandLane``'s thread, never from Swift's cooperative pool.
 ///
-/// `@unchecked Sendable` invariant: ``ConnectionPool`` hands a connection to exactly one
-/// caller at a time, and only that lease holder touches it (inside a thread-pool work item,
-/// or to close it when returning it after shutdown), so `context` is never accessed
-/// concurrently.
+/// `@unchecked Sendable` invariant: only the owning lane's thread touches it, so `context`
+/// is never accessed concurrently.
 final class RedisConnection: @unchecked Sendable {
     private let configuration: RedisConfiguration
     private var context: UnsafeMutablePointer<redisContext>?

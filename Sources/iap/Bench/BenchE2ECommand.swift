@@ -27,6 +27,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
     @Option(help: "Replicas of each worker.") var replicas = 1
     @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
+    @Option(name: .customLong("worker-env"), help: "KEY=VALUE added to every worker's environment (repeatable), e.g. REDIS_POOL_SIZE=2.")
+    var workerEnvironment: [String] = []
     @Flag(help: "Print the result as JSON.") var json = false
 
     func run() async throws {
@@ -40,6 +42,12 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.replicas = replicas
         configuration.binDirectory = binDirectory
         configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]
+        for pair in workerEnvironment {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw ValidationError("--worker-env takes KEY=VALUE, got '\(pair)'")
+            }
+            configuration.workerEnvironment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
+        }
         let stack = try await LocalStack.start(configuration, logger: logger)
         do {
             try await measure(stack)

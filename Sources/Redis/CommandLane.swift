@@ -1,0 +1,281 @@
+import DequeModule
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One hiredis connection and the thread that drives it, shared by every caller.
+///
+/// Callers queue requests; the thread takes everything queued since its last round trip and
+/// sends it as one pipeline (one `write`, then the replies in order). Under load a worker's
+/// hundreds of concurrent records therefore cost Redis a few round trips, not one each, and
+/// cost the process one thread wake-up per batch instead of one per command. With nothing
+/// queued the thread sleeps; a lone command goes out at once, so pipelining adds no delay.
+///
+/// `@unchecked Sendable` invariant: `connection` is touched only by the lane's own thread;
+/// everything else lives behind `state`.
+final class CommandLane: @unchecked Sendable {
+    /// What a caller asked for; its replies come back as one array.
+    enum Request: Sendable {
+        case command([RedisValue])
+        /// `EVALSHA` with the script's source kept for the `NOSCRIPT` fallback.
+        case script(RedisScript, tail: [RedisValue])
+        case pipeline([[RedisValue]])
+
+        var commandCount: Int {
+            if case .pipeline(let commands) = self { return commands.count }
+            return 1
+        }
+    }
+
+    private struct Job {
+        var id: UInt64
+        var request: Request
+        var continuation: CheckedContinuation<[RedisReply], any Error>
+    }
+
+    private struct State {
+        var queue: Deque<Job> = []
+        /// Jobs queued or in the batch on the wire: the client sends new work to the lane
+        /// with the fewest, so one blocked lane (a `BLPOP`) does not hold up the rest.
+        var pending = 0
+        var nextID: UInt64 = 0
+        var isSleeping = false
+        var isShutdown = false
+        var exited = false
+        var exitWaiters: [CheckedContinuation<Void, Never>] = []
+        var traffic = RedisClient.Traffic()
+    }
+
+    /// Commands per round trip at most, so one burst cannot hold a huge reply set in memory.
+    private static let maxBatchCommands = 1024
+
+    private let connection: RedisConnection
+    private let logger: Logger
+    private let state = Mutex(State())
+    private let wake = Semaphore()
+
+    init(configuration: RedisConfiguration, logger: Logger) {
+        self.connection = RedisConnection(configuration: configuration)
+        self.logger = logger
+        startThread()
+    }
+
+    var pending: Int { state.withLock { $0.pending } }
+
+    var traffic: RedisClient.Traffic {
+        state.withLock { state in
+            var traffic = state.traffic
+            traffic.waiting = state.pending
+            return traffic
+        }
+    }
+
+    /// Queues `request` and waits for its replies. A cancelled caller whose request is still
+    /// queued gets `CancellationError` and its request is never sent; once sent, it runs.
+    func submit(_ request: Request) async throws -> [RedisReply] {
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RedisReply], any Error>) in
+                enum Outcome { case queued(wake: Bool), failed(any Error) }
+                let outcome: Outcome = state.withLock { state in
+                    if state.isShutdown { return .failed(RedisError.shutdown) }
+                    if Task.isCancelled { return .failed(CancellationError()) }
+                    state.queue.append(Job(id: id, request: request, continuation: continuation))
+                    state.pending += 1
+                    let wake = state.isSleeping
+                    state.isSleeping = false
+                    return .queued(wake: wake)
+                }
+                switch outcome {
+                case .queued(let wake): if wake { self.wake.signal() }
+                case .failed(let error): continuation.resume(throwing: error)
+                }
+            }
+        } onCancel: {
+            let job: Job? = state.withLock { state in
+                guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
+                state.pending -= 1
+                return state.queue.remove(at: index)
+            }
+            job?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Fails queued requests with ``RedisError/Code/shutdown``, lets the batch on the wire
+    /// finish, and returns once the thread has closed the connection and exited.
+    func shutdown() async {
+        stop()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let exited = state.withLock { state in
+                if !state.exited { state.exitWaiters.append(continuation) }
+                return state.exited
+            }
+            if exited { continuation.resume() }
+        }
+    }
+
+    /// Marks the lane shut, fails what is still queued and wakes the thread so it exits after
+    /// the batch on the wire. Does not wait, so a client's `deinit` can call it.
+    func stop() {
+        let (queued, wake): ([Job], Bool) = state.withLock { state in
+            guard !state.isShutdown else { return ([], false) }
+            state.isShutdown = true
+            let queued = Array(state.queue)
+            state.queue = []
+            state.pending -= queued.count
+            let wake = state.isSleeping
+            state.isSleeping = false
+            return (queued, wake)
+        }
+        for job in queued { job.continuation.resume(throwing: RedisError.shutdown) }
+        if wake { self.wake.signal() }
+    }
+
+    // MARK: The lane's thread
+
+    private func startThread() {
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let status = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let lane = Unmanaged<CommandLane>.fromOpaque(argument).takeRetainedValue()
+            lane.loop()
+            return nil
+        }, retained)
+        precondition(status == 0, "pthread_create failed: \(status)")
+        pthread_detach(thread)
+    }
+
+    private func loop() {
+        while let batch = nextBatch() {
+            let commands = run(batch)
+            state.withLock { state in
+                state.pending -= batch.count
+                state.traffic.roundTrips += 1
+                state.traffic.commands += commands
+            }
+        }
+        connection.close()
+        let waiters = state.withLock { state in
+            state.exited = true
+            defer { state.exitWaiters = [] }
+            return state.exitWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// The jobs queued so far, sleeping while there are none; nil once shut down.
+    private func nextBatch() -> [Job]? {
+        while true {
+            let batch: [Job]? = state.withLock { state in
+                if state.isShutdown { return nil }
+                var batch: [Job] = []
+                var commands = 0
+                while let next = state.queue.first, batch.isEmpty || commands + next.request.commandCount <= Self.maxBatchCommands {
+                    commands += next.request.commandCount
+                    batch.append(state.queue.removeFirst())
+                }
+                if batch.isEmpty { state.isSleeping = true }
+                return batch
+            }
+            guard let batch else { return nil }
+            if !batch.isEmpty { return batch }
+            wake.wait()
+        }
+    }
+
+    /// Sends the batch and answers its callers; returns how many commands went out.
+    private func run(_ batch: [Job]) -> Int {
+        var commands: [[RedisValue]] = []
+        for job in batch {
+            switch job.request {
+            case .command(let command): commands.append(command)
+            case .script(let script, let tail): commands.append(["EVALSHA", .string(script.sha1)] + tail)
+            case .pipeline(let many): commands.append(contentsOf: many)
+            }
+        }
+        var replies: [RedisReply]
+        do {
+            replies = try connection.execute(pipeline: commands)
+            try resendUnknownScripts(batch, &replies)
+        } catch {
+            if error.code == .connectionLost || error.code == .connectionFailed {
+                logger.warning("redis connection failed", metadata: ["error": "\(error)", "commands": "\(commands.count)"])
+            }
+            for job in batch { job.continuation.resume(throwing: error) }
+            return commands.count
+        }
+        var start = 0
+        for job in batch {
+            let count = job.request.commandCount
+            job.continuation.resume(returning: Array(replies[start..<(start + count)]))
+            start += count
+        }
+        return commands.count
+    }
+
+    /// Scripts the server did not know (`NOSCRIPT` after a restart or `SCRIPT FLUSH`) are sent
+    /// again with their source, in one more round trip, and their replies replaced.
+    private func resendUnknownScripts(_ batch: [Job], _ replies: inout [RedisReply]) throws(RedisError) {
+        var retries: [(index: Int, command: [RedisValue])] = []
+        var index = 0
+        for job in batch {
+            if case .script(let script, let tail) = job.request, case .error(let message) = replies[index], message.hasPrefix("NOSCRIPT") {
+                retries.append((index, ["EVAL", .string(script.source)] + tail))
+            }
+            index += job.request.commandCount
+        }
+        guard !retries.isEmpty else { return }
+        let again = try connection.execute(pipeline: retries.map(\.command))
+        for (retry, reply) in zip(retries, again) { replies[retry.index] = reply }
+    }
+}
+
+extension RedisError {
+    static var shutdown: RedisError { RedisError(code: .shutdown, message: "the Redis client was shut down") }
+}
+
+/// A counting semaphore for the lane's thread to sleep on: blocking, so never used from the
+/// cooperative pool (callers only `signal`, which does not block).
+///
+/// `@unchecked Sendable` invariant: the pthread objects are only used through their own
+/// thread-safe calls and live exactly as long as this object.
+private final class Semaphore: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var count = 0
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    func signal() {
+        pthread_mutex_lock(mutex)
+        count += 1
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+
+    func wait() {
+        pthread_mutex_lock(mutex)
+        while count == 0 { pthread_cond_wait(condition, mutex) }
+        count -= 1
+        pthread_mutex_unlock(mutex)
+    }
+}
