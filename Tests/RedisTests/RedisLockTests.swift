@@ -45,7 +45,7 @@ import Testing
             var tokens: Set<LockToken> = []
             for index in 0..<20 {
                 let token = try #require(try await lock.acquire("lock:fresh:\(index)", ttl: .seconds(10)))
-                #expect(token.value.count == 40)
+                #expect(token.value.count == 48)  // 32 hex digits of per-process randomness, 16 of counter
                 tokens.insert(token)
             }
             #expect(tokens.count == 20)

@@ -19,35 +19,47 @@ enum Base64 {
 
     /// Returns nil for characters outside both alphabets, misplaced padding or an impossible length.
     static func decode<Bytes: Collection<UInt8>>(_ input: Bytes) -> [UInt8]? {
-        var end = input.endIndex
+        if let decoded = input.withContiguousStorageIfAvailable({ self.decode(contiguous: $0) }) { return decoded }
+        return Array(input).withUnsafeBufferPointer { self.decode(contiguous: $0) }
+    }
+
+    /// Works on raw buffers: every record verify reads carries a ~3 KB JWS, and the
+    /// index-generic loop with a bounds-checked table and a growing array was 5 % of its CPU.
+    private static func decode(contiguous input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var end = input.count
         var padding = 0
-        while padding < 2, end > input.startIndex {
-            let before = input.index(end, offsetBy: -1)
-            guard input[before] == UInt8(ascii: "=") else { break }
-            end = before
+        while padding < 2, end > 0, input[end - 1] == UInt8(ascii: "=") {
+            end -= 1
             padding += 1
         }
-        let count = input.distance(from: input.startIndex, to: end)
-        if count % 4 == 1 { return nil }
-        if padding > 0, (count + padding) % 4 != 0 { return nil }
+        if end % 4 == 1 { return nil }
+        if padding > 0, (end + padding) % 4 != 0 { return nil }
+        let outputCount = end / 4 * 3 + max(end % 4 - 1, 0)
 
-        var output = [UInt8]()
-        output.reserveCapacity(count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        var index = input.startIndex
-        while index < end {
-            let value = self.table[Int(input[index])]
-            if value == self.invalid { return nil }
-            accumulator = (accumulator << 6) | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+        return self.table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: outputCount) { output, initialized in
+                var accumulator: UInt32 = 0
+                var bits: UInt32 = 0
+                var written = 0
+                for index in 0..<end {
+                    let value = table[Int(input[index])]
+                    if value == self.invalid {
+                        valid = false
+                        break
+                    }
+                    accumulator = (accumulator << 6) | UInt32(value)
+                    bits += 6
+                    if bits >= 8 {
+                        bits -= 8
+                        output[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
+                        written += 1
+                    }
+                }
+                initialized = valid ? written : 0
             }
-            input.formIndex(after: &index)
+            return valid ? output : nil
         }
-        return output
     }
 
     /// Standard alphabet with padding, as `x5c` and `receipt-data` expect.

@@ -2,9 +2,15 @@ import Foundation
 
 /// Writes events as compact JSON with stable key order.
 public enum EventEncoder {
-    public static func encode(_ event: some PipelineEvent) throws -> [UInt8] {
+    /// One configured encoder for every event: `JSONEncoder` is thread-safe once configured,
+    /// and workers encode on every record.
+    private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(event))
+        return encoder
+    }()
+
+    public static func encode(_ event: some PipelineEvent) throws -> [UInt8] {
+        Array(try encoder.encode(event))
     }
 }

@@ -19,18 +19,10 @@ public struct IntakeRules: Sendable {
             return .reject(.malformed("event of \(bytes.count) bytes exceeds \(self.configuration.maximumEventBytes)"))
         }
         do throws(PurchaseRejection) {
-            let data = Data(bytes)
-            let schema = try EventDecoder.schema(of: data)
-            switch schema {
-            case PurchaseEvent.schema:
-                return self.purchase(try EventDecoder.decodeBody(PurchaseEvent.self, from: data), receivedAt: receivedAt)
-            case NotificationEvent.schema:
-                return self.notification(try EventDecoder.decodeBody(NotificationEvent.self, from: data))
-            default:
-                return .reject(PurchaseRejection(
-                    .unsupportedSchema,
-                    "schema '\(schema)' is not \(PurchaseEvent.schema) or \(NotificationEvent.schema)"
-                ))
+            switch try EventDecoder.decode(oneOf: [PurchaseEvent.self, NotificationEvent.self], from: bytes) {
+            case let purchase as PurchaseEvent: return self.purchase(purchase, receivedAt: receivedAt)
+            case let notification as NotificationEvent: return self.notification(notification)
+            case let other: return .reject(.malformed("unexpected event type \(type(of: other))"))
             }
         } catch {
             return .reject(error)

@@ -10,8 +10,15 @@ import Foundation
 enum RoutingKey {
     /// originalTransactionId, else transactionId, of an unverified signed transaction.
     static func forSignedTransaction(_ jws: String) throws(VerificationError) -> String? {
-        let payload = try UnverifiedJWS(jws).decodePayload(as: JWSTransactionDecodedPayload.self)
-        return Self.preferred(payload.originalTransactionId, payload.transactionId)
+        let ids = try UnverifiedJWS(jws).decodePayload(as: TransactionIds.self)
+        return Self.preferred(ids.originalTransactionId, ids.transactionId)
+    }
+
+    /// The two fields routing needs: materialising the whole decoded transaction for them
+    /// cost intake as much as the rest of its work.
+    private struct TransactionIds: Decodable {
+        var originalTransactionId: String?
+        var transactionId: String?
     }
 
     /// The record with the latest purchase date decides: it is the purchase the app just
@@ -39,7 +46,7 @@ enum RoutingKey {
     /// The nested transaction's originalTransactionId/transactionId, else the notificationUUID.
     static func forNotification(_ payload: ResponseBodyV2DecodedPayload) -> String? {
         if let signed = payload.data?.signedTransactionInfo,
-           let transaction = try? UnverifiedJWS(signed).decodePayload(as: JWSTransactionDecodedPayload.self),
+           let transaction = try? UnverifiedJWS(signed).decodePayload(as: TransactionIds.self),
            let key = Self.preferred(transaction.originalTransactionId, transaction.transactionId) {
             return key
         }

@@ -20,7 +20,7 @@ public struct IdempotencyStore: Sendable {
     /// Returns the stored result if the work was done, else takes the lock for `lockTTL`,
     /// else reports that another worker holds it.
     public func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState {
-        let token = LockToken.random()
+        let token = LockToken.next()
         let reply = try await client.run(.beginIdempotent, keys: keys(id), arguments: [.string(token.value), .integer(lockTTL.wholeMilliseconds)])
         guard let fields = reply.array, let outcome = fields.first?.integer else {
             throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(reply)")

@@ -10,7 +10,7 @@ public struct RedisLock: Sendable {
 
     /// Takes `key` for `ttl`, or returns nil when someone else holds it.
     public func acquire(_ key: String, ttl: Duration) async throws -> LockToken? {
-        let token = LockToken.random()
+        let token = LockToken.next()
         let reply = try await client.send("SET", .string(key), .string(token.value), "NX", "PX", .integer(ttl.wholeMilliseconds))
         return reply.isNull ? nil : token
     }

@@ -1,3 +1,4 @@
+import AppStore
 import Kafka
 import Foundation
 public import Pipeline
@@ -35,13 +36,14 @@ public struct MatchHandler: MessageHandler {
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
         do throws(PurchaseRejection) {
-            switch try EventDecoder.schema(of: message.record.value) {
-            case OrderEvent.schema:
+            switch try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: message.record.value) {
+            case let order as OrderEvent:
                 // Orders are replayable (a compacted topic): indexing one again changes nothing.
-                return Prepared(.order(try EventDecoder.decode(OrderEvent.self, from: message.record.value)))
-            default:
-                let verified = try EventDecoder.decode(VerifiedTransaction.self, from: message.record.value)
+                return Prepared(.order(order))
+            case let verified as VerifiedTransaction:
                 return Prepared(.verified(verified), idempotencyKey: MatchRules.idempotencyKey(for: verified))
+            case let other:
+                throw PurchaseRejection(.malformedEvent, "unexpected event type \(type(of: other))")
             }
         } catch {
             throw Rejection(error)
