@@ -6,7 +6,7 @@ public import Foundation
 /// ## Environment
 /// - `KAFKA_BROKERS`: bootstrap servers (default `127.0.0.1:9092`)
 /// - `REDIS_URL`: `redis://[:password@]host:port[/db]` (default `redis://127.0.0.1:6379`)
-/// - `REDIS_POOL_SIZE`: Redis connections of the worker (default 16)
+/// - `REDIS_POOL_SIZE`: Redis connections of the worker (default 2; commands are pipelined on them)
 /// - `IAP_PIPELINE`: pipeline file (default `pipelines/iap.yaml`)
 /// - `IAP_OPS_HOST`, `IAP_OPS_PORT`: the `/metrics`, `/healthz`, `/readyz` listener (default `0.0.0.0:9100`; 0 = any free port)
 /// - `IAP_SHUTDOWN_GRACE_SECONDS`: how long SIGTERM may drain before work is cancelled (default 30)
@@ -18,7 +18,7 @@ public struct WorkerSettings: Sendable {
     public var kafkaBrokers = "127.0.0.1:9092"
     public var redisURL = "redis://127.0.0.1:6379"
     /// Blocking hiredis connections (each on its own thread); one Redis round trip holds one.
-    public var redisPoolSize = 16
+    public var redisPoolSize = 2
     public var pipelinePath = "pipelines/iap.yaml"
     public var opsHost = "0.0.0.0"
     public var opsPort = 9100
