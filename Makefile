@@ -35,10 +35,13 @@ demo: build
 
 ## bench: throughput benchmarks (release build); figures go to docs/performance.md
 bench: setup
-	$(SWIFT) build -c release --product iap
+	$(SWIFT) build -c release
 	.build/release/iap bench consume --messages 1000000
 	.build/release/iap bench stage --messages 200000
 	.build/release/iap bench jws
+	.build/release/iap bench e2e --purchases 30000
+	.build/release/iap bench e2e --purchases 6000 --rate 500
+	.build/release/iap bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
 
 clean:
 	rm -rf .build

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import LocalStack
+import Pipeline
 import Purchases
 
 /// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as
@@ -21,6 +22,11 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Option(help: "Publish rate per second; 0 publishes as fast as possible.") var rate = 0
     @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
     @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).") var bareIds = false
+    @Flag(
+        name: .customLong("verify-only"),
+        help: "Start only iap-verify and publish verification requests straight to its input: one verify worker's verifications/s."
+    )
+    var verifyOnly = false
     @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
     /// The mock cluster keeps ~5 MiB per partition (D7): a StoreKit 2 purchase is ~3 KiB on
     /// each of three topics, so 20,000 of them need at least 16 partitions.
@@ -40,6 +46,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.appleLatency = .milliseconds(appleLatency)
         configuration.appleRateLimit = 0  // measure the pipeline, not Apple's quota
         configuration.replicas = replicas
+        if verifyOnly { configuration.workers = ["iap-verify"] }
         configuration.binDirectory = binDirectory
         configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]
         for pair in workerEnvironment {
@@ -76,14 +83,14 @@ struct BenchE2ECommand: AsyncParsableCommand {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        let topics = ContractTopics()
+        let target = try Target(stack: stack, verifyOnly: verifyOnly)
         let records = try made.enumerated().map { index, purchase in
             let payload: PurchasePayload = bareIds ? .transactionId(purchase.transactionId) : .signedTransaction(purchase.signedTransaction)
-            return try topics.record(PurchaseEvent(eventId: "bench-\(index)", bundleId: bundleId, userId: "user-\(index % 10_000)", payload: payload))
+            return try target.record(PurchaseEvent(eventId: "bench-\(index)", bundleId: bundleId, userId: "user-\(index % 10_000)", payload: payload))
         }
 
-        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: logger)
-        try await warmUp(stack, observer: observer)
+        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: [target.resultTopic], logger: logger)
+        try await warmUp(stack, target: target, observer: observer)
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
         producerConfiguration.linger = .milliseconds(2)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
@@ -115,20 +122,24 @@ struct BenchE2ECommand: AsyncParsableCommand {
 
         var latencies: [Int64] = []
         var lastGrant: Int64 = 0
+        // Only records not looked at yet: re-parsing every result each second cost the bench
+        // process (which also hosts the broker) several CPU-seconds on long runs.
+        var examined = 0
         let deadline = clock.now + .seconds(max(120, purchases / 100))
         while clock.now < deadline {
-            latencies = []
-            lastGrant = 0
-            for record in observer.records {
+            let records = observer.records
+            defer { examined = records.count }
+            for record in records[examined...] {
                 guard let stamp = record.timestampMilliseconds,
                     let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
-                    let id = object["transactionId"] as? String, let at = published[id]
+                    let id = (object["transactionId"] ?? (object["transaction"] as? [String: Any])?["transactionId"]) as? String,
+                    let at = published[id]
                 else { continue }
                 latencies.append(stamp - at)
                 lastGrant = max(lastGrant, stamp)
             }
             if latencies.count >= purchases { break }
-            if !json { print("  \(latencies.count)/\(purchases) granted · " + (await Self.stageGauges(stack)).joined(separator: " · ")) }
+            if !json { print("  \(latencies.count)/\(purchases) \(target.done) · " + (await Self.stageGauges(stack)).joined(separator: " · ")) }
             try await Task.sleep(for: .seconds(1))
         }
         await observer.close()
@@ -139,7 +150,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         let seconds = Double(lastGrant - startWall) / 1000
         let result: [String: Any] = [
             "purchases": purchases, "granted": latencies.count, "rate": rate, "bareIds": bareIds, "appleLatencyMs": appleLatency,
-            "replicas": replicas, "partitions": partitions,
+            "replicas": replicas, "partitions": partitions, "verifyOnly": verifyOnly,
             "publishSeconds": publishedIn / .seconds(1), "endToEndSeconds": seconds,
             "purchasesPerSecond": Int(Double(latencies.count) / max(seconds, 0.001)),
             "latencyMs": ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1],
@@ -147,8 +158,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
         if json {
             print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
         } else {
-            print("granted \(latencies.count)/\(purchases) in \(String(format: "%.2f", seconds)) s: \(result["purchasesPerSecond"]!) purchases/s")
-            print("publish→entitlement latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
+            print("\(target.done) \(latencies.count)/\(purchases) in \(String(format: "%.2f", seconds)) s: \(result["purchasesPerSecond"]!) purchases/s")
+            print("publish→\(target.resultTopic) latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
         }
         if latencies.count < purchases { throw ExitCode(1) }
     }
@@ -169,20 +180,50 @@ struct BenchE2ECommand: AsyncParsableCommand {
         return lines
     }
 
+    /// Where purchases enter and what counts as done: the whole pipeline (`iap.purchases` to
+    /// `iap.entitlements`), or with `--verify-only` the verify stage alone (verification
+    /// requests, as intake would write them, to `iap.verified`).
+    private struct Target {
+        var verifyOnly: Bool
+        var verifyTopic = ""
+        var resultTopic = "iap.entitlements"
+        var done: String { verifyOnly ? "verified" : "granted" }
+
+        init(stack: LocalStack, verifyOnly: Bool) throws {
+            self.verifyOnly = verifyOnly
+            guard verifyOnly else { return }
+            let verify = try PipelineFile.load(path: stack.endpoints.pipeline).stage(named: "verify")
+            guard let input = verify.inputs.first, let output = verify.outputs.first else {
+                throw ValidationError("the pipeline's verify stage needs an input and an output topic")
+            }
+            (verifyTopic, resultTopic) = (input, output)
+        }
+
+        func record(_ purchase: PurchaseEvent) throws -> KafkaRecord {
+            guard verifyOnly else { return try ContractTopics().record(purchase) }
+            switch IntakeRules().purchase(purchase, receivedAt: Timestamp(Date())) {
+            case .forward(let request, let key, _):
+                return KafkaRecord(topic: verifyTopic, key: Array(key.utf8), value: try EventEncoder.encode(request))
+            case .reject(let rejection):
+                throw ValidationError("intake would reject a bench purchase: \(rejection)")
+            }
+        }
+    }
+
     /// One purchase through every stage before measuring, so the consumer groups have their
     /// partitions (the mock delays a group's first assignment by ~3 s) and caches are warm.
-    private func warmUp(_ stack: LocalStack, observer: TopicObserver) async throws {
+    private func warmUp(_ stack: LocalStack, target: Target, observer: TopicObserver) async throws {
         let purchase = try await SimulatorClient(baseURL: stack.endpoints.simulator)
             .purchase(productId: "warm_up", type: "Consumable", bundleId: stack.endpoints.bundleId)
         let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: CLILogging.logger("iap.bench"))
         _ = try await producer.send([
-            try ContractTopics().record(
+            try target.record(
                 PurchaseEvent(eventId: "warm-up", bundleId: stack.endpoints.bundleId, userId: "warm-up", payload: .signedTransaction(purchase.signedTransaction)))
         ])
         await producer.close()
         let deadline = ContinuousClock.now + .seconds(60)
         while !observer.records.contains(where: { String(decoding: $0.value, as: UTF8.self).contains(purchase.transactionId) }) {
-            guard ContinuousClock.now < deadline else { throw ValidationError("the warm-up purchase was not granted within 60 s") }
+            guard ContinuousClock.now < deadline else { throw ValidationError("the warm-up purchase was not \(target.done) within 60 s") }
             try await Task.sleep(for: .milliseconds(100))
         }
     }
