@@ -17,7 +17,8 @@ public import Foundation
 public struct WorkerSettings: Sendable {
     public var kafkaBrokers = "127.0.0.1:9092"
     public var redisURL = "redis://127.0.0.1:6379"
-    /// Blocking hiredis connections (each on its own thread); one Redis round trip holds one.
+    /// Blocking hiredis connections, each on its own thread; concurrent commands are pipelined
+    /// on them (D14), so a few carry every record in flight.
     public var redisPoolSize = 2
     public var pipelinePath = "pipelines/iap.yaml"
     public var opsHost = "0.0.0.0"

@@ -79,12 +79,12 @@ public struct TransactionVerifier: Sendable {
 
     // MARK: - Shared
 
-    /// The verifier for data claiming `environment`, or the policy's refusal.
     /// A verifier of some accepted environment, for checking signatures of refused payloads.
     var anyVerifier: SignedDataVerifier? {
         self.configuration.environmentPolicy.acceptedEnvironments.lazy.compactMap { self.verifiers[$0] }.first
     }
 
+    /// The verifier for data claiming `environment`, or the policy's refusal.
     func verifier(for environment: AppStoreEnvironment?) -> Result<SignedDataVerifier, PurchaseRejection> {
         guard let environment else { return .failure(PurchaseRejection(.wrongEnvironment, "payload names no environment")) }
         if let refusal = self.configuration.environmentPolicy.refusal(for: environment) { return .failure(refusal) }

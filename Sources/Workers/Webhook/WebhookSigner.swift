@@ -13,9 +13,7 @@ public struct WebhookSigner: Sendable {
     }
 
     public func signature(for body: [UInt8], at timestamp: Int64) -> String {
-        var message = Array("\(timestamp).".utf8)
-        message += body
-        let mac = HMAC<SHA256>.authenticationCode(for: message, using: key)
+        let mac = HMAC<SHA256>.authenticationCode(for: Self.signedContent(body, at: timestamp), using: key)
         return "t=\(timestamp),v1=" + mac.map { String(format: "%02x", $0) }.joined()
     }
 
@@ -28,9 +26,12 @@ public struct WebhookSigner: Sendable {
         guard let timestampText = fields["t"], let timestamp = Int64(timestampText), abs(now - timestamp) <= tolerance,
             let given = fields["v1"].flatMap(Self.bytes(hex:))
         else { return false }
-        var message = Array("\(timestamp).".utf8)
-        message += body
-        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: message, using: key)
+        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Self.signedContent(body, at: timestamp), using: key)
+    }
+
+    /// `"<t>.<body>"`: the timestamp is inside the MAC, so a replayed body cannot carry a new one.
+    private static func signedContent(_ body: [UInt8], at timestamp: Int64) -> [UInt8] {
+        Array("\(timestamp).".utf8) + body
     }
 
     private static func bytes(hex: String) -> [UInt8]? {
