@@ -1,4 +1,5 @@
 import DequeModule
+import Dispatch
 import Logging
 import Synchronization
 
@@ -40,15 +41,18 @@ final class CommandLane: @unchecked Sendable {
 
     private struct State {
         var queue: Deque<Job> = []
-        /// Jobs queued or in the batch on the wire: the client sends new work to the lane
-        /// with the fewest, so one blocked lane (a `BLPOP`) does not hold up the rest.
-        var pending = 0
+        /// Jobs in the batch on the wire.
+        var onWire = 0
         var nextID: UInt64 = 0
         var isSleeping = false
         var isShutdown = false
         var exited = false
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
         var traffic = RedisClient.Traffic()
+
+        /// Jobs queued or on the wire: the client sends new work to the lane with the fewest,
+        /// so one blocked lane (a `BLPOP`) does not hold up the rest.
+        var pending: Int { queue.count + onWire }
     }
 
     /// Commands per round trip at most, so one burst cannot hold a huge reply set in memory.
@@ -57,7 +61,8 @@ final class CommandLane: @unchecked Sendable {
     private let connection: RedisConnection
     private let logger: Logger
     private let state = Mutex(State())
-    private let wake = Semaphore()
+    /// The thread sleeps on it while nothing is queued; callers only signal, which never blocks.
+    private let wake = DispatchSemaphore(value: 0)
 
     init(configuration: RedisConfiguration, logger: Logger) {
         self.connection = RedisConnection(configuration: configuration)
@@ -89,7 +94,6 @@ final class CommandLane: @unchecked Sendable {
                     if state.isShutdown { return .failed(RedisError.shutdown) }
                     if Task.isCancelled { return .failed(CancellationError()) }
                     state.queue.append(Job(id: id, request: request, continuation: continuation))
-                    state.pending += 1
                     let wake = state.isSleeping
                     state.isSleeping = false
                     return .queued(wake: wake)
@@ -102,7 +106,6 @@ final class CommandLane: @unchecked Sendable {
         } onCancel: {
             let job: Job? = state.withLock { state in
                 guard let index = state.queue.firstIndex(where: { $0.id == id }) else { return nil }
-                state.pending -= 1
                 return state.queue.remove(at: index)
             }
             job?.continuation.resume(throwing: CancellationError())
@@ -130,7 +133,6 @@ final class CommandLane: @unchecked Sendable {
             state.isShutdown = true
             let queued = Array(state.queue)
             state.queue = []
-            state.pending -= queued.count
             let wake = state.isSleeping
             state.isSleeping = false
             return (queued, wake)
@@ -158,7 +160,7 @@ final class CommandLane: @unchecked Sendable {
         while let batch = nextBatch() {
             let commands = run(batch)
             state.withLock { state in
-                state.pending -= batch.count
+                state.onWire = 0
                 state.traffic.roundTrips += 1
                 state.traffic.commands += commands
             }
@@ -183,6 +185,7 @@ final class CommandLane: @unchecked Sendable {
                     commands += next.request.commandCount
                     batch.append(state.queue.removeFirst())
                 }
+                state.onWire = batch.count
                 if batch.isEmpty { state.isSleeping = true }
                 return batch
             }
@@ -241,41 +244,4 @@ final class CommandLane: @unchecked Sendable {
 
 extension RedisError {
     static var shutdown: RedisError { RedisError(code: .shutdown, message: "the Redis client was shut down") }
-}
-
-/// A counting semaphore for the lane's thread to sleep on: blocking, so never used from the
-/// cooperative pool (callers only `signal`, which does not block).
-///
-/// `@unchecked Sendable` invariant: the pthread objects are only used through their own
-/// thread-safe calls and live exactly as long as this object.
-private final class Semaphore: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var count = 0
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        condition.deallocate()
-    }
-
-    func signal() {
-        pthread_mutex_lock(mutex)
-        count += 1
-        pthread_cond_signal(condition)
-        pthread_mutex_unlock(mutex)
-    }
-
-    func wait() {
-        pthread_mutex_lock(mutex)
-        while count == 0 { pthread_cond_wait(condition, mutex) }
-        count -= 1
-        pthread_mutex_unlock(mutex)
-    }
 }
