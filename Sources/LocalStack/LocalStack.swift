@@ -46,7 +46,7 @@ public final class LocalStack: Sendable {
         try DevPipelineFile.render(source, configuration: configuration).write(toFile: pipelinePath, atomically: true, encoding: .utf8)
         let pipeline = try PipelineFile.load(path: pipelinePath)
 
-        let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
+        let cluster = try KafkaMockCluster(brokers: configuration.brokers, logger: logger)
         for topic in pipeline.allTopics {
             try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
         }

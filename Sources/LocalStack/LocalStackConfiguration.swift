@@ -12,6 +12,8 @@ public struct LocalStackConfiguration: Sendable {
     public var pipelinePath = "pipelines/iap.yaml"
     /// Partitions of every topic on the embedded broker (the mock keeps ~5 MiB each, D7).
     public var partitions = 4
+    /// Brokers of the embedded mock cluster; partition leaders are spread over them.
+    public var brokers: Int32 = 1
     /// Worker executables to start as child processes; empty starts only broker, Redis and simulator.
     public var workers = LocalStackConfiguration.allWorkers
     /// Whether to start `iap-gateway` and point the simulator's notifications at it.

@@ -52,7 +52,11 @@ import TestSupport
             // Outputs are visible a moment before their done markers land (the at-least-once
             // window); kill only once all seven finished records are marked done.
             try await eventually("7 done markers") {
-                try await firstClient.send(["KEYS", "iap:idem:*:done"]).array?.count == 7 ? true : nil
+                var done = 0
+                for key in try await firstClient.send(["KEYS", "iap:idem:*"]).array?.compactMap(\.string) ?? [] {
+                    if try await firstClient.send(["GET", .string(key)]).string?.hasPrefix("D") == true { done += 1 }
+                }
+                return done == 7 ? true : nil
             }
             await first.kill()
             await firstClient.shutdown()

@@ -156,28 +156,24 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         let message = InboundMessage(record: record, attempt: record.attempt)
         let clock = ContinuousClock()
         let started = clock.now
-        var recordLogger = logger
-        // Formatted only if something is logged: most records log nothing.
-        recordLogger[metadataKey: "topic"] = .string(record.topic)
-        recordLogger[metadataKey: "partition"] = .stringConvertible(record.partition)
-        recordLogger[metadataKey: "offset"] = .stringConvertible(record.offset)
+        var log = RecordLog(logger: logger, record: record)
         defer { metrics.processing.recordNanoseconds((clock.now - started).nanoseconds) }
 
         if record.value.count > configuration.maxMessageBytes {
             let detail = "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
-            return await act(.reject(.malformedEvent, detail: detail), message: message, lock: nil, logger: recordLogger)
+            return await act(.reject(.malformedEvent, detail: detail), message: message, lock: nil, log: log)
         }
         let prepared: Prepared<Handler.Work>
         do {
             prepared = try handler.prepare(message)
         } catch {
-            return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, logger: recordLogger)
+            return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, log: log)
         }
-        if let key = prepared.idempotencyKey { recordLogger[metadataKey: "business_id"] = .string(key) }
+        log.businessId = prepared.idempotencyKey
 
         var lock: IdempotencyLock?
         if let key = prepared.idempotencyKey, let idempotency {
-            switch await acquire(key, guard: idempotency, logger: recordLogger) {
+            switch await acquire(key, guard: idempotency, log: log) {
             case .none:
                 return false
             case .some(.alreadyDone):
@@ -185,7 +181,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 return true
             case .some(.busy):
                 let outcome = StageOutcome.retry(after: .seconds(1), reason: "business id \(key) is locked by another worker")
-                return await act(outcome, message: message, lock: nil, logger: recordLogger)
+                return await act(outcome, message: message, lock: nil, log: log)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)
             }
@@ -200,7 +196,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         } catch {
             outcome = .retry(after: .zero, reason: "\(error)")
         }
-        let finished = await act(outcome, message: message, lock: lock, logger: recordLogger)
+        let finished = await act(outcome, message: message, lock: lock, log: log)
         if !finished { await release(lock) }
         return finished
     }
@@ -219,11 +215,11 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Takes the business-id lock, waiting briefly while another worker holds it.
-    private func acquire(_ key: String, guard idempotency: any IdempotencyGuard, logger: Logger) async -> IdempotencyState? {
+    private func acquire(_ key: String, guard idempotency: any IdempotencyGuard, log: RecordLog) async -> IdempotencyState? {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.lockTTL
         while true {
-            guard let state = await durably("idempotency begin", logger: logger, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL) }) else {
+            guard let state = await durably("idempotency begin", log: log, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL) }) else {
                 return nil
             }
             if state != .busy || clock.now >= deadline { return state }
@@ -232,42 +228,42 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Makes the outcome durable, then settles the idempotency lock.
-    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, logger: Logger) async -> Bool {
+    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, log: RecordLog) async -> Bool {
         let record = message.record
         var markDone = true
         let acted: Void?
         switch outcome {
         case .produce(let records):
-            acted = await durably("produce outputs", logger: logger) { _ = try await self.producer.send(records) }
+            acted = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
             metrics.count(.produced)
         case .deliver(let records, let afterDelivery):
-            let delivered: Void? = await durably("produce outputs", logger: logger) { _ = try await self.producer.send(records) }
-            acted = delivered == nil ? nil : await durably("after delivery", logger: logger) { try await afterDelivery() }
+            let delivered: Void? = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
+            acted = delivered == nil ? nil : await durably("after delivery", log: log) { try await afterDelivery() }
             metrics.count(.produced)
         case .skip(let reason):
-            logger.debug("skipped", metadata: ["reason": "\(reason)"])
+            log.debug("skipped", metadata: ["reason": "\(reason)"])
             acted = ()
             metrics.count(.skipped)
         case .reject(let reason, let detail):
-            logger.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
+            log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
             let reject = RejectRecord.make(
                 for: record, reason: reason, detail: detail, stage: configuration.stage, topic: configuration.rejectTopic,
                 group: configuration.consumerGroup
             )
-            acted = await durably("write rejection", logger: logger) { _ = try await self.producer.send(reject) }
+            acted = await durably("write rejection", log: log) { _ = try await self.producer.send(reject) }
             metrics.count(.rejected)
         case .retry(let after, let reason):
             let attempts = message.attempt + 1
             if !configuration.retryPolicy.allowsRetry(afterAttempts: attempts) {
-                logger.warning("retry budget exhausted; dead-lettering", metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
+                log.warning("retry budget exhausted; dead-lettering", metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
                 let dead = RejectRecord.deadLetter(record, attempts: attempts, lastError: reason, group: configuration.consumerGroup)
-                acted = await durably("write dead letter", logger: logger) { _ = try await self.producer.send(dead) }
+                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
                 metrics.count(.deadLettered)
             } else {
                 let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
-                logger.info("retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
+                log.info("retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
                 let id = RetryEnvelope.id(for: record, attempt: attempts)
-                acted = await durably("schedule retry", logger: logger) {
+                acted = await durably("schedule retry", log: log) {
                     let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason).encoded()
                     try await self.retries.schedule(id: id, payload: payload, after: delay)
                 }
@@ -279,7 +275,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         if let lock {
             let retention = configuration.idempotencyRetention
             let markDone = markDone
-            let settled: Void? = await durably("idempotency settle", logger: logger) {
+            let settled: Void? = await durably("idempotency settle", log: log) {
                 if markDone {
                     try await lock.guard.complete(lock.key, token: lock.token, retention: retention)
                 } else {
@@ -293,7 +289,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     /// Retries an infrastructure call (Kafka, Redis) until it succeeds or the task is cancelled.
     /// A purchase must never be dropped because a dependency blinked.
-    private func durably<T: Sendable>(_ what: String, logger: Logger, _ body: @Sendable () async throws -> T) async -> T? {
+    private func durably<T: Sendable>(_ what: String, log: RecordLog, _ body: @Sendable () async throws -> T) async -> T? {
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
@@ -302,7 +298,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 return nil
             } catch {
                 metrics.infrastructureErrors.increment()
-                logger.warning("\(what) failed; retrying", metadata: ["error": "\(error)", "backoff": "\(backoff)"])
+                log.warning("\(what) failed; retrying", metadata: ["error": "\(error)", "backoff": "\(backoff)"])
                 do { try await Task.sleep(for: backoff) } catch { return nil }
                 backoff = min(backoff * 2, .seconds(10))
             }

@@ -1,4 +1,5 @@
-/// "Do this once per business id": a done marker checked and a lock taken in one script.
+/// "Do this once per business id": a done marker and a lock in one key, so the common path
+/// costs plain commands instead of scripts (decision D16).
 ///
 /// Protocol: ``begin(_:lockTTL:)``; if `.acquired`, perform the side effect, then
 /// ``complete(_:token:result:retention:)`` (writes the done marker *after* the side effect, so
@@ -6,8 +7,9 @@
 /// ``abandon(_:token:)`` on failure. Ids are business ids (Apple transaction ids), never
 /// Kafka offsets, since re-published retries get new offsets.
 ///
-/// Keys: `iap:idem:{<namespace>:<id>}:done` and `:lock`, sharing a hash tag so the scripts
-/// touching both stay on one Redis Cluster slot.
+/// Key: `iap:idem:{<namespace>:<id>}`, holding `L<token>` while locked and `D<result>` once
+/// done. A done marker replaces the lock in one write, and `SET NX` can never take a key that
+/// is done, so no state needs two keys kept consistent.
 public struct IdempotencyStore: Sendable {
     private let client: RedisClient
     public let namespace: String
@@ -21,39 +23,48 @@ public struct IdempotencyStore: Sendable {
     /// else reports that another worker holds it.
     public func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState {
         let token = LockToken.next()
-        let reply = try await client.run(.beginIdempotent, keys: keys(id), arguments: [.string(token.value), .integer(lockTTL.wholeMilliseconds)])
-        guard let fields = reply.array, let outcome = fields.first?.integer else {
-            throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(reply)")
+        let key = RedisValue.string(key(id))
+        // One round trip: try to lock, then read whoever holds the key now.
+        let replies = try await client.pipeline([
+            ["SET", key, .string(Self.lockPrefix + token.value), "NX", "PX", .integer(lockTTL.wholeMilliseconds)],
+            ["GET", key],
+        ])
+        guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(replies)") }
+        let locked = try replies[0].throwingServerError()
+        let current = try replies[1].throwingServerError()
+        if let value = current.bytes, value.first == Self.donePrefix.utf8.first {
+            return .alreadyDone(result: Array(value.dropFirst()))
         }
-        switch outcome {
-        case 1: return .alreadyDone(result: fields.dropFirst().first?.bytes ?? [])
-        case 2: return .acquired(token)
-        default: return .busy
-        }
+        return locked.isNull ? .busy : .acquired(token)
     }
 
-    /// Records `id` as done with `result` for `retention`, then releases the lock if `token`
-    /// still holds it. Returns false when the lock had expired (another worker may have run
-    /// the work concurrently; the marker is written anyway because the side effect happened).
+    /// Records `id` as done with `result` for `retention`, replacing the lock. Returns false
+    /// when the lock was no longer `token`'s (it expired: another worker may have run the work
+    /// concurrently; the marker is written anyway because the side effect happened).
     @discardableResult
     public func complete(_ id: String, token: LockToken, result: [UInt8], retention: Duration) async throws -> Bool {
-        let reply = try await client.run(
-            .completeIdempotent,
-            keys: keys(id),
-            arguments: [.string(token.value), .bytes(result), .integer(retention.wholeMilliseconds)]
-        )
-        return reply.integer == 1
+        let key = RedisValue.string(key(id))
+        let replies = try await client.pipeline([
+            ["GET", key],
+            ["SET", key, .bytes(Array(Self.donePrefix.utf8) + result), "PX", .integer(retention.wholeMilliseconds)],
+        ])
+        guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency complete returned \(replies)") }
+        let previous = try replies[0].throwingServerError()
+        _ = try replies[1].throwingServerError()
+        return previous.bytes == Array((Self.lockPrefix + token.value).utf8)
     }
 
     /// Releases the lock without marking done, so another attempt can run immediately.
     @discardableResult
     public func abandon(_ id: String, token: LockToken) async throws -> Bool {
-        try await RedisLock(client: client).release(keys(id)[1], token: token)
+        try await RedisLock(client: client).release(key(id), token: LockToken(value: Self.lockPrefix + token.value))
     }
 
-    private func keys(_ id: String) -> [String] {
-        let base = "iap:idem:{\(namespace):\(id)}"
-        return [base + ":done", base + ":lock"]
+    private static let lockPrefix = "L"
+    private static let donePrefix = "D"
+
+    private func key(_ id: String) -> String {
+        "iap:idem:{\(namespace):\(id)}"
     }
 }
 
@@ -65,32 +76,4 @@ public enum IdempotencyState: Sendable, Hashable {
     case acquired(LockToken)
     /// Another caller holds the lock; retry later.
     case busy
-}
-
-extension RedisScript {
-    /// KEYS done, lock; ARGV token, lock ttl ms. Returns {1, result} | {2} | {3}.
-    static let beginIdempotent = RedisScript(
-        """
-        local done = redis.call('GET', KEYS[1])
-        if done then
-          return {1, done}
-        end
-        if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then
-          return {2}
-        end
-        return {3}
-        """
-    )
-
-    /// KEYS done, lock; ARGV token, result, retention ms. Returns 1 if the lock was ours.
-    static let completeIdempotent = RedisScript(
-        """
-        redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-        if redis.call('GET', KEYS[2]) == ARGV[1] then
-          redis.call('DEL', KEYS[2])
-          return 1
-        end
-        return 0
-        """
-    )
 }

@@ -32,6 +32,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
     /// each of three topics, so 20,000 of them need at least 16 partitions.
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
     @Option(help: "Replicas of each worker.") var replicas = 1
+    @Option(help: "Brokers of the embedded mock cluster.") var brokers: Int32 = 1
     @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
     @Option(name: .customLong("worker-env"), help: "KEY=VALUE added to every worker's environment (repeatable), e.g. REDIS_POOL_SIZE=2.")
     var workerEnvironment: [String] = []
@@ -46,6 +47,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.appleLatency = .milliseconds(appleLatency)
         configuration.appleRateLimit = 0  // measure the pipeline, not Apple's quota
         configuration.replicas = replicas
+        configuration.brokers = brokers
         if verifyOnly { configuration.workers = ["iap-verify"] }
         configuration.binDirectory = binDirectory
         configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]

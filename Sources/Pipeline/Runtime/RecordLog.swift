@@ -1,0 +1,35 @@
+import Kafka
+import Logging
+
+/// Logs about one record, tagged with where it came from and its business id.
+///
+/// The tags are added only when a line is actually logged, instead of being set as logger
+/// metadata per record: swift-log's `StreamLogHandler` re-formats its whole metadata on every
+/// metadata write, which cost a few per cent of each stage's CPU for records that almost never
+/// log anything.
+struct RecordLog: Sendable {
+    let logger: Logger
+    let record: KafkaMessage
+    var businessId: String?
+
+    func debug(_ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata = [:]) {
+        logger.debug(message(), metadata: tagged(metadata()))
+    }
+
+    func info(_ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata = [:]) {
+        logger.info(message(), metadata: tagged(metadata()))
+    }
+
+    func warning(_ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata = [:]) {
+        logger.warning(message(), metadata: tagged(metadata()))
+    }
+
+    private func tagged(_ metadata: Logger.Metadata) -> Logger.Metadata {
+        var tagged = metadata
+        tagged["topic"] = .string(record.topic)
+        tagged["partition"] = .stringConvertible(record.partition)
+        tagged["offset"] = .stringConvertible(record.offset)
+        if let businessId { tagged["business_id"] = .string(businessId) }
+        return tagged
+    }
+}

@@ -1,0 +1,44 @@
+import Kafka
+import Logging
+@testable import Pipeline
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(2))) struct RecordLogTests {
+    /// Keeps each logged line's level, message and metadata.
+    final class Captured: Sendable {
+        let entries = Mutex<[(Logger.Level, String, Logger.Metadata)]>([])
+    }
+
+    struct CapturingHandler: LogHandler {
+        let captured: Captured
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .info
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            captured.entries.withLock { $0.append((event.level, event.message.description, metadata.merging(event.metadata ?? [:]) { $1 })) }
+        }
+    }
+
+    @Test func linesCarryWhereTheRecordCameFromAndItsBusinessId() {
+        let captured = Captured()
+        var logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
+        logger[metadataKey: "stage"] = "grant"
+        var log = RecordLog(logger: logger, record: KafkaMessage(topic: "iap.matched", partition: 3, offset: 41, key: nil, value: []))
+        log.info("before the business id is known")
+        log.businessId = "2000000042"
+        log.warning("retry scheduled", metadata: ["attempt": "2"])
+        log.debug("below the level: not logged")
+
+        let entries = captured.entries.withLock { $0 }
+        #expect(entries.map(\.1) == ["before the business id is known", "retry scheduled"])
+        #expect(entries[0].2["business_id"] == nil)
+        let tags = entries[1].2.mapValues(\.description)
+        #expect(tags == ["stage": "grant", "topic": "iap.matched", "partition": "3", "offset": "41", "business_id": "2000000042", "attempt": "2"])
+        // The logger itself was not changed per record.
+        #expect(logger[metadataKey: "topic"] == nil)
+    }
+}
