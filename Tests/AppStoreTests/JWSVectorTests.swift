@@ -38,6 +38,19 @@ import Testing
         #expect(transaction.signedDate?.millisecondsSince1970 == (Vectors.entry(path)["signedDateMs"] as? NSNumber)?.int64Value)
     }
 
+    /// A JWS parsed once to read its claimed environment verifies like its text, and its
+    /// claim is only a claim: the same parse is refused by a verifier of another bundle.
+    @Test func parsedOnceVerifiesLikeTheTextAndIsStillChecked() async throws {
+        let path = "jws/sandbox-consumable-transaction.jws"
+        let parsed = try ParsedJWS<JWSTransactionDecodedPayload>(try Vectors.text(path))
+        #expect(parsed.claimedPayload.environment == .sandbox)
+        let verifier = try Self.verifier(bundleId: "com.goodheartapp", environment: .sandbox)
+        let transaction = try #require(await verifier.verifyAndDecodeTransaction(parsed).payload)
+        #expect(transaction.transactionId == Vectors.expected(path)["transactionId"] as? String)
+        let other = try Self.verifier(bundleId: "com.example.other", environment: .sandbox)
+        #expect(await other.verifyAndDecodeTransaction(parsed).error?.code == .invalidAppIdentifier)
+    }
+
     @Test func sandboxRenewalInfoVerifiesAtSignedDateAndMatchesManifest() async throws {
         let path = "jws/sandbox-renewal-info.jws"
         let verifier = try Self.verifier(bundleId: "any.bundle", environment: .sandbox)

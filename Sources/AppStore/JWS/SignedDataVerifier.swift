@@ -33,7 +33,16 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies a signed transaction (`signedTransactionInfo`, StoreKit 2 `jwsRepresentation`).
     public func verifyAndDecodeTransaction(_ jws: String) async -> VerificationResult<JWSTransactionDecodedPayload> {
-        let result = await self.verifySignature(jws, as: JWSTransactionDecodedPayload.self)
+        do throws(VerificationError) {
+            return await self.verifyAndDecodeTransaction(try ParsedJWS(jws))
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    /// Verifies a signed transaction parsed earlier (to read its claimed environment).
+    public func verifyAndDecodeTransaction(_ parsed: ParsedJWS<JWSTransactionDecodedPayload>) async -> VerificationResult<JWSTransactionDecodedPayload> {
+        let result = await self.verifySignature(parsed)
         guard case .valid(let transaction) = result else { return result }
         if let refusal = self.checkIdentity(bundleId: transaction.bundleId, environment: transaction.environment) {
             return .invalid(refusal)
@@ -72,14 +81,18 @@ public struct SignedDataVerifier: Sendable {
         _ jws: String,
         as type: Payload.Type
     ) async -> VerificationResult<Payload> {
-        let parsed: CompactJWS
-        let payload: Payload
         do throws(VerificationError) {
-            parsed = try CompactJWS(jws)
-            payload = try parsed.decodePayload(as: type)
+            return await self.verifySignature(try ParsedJWS<Payload>(jws))
         } catch {
             return .invalid(error)
         }
+    }
+
+    /// Checks signature and chain of a JWS parsed earlier; its claimed payload becomes the
+    /// verified one only on `.valid`.
+    public func verifySignature<Payload: SignedPayload>(_ jws: ParsedJWS<Payload>) async -> VerificationResult<Payload> {
+        let parsed = jws.compact
+        let payload = jws.claimedPayload
         if self.configuration.environment.isUnsignedTestEnvironment {
             // Only reachable when explicitly enabled: Xcode/LocalTesting data has no Apple chain.
             return .valid(payload)

@@ -4,22 +4,24 @@ extension TransactionVerifier {
     /// A StoreKit 2 signed transaction: verified locally with the verifier of the environment
     /// it claims (after the policy accepted that environment).
     func verifySignedTransaction(_ request: VerifyRequest) async throws -> VerifyOutcome {
-        let claimed: JWSTransactionDecodedPayload
+        // Parsed once: the claimed environment picks the verifier, which then checks this parse.
+        let parsed: ParsedJWS<JWSTransactionDecodedPayload>
         do throws(VerificationError) {
-            claimed = try UnverifiedJWS(request.payload).decodePayload(as: JWSTransactionDecodedPayload.self)
+            parsed = try ParsedJWS(request.payload)
         } catch {
             return Self.outcome(for: error, field: "signedTransaction")
         }
+        let claimed = parsed.claimedPayload
         let verifier: SignedDataVerifier
         switch self.verifier(for: claimed.environment) {
         case .success(let chosen): verifier = chosen
         case .failure(let refusal):
             return await self.forgeryOr(refusal, claimed: claimed.environment) { verifier in
-                if case .invalid(let error) = await verifier.verifyAndDecodeTransaction(request.payload) { return error }
+                if case .invalid(let error) = await verifier.verifyAndDecodeTransaction(parsed) { return error }
                 return nil
             }
         }
-        switch await verifier.verifyAndDecodeTransaction(request.payload) {
+        switch await verifier.verifyAndDecodeTransaction(parsed) {
         case .valid(let payload):
             let transaction: TransactionDetails
             do throws(PurchaseRejection) {
