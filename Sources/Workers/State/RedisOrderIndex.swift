@@ -53,11 +53,6 @@ public struct RedisOrderIndex: OrderIndex {
 
     public func claim(orderId: String, originalTransactionId: String) async throws -> String {
         let key = keys.orderClaim(orderId)
-        let reply = try await client.run(
-            StateStorage.firstWins,
-            keys: [key],
-            arguments: [.string(originalTransactionId), .integer(StateStorage.milliseconds(retention))]
-        )
-        return try StateStorage.string(reply, key: key)
+        return try await StateStorage.firstWins(client, key: key, candidate: originalTransactionId, ttl: retention)
     }
 }

@@ -32,11 +32,6 @@ public struct RedisOwnershipStore: OwnershipStore {
 
     public func bind(originalTransactionId: String, userId: String) async throws -> String {
         let key = keys.owner(originalTransactionId)
-        let reply = try await client.run(
-            StateStorage.firstWins,
-            keys: [key],
-            arguments: [.string(userId), .integer(StateStorage.milliseconds(retention))]
-        )
-        return try StateStorage.string(reply, key: key)
+        return try await StateStorage.firstWins(client, key: key, candidate: userId, ttl: retention)
     }
 }
