@@ -11,8 +11,8 @@ public enum LogRedaction {
 
     private static let fragmentBytes = sensitiveFragments.map { Array($0.utf8) }
 
-    /// Compares bytes, ASCII case-folded, without allocating: this runs for every metadata
-    /// key a worker sets on every record.
+    /// Compares bytes, ASCII case-folded, without allocating: this runs for every metadata key
+    /// set on a redacting logger, and workers once set several per record.
     public static func isSensitive(_ key: String) -> Bool {
         var key = key
         return key.withUTF8 { bytes in

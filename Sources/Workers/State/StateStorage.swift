@@ -93,10 +93,10 @@ enum StateStorage {
     /// winner. Two plain commands in one round trip cost Redis a fraction of a script
     /// (decision D16).
     static func firstWins(_ client: RedisClient, key: String, candidate: String, ttl: Duration?) async throws -> String {
-        var set = set(key, .string(candidate), ttl: ttl)
-        set.insert("NX", at: 3)
+        var setIfAbsent: [RedisValue] = ["SET", .string(key), .string(candidate), "NX"]
+        if let ttl { setIfAbsent += ["PX", .integer(milliseconds(ttl))] }
         while true {
-            let replies = try await pipeline(client, [set, ["GET", .string(key)]])
+            let replies = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]])
             if let held = try bytes(replies[1], key: key) { return String(decoding: held, as: UTF8.self) }
             // The winner's value expired between the two commands: decide again.
         }
