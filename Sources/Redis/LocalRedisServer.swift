@@ -20,7 +20,17 @@ public final class LocalRedisServer: Sendable {
     /// `redis://127.0.0.1:<port>`
     public var url: String { "redis://127.0.0.1:\(port)" }
 
-    private let process = Mutex<Process?>(nil)
+    private let child = Mutex<Child?>(nil)
+
+    /// The running server and the signal that it exited.
+    private struct Child {
+        var process: Process
+        /// Signalled by the process's termination handler. `Process.waitUntilExit()` spins the
+        /// calling thread's run loop and, called from a Swift executor thread, can wait forever
+        /// for a child that already exited (with both cooperative threads stuck there, a clean-
+        /// clone `make test` hung); the handler runs on Foundation's own queue.
+        var exited: DispatchSemaphore
+    }
 
     private init(port: Int) {
         self.port = port
@@ -49,13 +59,12 @@ public final class LocalRedisServer: Sendable {
     /// spawning thread, and Swift's executor threads block SIGTERM, so SIGTERM would never
     /// arrive. Nothing is lost, since the server keeps no data on disk.
     public func stop() {
-        process.withLock { process in
-            guard let running = process else { return }
-            if running.isRunning {
-                kill(running.processIdentifier, SIGKILL)
-                running.waitUntilExit()
-            }
-            process = nil
+        child.withLock { child in
+            guard let running = child else { return }
+            if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
+            // A killed server exits at once; the bound only keeps a lost signal from hanging.
+            _ = running.exited.wait(timeout: .now() + .seconds(10))
+            child = nil
         }
     }
 
@@ -75,13 +84,16 @@ public final class LocalRedisServer: Sendable {
     }
 
     private func launch() async throws {
-        let child = Process()
-        child.executableURL = try Self.executable()
-        child.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"]
-        child.standardOutput = FileHandle.nullDevice
-        child.standardError = FileHandle.nullDevice
-        try child.run()
-        process.withLock { $0 = child }
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        // Set before `run()`, so a server that exits at once still signals.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
+        try process.run()
+        child.withLock { $0 = Child(process: process, exited: exited) }
         try await waitForPing()
     }
 
@@ -92,7 +104,7 @@ public final class LocalRedisServer: Sendable {
         quiet.logLevel = .critical
         let client = RedisClient(configuration: try configuration(poolSize: 1), logger: quiet)
         var answered = false
-        for _ in 0..<100 where !answered && process.withLock({ $0?.isRunning ?? false }) {
+        for _ in 0..<100 where !answered && child.withLock({ $0?.process.isRunning ?? false }) {
             answered = (try? await client.send("PING")) == .status("PONG")
             if !answered { try? await Task.sleep(for: .milliseconds(50)) }
         }
