@@ -25,6 +25,7 @@ public enum EventDecoder {
         oneOf types: [any PipelineEvent.Type],
         from bytes: some Collection<UInt8>
     ) throws(PurchaseRejection) -> any PipelineEvent {
+        if let event = self.fastDecode(oneOf: types, from: bytes) { return event }
         let decoder = JSONDecoder()
         decoder.userInfo[Dispatch.typesKey] = Dispatch.Table(types: types)
         do {
@@ -46,6 +47,26 @@ public enum EventDecoder {
         } catch {
             throw PurchaseRejection.malformed("not a JSON object: \(error)")
         }
+    }
+
+    /// The first of `types` with a hand-written decoder that reads `bytes` (each checks its own
+    /// `schema`), or nil to let `JSONDecoder` decide, refusals included.
+    private static func fastDecode(oneOf types: [any PipelineEvent.Type], from bytes: some Collection<UInt8>) -> (any PipelineEvent)? {
+        var array: [UInt8]?
+        for case let type as any (PipelineEvent & FastJSONReadable).Type in types {
+            let document = array ?? (bytes as? [UInt8] ?? Array(bytes))
+            array = document
+            if let event = try? self.read(type, from: document) { return event }
+        }
+        return nil
+    }
+
+    /// Reads one whole document as `type`, nothing after it.
+    public static func read<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) throws(JSONReader.Failure) -> Value {
+        var reader = JSONReader(bytes)
+        let value = try Value(from: &reader)
+        try reader.end()
+        return value
     }
 
     /// The `schema` string of a JSON object, for tools that only route events.

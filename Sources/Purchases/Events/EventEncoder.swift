@@ -11,6 +11,16 @@ public enum EventEncoder {
     }()
 
     public static func encode(_ event: some PipelineEvent) throws -> [UInt8] {
-        Array(try encoder.encode(event))
+        try self.encode(value: event)
+    }
+
+    /// The same format for stored values that are not events (the state in Redis).
+    public static func encode(value: some Encodable) throws -> [UInt8] {
+        if let fast = value as? any FastJSONWritable {
+            var writer = JSONWriter()
+            fast.write(to: &writer)
+            return writer.bytes
+        }
+        return Array(try encoder.encode(value))
     }
 }

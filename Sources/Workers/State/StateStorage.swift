@@ -14,9 +14,7 @@ enum StateStorage {
 
     /// The same format for stored values that are not events.
     static func encode(_ value: some Encodable) throws -> RedisValue {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return .bytes(Array(try encoder.encode(value)))
+        .bytes(try EventEncoder.encode(value: value))
     }
 
     /// Decodes a stored event, checking its `schema` as a reader of the topic would.
@@ -29,6 +27,9 @@ enum StateStorage {
     }
 
     static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Value {
+        if let fast = type as? any FastJSONReadable.Type, let value = try? EventDecoder.read(fast, from: bytes) as? Value {
+            return value
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(bytes))
         } catch {

@@ -1,0 +1,97 @@
+import AppStore
+
+extension VerifiedTransaction: FastJSONCodable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("hints", self.hints)
+        json.field("notification", self.notification)
+        json.field("receivedAt", self.receivedAt)
+        json.field("renewal", self.renewal)
+        json.field("schema", self.schema)
+        json.field("source", self.source)
+        json.field("transaction", self.transaction)
+        json.field("verifiedAt", self.verifiedAt)
+        json.endObject()
+    }
+
+    public init(from json: inout JSONReader) throws(JSONReader.Failure) {
+        var schema: String?, transaction: TransactionDetails?, notification: NotificationContext?, renewal: RenewalDetails?
+        var hints: PublisherHints?, source: PurchaseSource?, receivedAt: Timestamp?, verifiedAt: Timestamp?
+        try json.beginObject()
+        while let key = try json.nextKey() {
+            switch key {
+            case "schema": schema = try json.string()
+            case "transaction": transaction = try TransactionDetails(from: &json)
+            case "notification": notification = try json.optional()
+            case "renewal": renewal = try json.optional()
+            case "hints": hints = try PublisherHints(from: &json)
+            case "source": source = try JSONReader.required(json.optionalRaw(PurchaseSource.self), "source")
+            case "receivedAt": receivedAt = try json.timestamp()
+            case "verifiedAt": verifiedAt = try json.timestamp()
+            default: try json.skipValue()
+            }
+        }
+        guard try JSONReader.required(schema, "schema") == Self.schema else { throw JSONReader.Failure(offset: -1, detail: "schema") }
+        self.init(
+            transaction: try JSONReader.required(transaction, "transaction"),
+            hints: try JSONReader.required(hints, "hints"),
+            source: try JSONReader.required(source, "source"),
+            receivedAt: try JSONReader.required(receivedAt, "receivedAt"),
+            verifiedAt: try JSONReader.required(verifiedAt, "verifiedAt"),
+            notification: notification,
+            renewal: renewal
+        )
+    }
+}
+
+extension NotificationContext: FastJSONCodable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("notificationType", self.notificationType)
+        json.field("notificationUUID", self.notificationUUID)
+        json.field("signedDate", self.signedDate)
+        json.field("subtype", self.subtype)
+        json.endObject()
+    }
+
+    public init(from json: inout JSONReader) throws(JSONReader.Failure) {
+        var notificationType: NotificationTypeV2?, subtype: NotificationSubtype?, notificationUUID: String?, signedDate: Timestamp?
+        try json.beginObject()
+        while let key = try json.nextKey() {
+            switch key {
+            case "notificationType": notificationType = try JSONReader.required(json.optionalRaw(NotificationTypeV2.self), "notificationType")
+            case "subtype": subtype = try json.optionalRaw()
+            case "notificationUUID": notificationUUID = try json.string()
+            case "signedDate": signedDate = try json.optionalTimestamp()
+            default: try json.skipValue()
+            }
+        }
+        self.init(
+            notificationType: try JSONReader.required(notificationType, "notificationType"),
+            subtype: subtype,
+            notificationUUID: try JSONReader.required(notificationUUID, "notificationUUID"),
+            signedDate: signedDate
+        )
+    }
+}
+
+extension RenewalDetails: FastJSONCodable {
+    public func write(to json: inout JSONWriter) {
+        json.beginObject()
+        json.field("autoRenewProductId", self.autoRenewProductId)
+        json.field("autoRenewStatus", self.autoRenewStatus)
+        json.endObject()
+    }
+
+    public init(from json: inout JSONReader) throws(JSONReader.Failure) {
+        self.init()
+        try json.beginObject()
+        while let key = try json.nextKey() {
+            switch key {
+            case "autoRenewProductId": self.autoRenewProductId = try json.optionalString()
+            case "autoRenewStatus": self.autoRenewStatus = try json.optionalRaw()
+            default: try json.skipValue()
+            }
+        }
+    }
+}

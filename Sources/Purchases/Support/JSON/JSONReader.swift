@@ -1,0 +1,271 @@
+/// A strict pull parser over one JSON document, for the hand-written decoders of
+/// ``FastJSONReadable``.
+///
+/// It reads only what those decoders need (objects, arrays of strings, strings, integers,
+/// booleans, null) and throws on anything else, such as a fraction where an integer is
+/// expected. Callers treat every throw as "let `JSONDecoder` decide": the fast path never
+/// produces an error message of its own, so refusals read exactly as before.
+public struct JSONReader {
+    public struct Failure: Error, Sendable {
+        public var offset: Int
+        public var detail: String
+    }
+
+    private let bytes: [UInt8]
+    private var index = 0
+    /// One bit per open object or array, innermost lowest: set until its first member was read.
+    private var firstMember: UInt64 = 0
+    private var depth = 0
+
+    public init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    // MARK: Objects
+
+    public mutating func beginObject() throws(Failure) {
+        try self.expect(UInt8(ascii: "{"))
+        try self.open()
+    }
+
+    /// The next key of the current object (its `:` consumed), or nil at its closing brace.
+    public mutating func nextKey() throws(Failure) -> JSONKey? {
+        guard try self.nextMember(closedBy: UInt8(ascii: "}")) else { return nil }
+        self.skipWhitespace()
+        let key = try self.stringBytes()
+        try self.expect(UInt8(ascii: ":"))
+        return key
+    }
+
+    // MARK: Arrays
+
+    public mutating func beginArray() throws(Failure) {
+        try self.expect(UInt8(ascii: "["))
+        try self.open()
+    }
+
+    /// Whether another element follows (its comma consumed); false at the closing bracket.
+    public mutating func nextElement() throws(Failure) -> Bool {
+        try self.nextMember(closedBy: UInt8(ascii: "]"))
+    }
+
+    // MARK: Values
+
+    /// True, and the `null` consumed, when the next value is `null`.
+    public mutating func readNull() throws(Failure) -> Bool {
+        self.skipWhitespace()
+        guard self.peek == UInt8(ascii: "n") else { return false }
+        try self.literal("null")
+        return true
+    }
+
+    public mutating func string() throws(Failure) -> String {
+        self.skipWhitespace()
+        guard let string = try self.stringBytes().string else { throw self.failure("invalid UTF-8") }
+        return string
+    }
+
+    public mutating func int() throws(Failure) -> Int {
+        self.skipWhitespace()
+        let negative = self.peek == UInt8(ascii: "-")
+        if negative { self.index += 1 }
+        let start = self.index
+        var value = 0
+        while let byte = self.peek, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            let (times10, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { throw self.failure("integer out of range") }
+            value = sum
+            self.index += 1
+        }
+        let digits = self.index - start
+        guard digits > 0, !(digits > 1 && self.bytes[start] == UInt8(ascii: "0")) else { throw self.failure("not an integer") }
+        if let byte = self.peek, byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            throw self.failure("not an integer")
+        }
+        return negative ? -value : value
+    }
+
+    public mutating func bool() throws(Failure) -> Bool {
+        self.skipWhitespace()
+        if self.peek == UInt8(ascii: "t") {
+            try self.literal("true")
+            return true
+        }
+        try self.literal("false")
+        return false
+    }
+
+    /// Skips one value of any kind, checking its syntax.
+    public mutating func skipValue() throws(Failure) {
+        self.skipWhitespace()
+        switch self.peek {
+        case UInt8(ascii: "{"):
+            try self.beginObject()
+            while try self.nextKey() != nil { try self.skipValue() }
+        case UInt8(ascii: "["):
+            try self.beginArray()
+            while try self.nextElement() { try self.skipValue() }
+        case UInt8(ascii: "\""):
+            _ = try self.stringBytes()
+        case UInt8(ascii: "t"): try self.literal("true")
+        case UInt8(ascii: "f"): try self.literal("false")
+        case UInt8(ascii: "n"): try self.literal("null")
+        default: try self.skipNumber()
+        }
+    }
+
+    /// Checks that nothing but whitespace follows the document.
+    public mutating func end() throws(Failure) {
+        self.skipWhitespace()
+        guard self.index == self.bytes.count, self.depth == 0 else { throw self.failure("trailing content") }
+    }
+
+    // MARK: Scanning
+
+    private var peek: UInt8? { self.index < self.bytes.count ? self.bytes[self.index] : nil }
+
+    private func failure(_ detail: String) -> Failure { Failure(offset: self.index, detail: detail) }
+
+    private mutating func skipWhitespace() {
+        while let byte = self.peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { self.index += 1 }
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(Failure) {
+        self.skipWhitespace()
+        guard self.peek == byte else { throw self.failure("expected '\(Character(Unicode.Scalar(byte)))'") }
+        self.index += 1
+    }
+
+    private mutating func literal(_ text: StaticString) throws(Failure) {
+        let count = text.utf8CodeUnitCount
+        guard self.index + count <= self.bytes.count,
+              text.withUTF8Buffer({ $0.elementsEqual(self.bytes[self.index..<self.index + count]) })
+        else { throw self.failure("expected \(text)") }
+        self.index += count
+    }
+
+    private mutating func open() throws(Failure) {
+        guard self.depth < 64 else { throw self.failure("nested too deeply") }
+        self.firstMember = self.firstMember << 1 | 1
+        self.depth += 1
+    }
+
+    private mutating func nextMember(closedBy close: UInt8) throws(Failure) -> Bool {
+        self.skipWhitespace()
+        let isFirst = self.firstMember & 1 == 1
+        if self.peek == close {
+            self.index += 1
+            self.firstMember >>= 1
+            self.depth -= 1
+            return false
+        }
+        if isFirst {
+            self.firstMember &= ~1
+        } else {
+            try self.expect(UInt8(ascii: ","))
+        }
+        return true
+    }
+
+    private mutating func skipNumber() throws(Failure) {
+        let start = self.index
+        while let byte = self.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        {
+            self.index += 1
+        }
+        guard self.index > start else { throw self.failure("unexpected character") }
+        guard Double(String(decoding: self.bytes[start..<self.index], as: UTF8.self)) != nil else {
+            throw self.failure("not a number")
+        }
+    }
+
+    /// Reads a string at the current position; unescaped strings stay a slice of the input.
+    private mutating func stringBytes() throws(Failure) -> JSONKey {
+        guard self.peek == UInt8(ascii: "\"") else { throw self.failure("expected a string") }
+        self.index += 1
+        let start = self.index
+        while let byte = self.peek {
+            switch byte {
+            case UInt8(ascii: "\""):
+                self.index += 1
+                return JSONKey(storage: self.bytes, range: start..<self.index - 1)
+            case UInt8(ascii: "\\"):
+                return try self.unescapedString(from: start)
+            case ..<0x20:
+                throw self.failure("control character in a string")
+            default:
+                self.index += 1
+            }
+        }
+        throw self.failure("unterminated string")
+    }
+
+    private mutating func unescapedString(from start: Int) throws(Failure) -> JSONKey {
+        var decoded = Array(self.bytes[start..<self.index])
+        while let byte = self.peek {
+            self.index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return JSONKey(storage: decoded, range: 0..<decoded.count)
+            case UInt8(ascii: "\\"):
+                guard let escaped = self.peek else { throw self.failure("unterminated string") }
+                self.index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): decoded.append(escaped)
+                case UInt8(ascii: "b"): decoded.append(0x08)
+                case UInt8(ascii: "f"): decoded.append(0x0C)
+                case UInt8(ascii: "n"): decoded.append(0x0A)
+                case UInt8(ascii: "r"): decoded.append(0x0D)
+                case UInt8(ascii: "t"): decoded.append(0x09)
+                case UInt8(ascii: "u"): decoded.append(contentsOf: try self.unicodeEscape())
+                default: throw self.failure("invalid escape")
+                }
+            case ..<0x20:
+                throw self.failure("control character in a string")
+            default:
+                decoded.append(byte)
+            }
+        }
+        throw self.failure("unterminated string")
+    }
+
+    /// The UTF-8 of a `\uXXXX` escape (the `\u` consumed), joining a surrogate pair.
+    private mutating func unicodeEscape() throws(Failure) -> [UInt8] {
+        let high = try self.hex4()
+        var scalarValue = UInt32(high)
+        if (0xD800..<0xDC00).contains(high) {
+            try self.literal("\\u")
+            let low = try self.hex4()
+            guard (0xDC00..<0xE000).contains(low) else { throw self.failure("unpaired surrogate") }
+            scalarValue = 0x10000 + (UInt32(high - 0xD800) << 10) + UInt32(low - 0xDC00)
+        }
+        guard let scalar = Unicode.Scalar(scalarValue) else { throw self.failure("unpaired surrogate") }
+        return Array(String(Character(scalar)).utf8)
+    }
+
+    private mutating func hex4() throws(Failure) -> UInt16 {
+        guard self.index + 4 <= self.bytes.count,
+              let value = UInt16(String(decoding: self.bytes[self.index..<self.index + 4], as: UTF8.self), radix: 16)
+        else { throw self.failure("invalid \\u escape") }
+        self.index += 4
+        return value
+    }
+}
+
+/// A key (or string) as read: a slice of the document, compared without making a `String`.
+///
+/// `switch key { case "transactionId": … }` matches through the `~=` below.
+public struct JSONKey {
+    fileprivate let storage: [UInt8]
+    fileprivate let range: Range<Int>
+
+    /// nil when the bytes are not valid UTF-8 (which `JSONDecoder` refuses too).
+    public var string: String? { String(validating: self.storage[self.range], as: UTF8.self) }
+
+    public static func ~= (pattern: StaticString, key: JSONKey) -> Bool {
+        pattern.utf8CodeUnitCount == key.range.count
+            && pattern.withUTF8Buffer { $0.elementsEqual(key.storage[key.range]) }
+    }
+}

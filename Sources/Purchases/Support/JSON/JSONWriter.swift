@@ -1,0 +1,187 @@
+/// Appends compact JSON to a byte buffer, for the hand-written encoders of ``FastJSONWritable``.
+///
+/// The output is byte for byte what `JSONEncoder` writes with `[.sortedKeys,
+/// .withoutEscapingSlashes]` (the pipeline's event format) as long as the caller writes the
+/// fields in that sorted order: only `"`, `\` and control characters are escaped, everything
+/// else is written as UTF-8. `FastJSONTests` holds every hand-written encoder to that.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the next key or element needs a comma before it.
+    private var needsComma = false
+
+    public init(capacity: Int = 1024) {
+        self.bytes.reserveCapacity(capacity)
+    }
+
+    // MARK: Structure
+
+    public mutating func beginObject() {
+        self.bytes.append(UInt8(ascii: "{"))
+        self.needsComma = false
+    }
+
+    public mutating func endObject() {
+        self.bytes.append(UInt8(ascii: "}"))
+        self.needsComma = true
+    }
+
+    public mutating func beginArray() {
+        self.bytes.append(UInt8(ascii: "["))
+        self.needsComma = false
+    }
+
+    public mutating func endArray() {
+        self.bytes.append(UInt8(ascii: "]"))
+        self.needsComma = true
+    }
+
+    /// Writes `"name":`; the value must follow. Names are the types' own ASCII field names.
+    public mutating func key(_ name: StaticString) {
+        self.separate()
+        self.bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
+        self.bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        self.needsComma = false
+    }
+
+    /// Before an array element written with one of the value methods.
+    public mutating func element() {
+        self.separate()
+    }
+
+    private mutating func separate() {
+        if self.needsComma { self.bytes.append(UInt8(ascii: ",")) }
+    }
+
+    // MARK: Values
+
+    public mutating func string(_ value: String) {
+        self.bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                self.escape(byte)
+                start = index + 1
+            }
+            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        self.bytes.append(UInt8(ascii: "\""))
+        self.needsComma = true
+    }
+
+    public mutating func int(_ value: some BinaryInteger) {
+        self.bytes.append(contentsOf: String(value).utf8)
+        self.needsComma = true
+    }
+
+    public mutating func bool(_ value: Bool) {
+        self.bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
+        self.needsComma = true
+    }
+
+    public mutating func null() {
+        self.bytes.append(contentsOf: Self.nullBytes)
+        self.needsComma = true
+    }
+
+    private static let trueBytes = Array("true".utf8)
+    private static let falseBytes = Array("false".utf8)
+    private static let nullBytes = Array("null".utf8)
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    private mutating func escape(_ byte: UInt8) {
+        self.bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): self.bytes.append(byte)
+        case 0x08: self.bytes.append(UInt8(ascii: "b"))
+        case 0x0C: self.bytes.append(UInt8(ascii: "f"))
+        case 0x0A: self.bytes.append(UInt8(ascii: "n"))
+        case 0x0D: self.bytes.append(UInt8(ascii: "r"))
+        case 0x09: self.bytes.append(UInt8(ascii: "t"))
+        default:
+            self.bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            self.bytes.append(Self.hexDigits[Int(byte >> 4)])
+            self.bytes.append(Self.hexDigits[Int(byte & 0xF)])
+        }
+    }
+}
+
+// MARK: Field helpers
+
+extension JSONWriter {
+    /// `"name":"value"`, or nothing when `value` is nil (synthesized `Encodable` skips nil).
+    public mutating func field(_ name: StaticString, _ value: String?) {
+        guard let value else { return }
+        self.key(name)
+        self.string(value)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Int?) {
+        guard let value else { return }
+        self.key(name)
+        self.int(value)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Bool?) {
+        guard let value else { return }
+        self.key(name)
+        self.bool(value)
+    }
+
+    public mutating func field(_ name: StaticString, _ value: Timestamp?) {
+        guard let value else { return }
+        self.key(name)
+        self.string(value.iso8601)
+    }
+
+    public mutating func field<Value: FastJSONWritable>(_ name: StaticString, _ value: Value?) {
+        guard let value else { return }
+        self.key(name)
+        value.write(to: &self)
+    }
+
+    /// Open enumerations and `String` enums, written as their raw value.
+    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == String {
+        guard let value else { return }
+        self.key(name)
+        self.string(value.rawValue)
+    }
+
+    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == Int32 {
+        guard let value else { return }
+        self.key(name)
+        self.int(value.rawValue)
+    }
+
+    public mutating func field(_ name: StaticString, _ values: [String]) {
+        self.key(name)
+        self.beginArray()
+        for value in values {
+            self.element()
+            self.string(value)
+        }
+        self.endArray()
+    }
+}
+
+// MARK: Fields written as null when absent
+
+extension JSONWriter {
+    /// For contracts with a fixed shape (`iap.entitlement.v1`), where absent is `null`.
+    public mutating func fieldOrNull(_ name: StaticString, _ value: String?) {
+        self.key(name)
+        if let value { self.string(value) } else { self.null() }
+    }
+
+    public mutating func fieldOrNull(_ name: StaticString, _ value: Timestamp?) {
+        self.fieldOrNull(name, value?.iso8601)
+    }
+
+    public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == String {
+        self.fieldOrNull(name, value?.rawValue)
+    }
+}
