@@ -187,6 +187,16 @@ import Testing
         }
     }
 
+    @Test(arguments: ["signedTransaction", "appReceipt", "transactionReceipt", "transactionId"])
+    func readsPurchasesLikeJSONDecoder(field: String) throws {
+        let full = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":"o","appAccountToken":"T","environment":"Sandbox","source":"storekit1","\#(field)":"x","appReceiptX":1}"#
+        let bare = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":null,"environment":null,"\#(field)":"x"}"#
+        for text in [full, bare] { try Self.readsLikeJSONDecoder(Array(text.utf8), as: PurchaseEvent.self) }
+        // Two payloads are for JSONDecoder to refuse, in the contract's words.
+        let two = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","\#(field)":"x","\#(field == "appReceipt" ? "transactionId" : "appReceipt")":"y"}"#
+        #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(PurchaseEvent.self, from: Array(two.utf8)) }
+    }
+
     @Test(arguments: ["007", "1.0", "1e3", "-", "99999999999999999999"])
     func refusesIntegersJSONDecoderMightReadDifferently(number: String) {
         var reader = JSONReader(Array(number.utf8))
