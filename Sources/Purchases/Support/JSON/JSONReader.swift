@@ -6,7 +6,10 @@
 /// expected. Callers treat every throw as "let `JSONDecoder` decide": the fast path never
 /// produces an error message of its own, so refusals read exactly as before.
 public struct JSONReader {
+    /// Why the fast path gave up, for debugging only (callers fall back to `JSONDecoder`).
     public struct Failure: Error, Sendable {
+        /// Byte offset in the document; -1 when the failure is about a value rather than a
+        /// position (a missing field, an unknown enumeration value, a wrong `schema`).
         public var offset: Int
         public var detail: String
     }
