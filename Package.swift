@@ -224,6 +224,7 @@ let package = Package(
                 "AppStoreSimulator",
                 "Purchases",
                 "LocalStack",
+                "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

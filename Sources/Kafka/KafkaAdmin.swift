@@ -42,20 +42,29 @@ public final class KafkaAdmin: Sendable {
 
     /// The log-end offset (high watermark) of each partition.
     public func highWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+        try await self.offsets(partitions, at: Int64(RD_KAFKA_OFFSET_END), what: "high watermark", timeout: timeout)
+    }
+
+    /// The first offset still held (low watermark) of each partition: where a replay starts.
+    public func lowWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+        try await self.offsets(partitions, at: Int64(RD_KAFKA_OFFSET_BEGINNING), what: "low watermark", timeout: timeout)
+    }
+
+    private func offsets(_ partitions: [TopicPartition], at logical: Int64, what: String, timeout: Duration) async throws(KafkaError) -> [TopicPartition: Int64] {
         // librdkafka refuses an empty list (invalid argument); a replica between assignments asks this.
         guard !partitions.isEmpty else { return [:] }
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
-            let list = RDKafkaPartitionList.make(partitions, offset: Int64(RD_KAFKA_OFFSET_END))
+            let list = RDKafkaPartitionList.make(partitions, offset: logical)
             defer { RDKafkaPartitionList.destroy(list) }
             let err = rd_kafka_offsets_for_times(client.handle, list, Int32(timeout.milliseconds))
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                throw KafkaError.from(err, code: .query, context: "high watermarks")
+                throw KafkaError.from(err, code: .query, context: "\(what)s")
             }
             var result: [TopicPartition: Int64] = [:]
             for (entry, partitionErr) in RDKafkaPartitionList.read(list) {
                 guard partitionErr == RD_KAFKA_RESP_ERR_NO_ERROR else {
-                    throw KafkaError.from(partitionErr, code: .query, context: "high watermark of \(entry.topicPartition)")
+                    throw KafkaError.from(partitionErr, code: .query, context: "\(what) of \(entry.topicPartition)")
                 }
                 result[entry.topicPartition] = entry.offset
             }

@@ -6,10 +6,10 @@ import Redis
 struct IAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iap",
-        abstract: "Operate the iap-pipeline: dev stack, topics, lag, benchmarks.",
+        abstract: "Operate the iap-pipeline: dev stack, topics, lag, the order index, benchmarks.",
         version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
         subcommands: [
-            DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self, LagCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self,
+            DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self, LagCommand.self, OrdersCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self,
         ]
     )
 }

@@ -10,9 +10,9 @@ public import Redis
 ///
 /// No expiry by default: an order is what ties a paying customer's token to a user, and a
 /// purchase can be verified long after its order (a notification retried for days, a
-/// `iap reconcile` backfill). `iap.orders` is compacted and replayable, so an operator who
-/// sets a `retention` can rebuild expired orders by replaying the topic; the claim gets the
-/// same retention.
+/// `iap reconcile` backfill). `iap.orders` is compacted and replayable: `iap orders rebuild`
+/// (``OrderIndexRebuild``) restores lost or expired orders from it; the claim gets the same
+/// retention.
 ///
 /// `put` writes the order before its token index (one pipelined write), so a token never
 /// leads to a missing order; both are plain `SET`s, so replaying the topic is idempotent and a
@@ -37,6 +37,19 @@ public struct RedisOrderIndex: OrderIndex {
             commands.append(StateStorage.set(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
         try await StateStorage.pipeline(client, commands)
+    }
+
+    /// Writes `order` and its token index only where nothing is stored yet, for rebuilding
+    /// the index while match may be running: whatever match stored is at least as new as the
+    /// replayed record, or match will overwrite it when it reaches the newer one. Returns
+    /// whether the order itself was written.
+    public func putIfAbsent(_ order: OrderEvent) async throws -> Bool {
+        var commands = [StateStorage.setIfAbsent(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)]
+        if let token = order.appAccountToken {
+            commands.append(StateStorage.setIfAbsent(keys.orderToken(token), .string(order.orderId), ttl: retention))
+        }
+        let replies = try await StateStorage.pipeline(client, commands)
+        return replies.first != .null
     }
 
     public func order(appAccountToken: String) async throws -> OrderEvent? {

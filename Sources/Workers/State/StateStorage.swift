@@ -83,6 +83,13 @@ enum StateStorage {
         return ["SET", .string(key), value, "PX", .integer(milliseconds(ttl))]
     }
 
+    /// `SET key value NX [PX ttl]`: a nil reply means the key held a value already.
+    static func setIfAbsent(_ key: String, _ value: RedisValue, ttl: Duration?) -> [RedisValue] {
+        var command: [RedisValue] = ["SET", .string(key), value, "NX"]
+        if let ttl { command += ["PX", .integer(milliseconds(ttl))] }
+        return command
+    }
+
     static func checkTTL(_ ttl: Duration?, _ name: String) {
         if let ttl { precondition(ttl > .zero, "\(name) must be positive (nil for no expiry)") }
     }
@@ -94,8 +101,7 @@ enum StateStorage {
     /// winner. Two plain commands in one round trip cost Redis a fraction of a script
     /// (decision D16).
     static func firstWins(_ client: RedisClient, key: String, candidate: String, ttl: Duration?) async throws -> String {
-        var setIfAbsent: [RedisValue] = ["SET", .string(key), .string(candidate), "NX"]
-        if let ttl { setIfAbsent += ["PX", .integer(milliseconds(ttl))] }
+        let setIfAbsent = setIfAbsent(key, .string(candidate), ttl: ttl)
         while true {
             let replies = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]])
             if let held = try bytes(replies[1], key: key) { return String(decoding: held, as: UTF8.self) }

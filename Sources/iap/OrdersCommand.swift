@@ -1,0 +1,69 @@
+import ArgumentParser
+import Foundation
+import Redis
+import Workers
+
+/// `iap orders rebuild`: the order index in Redis, rebuilt from the compacted `iap.orders`.
+struct OrdersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "orders",
+        abstract: "Maintain match's order index.",
+        subcommands: [Rebuild.self]
+    )
+
+    struct Rebuild: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Rebuild the Redis order index by replaying the compacted orders topic.",
+            discussion: """
+                Reads the topic up to its current end in a throwaway consumer group (match's offsets are \
+                untouched, match may keep running), keeps the latest record per key as compaction does, and \
+                writes every order the index does not hold; orders already in Redis are kept. Use it after \
+                Redis lost its data or after orders expired. Exits non-zero when the topic cannot be read \
+                to its end.
+                """
+        )
+
+        @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
+        var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+
+        @Option(name: .customLong("redis-url"), help: "Redis of the match stage (env REDIS_URL).")
+        var redisURL: String = ProcessInfo.processInfo.environment["REDIS_URL"] ?? "redis://127.0.0.1:6379"
+
+        @Option(name: .long, help: "The orders topic.")
+        var topic = "iap.orders"
+
+        @Option(name: .customLong("idle-timeout"), help: "Seconds without a record before giving up.")
+        var idleTimeout = 30
+
+        @Flag(name: .long, help: "Print the report as JSON.")
+        var json = false
+
+        func run() async throws {
+            var environment = ProcessInfo.processInfo.environment
+            environment["REDIS_URL"] = redisURL
+            let client = RedisClient(configuration: try RedisConfiguration(environment: environment), logger: CLILogging.logger("iap.redis"))
+            let report: OrderIndexRebuild.Report
+            do {
+                report = try await OrderIndexRebuild.run(
+                    bootstrapServers: brokers, topic: topic, index: RedisOrderIndex(client: client),
+                    logger: CLILogging.logger("iap.orders"), idleTimeout: .seconds(idleTimeout)
+                )
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+            await client.shutdown()
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+            } else {
+                print("""
+                    read \(report.records) records of \(topic): \(report.orders) orders (latest per key), \
+                    \(report.deleted) deleted by tombstones, \(report.malformed) malformed skipped
+                    wrote \(report.written) orders; \(report.alreadyPresent) were already in the index and kept
+                    """)
+            }
+        }
+    }
+}
