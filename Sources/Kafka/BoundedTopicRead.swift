@@ -1,0 +1,105 @@
+public import Logging
+import Synchronization
+
+/// Reads one topic from a consumer group's position up to the end the topic has when the read
+/// starts, for operator tools that act on "everything there is now" (`iap orders rebuild`,
+/// `iap dlq replay`) rather than consume forever.
+///
+/// A partition starts at the group's committed offset, else at its low watermark, and is done
+/// once the record before its high watermark was read; partitions with nothing between the two
+/// are done at once. The group commits nothing unless `body` stores offsets and commits.
+public enum BoundedTopicRead {
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Reads the records, then runs `body` with them (in offset order per partition) and the
+    /// consumer, still a member of its group, and closes the consumer.
+    public static func run<Result: Sendable>(
+        _ configuration: KafkaConsumerConfiguration,
+        logger: Logger,
+        idleTimeout: Duration = .seconds(30),
+        _ body: ([KafkaMessage], KafkaConsumer) async throws -> Result
+    ) async throws -> Result {
+        guard configuration.topics.count == 1, let topic = configuration.topics.first else {
+            throw Failure(description: "a bounded read takes exactly one topic")
+        }
+        let admin = try KafkaAdmin(bootstrapServers: configuration.bootstrapServers, clientId: configuration.clientId, logger: logger)
+        guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
+            throw Failure(description: "topic \(topic) does not exist")
+        }
+        let partitions = (0..<count).map { TopicPartition(topic, $0) }
+        let lows = try await admin.lowWatermarks(partitions)
+        let highs = try await admin.highWatermarks(partitions)
+        let committed = try await admin.committedOffsets(group: configuration.groupId, partitions: partitions)
+        let ends = Dictionary(uniqueKeysWithValues: partitions.compactMap { partition -> (TopicPartition, Int64)? in
+            let start = max(committed[partition] ?? 0, lows[partition] ?? 0)
+            guard let high = highs[partition], high > start else { return nil }
+            return (partition, high)
+        })
+
+        let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
+        do {
+            let records = ends.isEmpty ? [] : try await read(consumer, ends: ends, idleTimeout: idleTimeout)
+            let result = try await body(records, consumer)
+            await consumer.close()
+            return result
+        } catch {
+            await consumer.close()
+            throw error
+        }
+    }
+
+    private static func read(_ consumer: KafkaConsumer, ends: [TopicPartition: Int64], idleTimeout: Duration) async throws -> [KafkaMessage] {
+        let progress = Progress(remaining: Set(ends.keys))
+        return try await withThrowingTaskGroup(of: [KafkaMessage]?.self) { group in
+            group.addTask {
+                var records: [KafkaMessage] = []
+                for await event in consumer.events {
+                    switch event {
+                    case .messages(let batch):
+                        let done = progress.state.withLock { progress in
+                            for record in batch {
+                                guard let end = ends[record.topicPartition], record.offset < end else { continue }
+                                records.append(record)
+                                if record.offset == end - 1 { progress.remaining.remove(record.topicPartition) }
+                            }
+                            progress.lastRecord = .now
+                            return progress.remaining.isEmpty
+                        }
+                        if done { return records }
+                    case .revoked(_, _, let acknowledgement):
+                        acknowledgement.acknowledge()
+                    case .assigned:
+                        break
+                    }
+                }
+                return nil
+            }
+            group.addTask {
+                while true {
+                    try await Task.sleep(for: .milliseconds(200))
+                    let (idle, remaining) = progress.state.withLock { (ContinuousClock.now - $0.lastRecord, $0.remaining) }
+                    if idle > idleTimeout {
+                        let names = remaining.sorted().map(\.description).joined(separator: ", ")
+                        throw Failure(description: "no record for \(idleTimeout) before reaching the end of \(names)")
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            while let finished = try await group.next() {
+                if let records = finished { return records }
+            }
+            throw Failure(description: "the consumer stopped before reaching the end of its topic")
+        }
+    }
+
+    /// What the reading task and its watchdog share.
+    private final class Progress: Sendable {
+        let state: Mutex<(remaining: Set<TopicPartition>, lastRecord: ContinuousClock.Instant)>
+
+        init(remaining: Set<TopicPartition>) {
+            self.state = Mutex((remaining: remaining, lastRecord: .now))
+        }
+    }
+}
