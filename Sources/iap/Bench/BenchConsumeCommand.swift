@@ -111,6 +111,10 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
+        // Not `waitUntilExit()`: it spins the caller's run loop and can miss a child that
+        // already exited (see `LocalRedisServer`). The handler is set before `run()`.
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         let clock = ContinuousClock()
         try process.run()
         var lines = 0
@@ -121,7 +125,7 @@ struct BenchConsumeCommand: AsyncParsableCommand {
             lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
         }
         let last = clock.now
-        process.waitUntilExit()
+        if exited.wait(timeout: .now() + 10) == .timedOut { process.terminate() }
         guard lines == messages, let first else {
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile().suffix(2000), as: UTF8.self)
             throw ValidationError("kcat read \(lines) of \(messages) messages (more partitions? the mock keeps ~5 MiB each): \(stderr)")
