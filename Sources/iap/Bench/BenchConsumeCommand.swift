@@ -71,11 +71,20 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         await producer.close()
     }
 
+    /// Prefetch settings both consumers get, so the ratio compares clients, not settings. The
+    /// prefetch queue must hold more than a second of records: librdkafka 2.0.2 stops fetching
+    /// once `queued.min.messages` or `queued.max.messages.kbytes` is reached and looks again only
+    /// after a second (2.3.0 added `fetch.queue.backoff.ms` for this). With the defaults, both
+    /// consumers read ~180,000 records and then waited out the second.
+    static let fetchProperties = [
+        "fetch.max.bytes": "52428800", "queued.max.messages.kbytes": "262144", "queued.min.messages": "2000000",
+    ]
+
     /// Group consumption, timed from the first record to the last, so the mock cluster's
     /// 3-second initial group-join delay (an artefact of the mock) is not counted.
     private func consumeWithSwift(_ bootstrap: String) async throws -> Double {
         var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupId: "bench-\(UUID().uuidString)", topics: ["bench"])
-        configuration.additionalProperties = ["fetch.max.bytes": "52428800", "queued.max.messages.kbytes": "262144"]
+        configuration.additionalProperties = Self.fetchProperties
         let consumer = try KafkaConsumer(configuration: configuration, logger: CLILogging.logger("iap.bench"))
         let clock = ContinuousClock()
         var first: ContinuousClock.Instant?
@@ -105,8 +114,8 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         process.executableURL = URL(fileURLWithPath: kcat)
         process.arguments = [
             "-C", "-b", bootstrap, "-G", "bench-kcat-\(UUID().uuidString)", "-X", "auto.offset.reset=earliest",
-            "-c", String(messages), "-q", "-f", "%o\n", "bench",
-        ]
+            "-c", String(messages), "-q", "-f", "%o\n",
+        ] + Self.fetchProperties.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] } + ["bench"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
