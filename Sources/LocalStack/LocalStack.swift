@@ -32,6 +32,8 @@ public final class LocalStack: Sendable {
     private let children: Mutex<[String: ChildProcess]>
     private let binDirectory: String
     private let environments: [String: [String: String]]
+    /// The temp directory `start` made (no `stateDirectory` configured); `stop` removes it.
+    private let ownedDirectory: String?
     private let logger: Logger
 
     /// Starts everything and returns once every worker answers `/readyz` with 200.
@@ -133,7 +135,8 @@ public final class LocalStack: Sendable {
                 bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
             ),
             cluster: cluster, redis: redis, configuration: configuration, simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
-            binDirectory: binDirectory, environments: environments, logger: logger
+            binDirectory: binDirectory, environments: environments,
+            ownedDirectory: configuration.stateDirectory == nil ? directory : nil, logger: logger
         )
         do {
             for instance in instances {
@@ -141,7 +144,7 @@ public final class LocalStack: Sendable {
             }
             try await stack.waitUntilReady(instances.map(\.name))
         } catch {
-            await stack.stop()
+            await stack.stop(keepingState: true)  // the workers' logs say why
             throw error
         }
         return stack
@@ -150,8 +153,9 @@ public final class LocalStack: Sendable {
     private init(
         endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer, configuration: LocalStackConfiguration,
         simulatorGroup: ServiceGroup, simulatorTask: Task<Void, any Error>, binDirectory: String,
-        environments: [String: [String: String]], logger: Logger
+        environments: [String: [String: String]], ownedDirectory: String?, logger: Logger
     ) {
+        self.ownedDirectory = ownedDirectory
         self.endpoints = endpoints
         self.cluster = cluster
         self.redis = redis
@@ -186,8 +190,10 @@ public final class LocalStack: Sendable {
     }
 
     /// SIGTERM to every child (they drain, commit and leave their groups), then the simulator,
-    /// Redis and the broker.
-    public func stop() async {
+    /// Redis and the broker. A temp directory `start` made (logs, keys, the dev pipeline) is
+    /// removed unless `keepingState`: callers keep it when something failed, so the logs they
+    /// point at still exist. A configured `stateDirectory` is never removed.
+    public func stop(keepingState: Bool = false) async {
         let running = children.withLock { Array($0.values) }
         await withTaskGroup(of: Void.self) { group in
             for child in running {
@@ -197,6 +203,9 @@ public final class LocalStack: Sendable {
         await simulatorGroup.triggerGracefulShutdown()
         _ = try? await simulatorTask.value
         redis.stop()
+        if let ownedDirectory, !keepingState {
+            try? FileManager.default.removeItem(atPath: ownedDirectory)
+        }
     }
 
     private func spawn(_ name: String, executable: String) throws {

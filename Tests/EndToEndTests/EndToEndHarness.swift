@@ -24,7 +24,7 @@ enum EndToEnd {
             await stack.stop()
             return result
         } catch {
-            await stack.stop()
+            await stack.stop(keepingState: true)
             throw error
         }
     }

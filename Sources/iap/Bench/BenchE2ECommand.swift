@@ -61,7 +61,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         do {
             try await measure(stack)
         } catch {
-            await stack.stop()
+            await stack.stop(keepingState: true)
             throw error
         }
         await stack.stop()

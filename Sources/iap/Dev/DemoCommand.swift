@@ -30,10 +30,11 @@ struct DemoCommand: AsyncParsableCommand {
                 print("  \(met)/\(total) end states reached · entitlements \(outcomes.distinctEntitlements.count) · rejected \(outcomes.rejected.count) · unmatched \(outcomes.unmatched.count)")
             }
         } catch {
-            await running.stop()
+            await running.stop(keepingState: true)
             throw error
         }
-        await running.stop()
+        // A failed demo keeps its temp directory: the summary points at its logs.
+        await running.stop(keepingState: !report.passed)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

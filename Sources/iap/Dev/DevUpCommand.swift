@@ -49,7 +49,7 @@ struct LocalStackOptions: ParsableArguments {
     @Option(help: "Workers to start: all, none, or a comma-separated list (iap-intake,iap-verify,...).") var workers = "all"
     @Option(help: "Replicas of each worker.") var replicas = 1
     @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
-    @Option(name: .customLong("state-dir"), help: "Directory for the dev pipeline file, keys and logs (default: a new temp dir).") var stateDirectory: String?
+    @Option(name: .customLong("state-dir"), help: "Directory for the dev pipeline file, keys and logs, kept on exit (default: a new temp dir, removed on exit).") var stateDirectory: String?
     @Option(name: .customLong("unmatched-window"), help: "Seconds a transaction waits for its order before iap.unmatched.") var unmatchedWindow = 20.0
     @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
     @Option(name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).") var appleRateLimit = 40
