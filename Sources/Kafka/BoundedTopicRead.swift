@@ -13,6 +13,17 @@ public enum BoundedTopicRead {
         public var description: String
     }
 
+    /// The consumer settings of a one-off reader of `topic` in `groupId`.
+    public static func configuration(bootstrapServers: String, groupId: String, topic: String, clientId: String) -> KafkaConsumerConfiguration {
+        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupId: groupId, topics: [topic])
+        configuration.clientId = clientId
+        // The smallest session a broker accepts by default (group.min.session.timeout.ms): a
+        // one-off reader's group forms as fast as the broker allows.
+        configuration.sessionTimeout = .seconds(6)
+        configuration.heartbeatInterval = .milliseconds(500)
+        return configuration
+    }
+
     /// Reads the records, then runs `body` with them (in offset order per partition) and the
     /// consumer, still a member of its group, and closes the consumer.
     public static func run<Result: Sendable>(

@@ -19,6 +19,13 @@ enum CLIInput {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// One compact line with sorted keys, for reports scripts read line by line.
+    static func printJSONLine<Value: Encodable>(_ value: Value) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     static func printJSONObject(_ object: Any) throws {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))

@@ -41,9 +41,7 @@ struct DLQCommand: AsyncParsableCommand {
             let admin = try KafkaAdmin(bootstrapServers: brokers, logger: CLILogging.logger("iap.dlq"))
             let summaries = try await DeadLetterReplay.summarize(topics, admin: admin)
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                for summary in summaries { print(String(decoding: try encoder.encode(summary), as: UTF8.self)) }
+                for summary in summaries { try CLIInput.printJSONLine(summary) }
                 return
             }
             let width = max(5, summaries.map(\.topic.count).max() ?? 0)
@@ -97,9 +95,7 @@ struct DLQCommand: AsyncParsableCommand {
             }
             await producer.close()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                try CLIInput.printJSONLine(report)
                 return
             }
             for entry in report.entries {

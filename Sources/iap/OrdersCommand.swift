@@ -54,9 +54,7 @@ struct OrdersCommand: AsyncParsableCommand {
             }
             await client.shutdown()
             if json {
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys]
-                print(String(decoding: try encoder.encode(report), as: UTF8.self))
+                try CLIInput.printJSONLine(report)
             } else {
                 print("""
                     read \(report.records) records of \(topic): \(report.orders) orders (latest per key), \

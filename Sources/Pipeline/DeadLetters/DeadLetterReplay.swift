@@ -75,12 +75,9 @@ public enum DeadLetterReplay {
         topic: String, bootstrapServers: String, producer: KafkaProducer, limit: Int? = nil, dryRun: Bool = false,
         logger: Logger, idleTimeout: Duration = .seconds(30)
     ) async throws -> Report {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupId: Self.group, topics: [topic])
-        configuration.clientId = "iap-dlq-replay"
-        // The smallest session a broker accepts by default (group.min.session.timeout.ms): a
-        // one-off reader's group forms as fast as the broker allows.
-        configuration.sessionTimeout = .seconds(6)
-        configuration.heartbeatInterval = .milliseconds(500)
+        let configuration = BoundedTopicRead.configuration(
+            bootstrapServers: bootstrapServers, groupId: Self.group, topic: topic, clientId: "iap-dlq-replay"
+        )
         return try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, consumer in
             // Records are in offset order per partition, so any prefix is a prefix of each partition.
             let chosen = limit.map { Array(records.prefix($0)) } ?? records

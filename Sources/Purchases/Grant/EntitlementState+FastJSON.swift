@@ -33,7 +33,7 @@ extension EntitlementState: FastJSONCodable {
             case "transactionId": transactionId = try json.string()
             case "purchaseDate": state.purchaseDate = try json.optionalTimestamp()
             case "expiresDate": state.expiresDate = try json.optionalTimestamp()
-            case "status": status = try JSONReader.required(json.optionalRaw(Status.self), "status")
+            case "status": status = try json.raw(Status.self)
             case "signedDate": state.signedDate = try json.optionalTimestamp()
             case "revokedTransactionIds": revokedTransactionIds = try json.strings()
             default: try json.skipValue()

@@ -35,12 +35,9 @@ public enum OrderIndexRebuild {
     public static func run(
         bootstrapServers: String, topic: String, index: RedisOrderIndex, logger: Logger, idleTimeout: Duration = .seconds(30)
     ) async throws -> Report {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupId: "iap-orders-rebuild-\(UUID().uuidString)", topics: [topic])
-        configuration.clientId = "iap-orders-rebuild"
-        // The smallest session a broker accepts by default (group.min.session.timeout.ms): a
-        // one-off reader's group forms as fast as the broker allows.
-        configuration.sessionTimeout = .seconds(6)
-        configuration.heartbeatInterval = .milliseconds(500)
+        let configuration = BoundedTopicRead.configuration(
+            bootstrapServers: bootstrapServers, groupId: "iap-orders-rebuild-\(UUID().uuidString)", topic: topic, clientId: "iap-orders-rebuild"
+        )
         let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, _ in records }
         var report = Report()
         var latest: [String: OrderEvent?] = [:]

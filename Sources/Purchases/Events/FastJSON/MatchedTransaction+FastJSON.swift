@@ -20,7 +20,7 @@ extension MatchedTransaction: FastJSONCodable {
             case "verified": verified = try VerifiedTransaction(from: &json)
             case "userId": userId = try json.string()
             case "orderId": orderId = try json.optionalString()
-            case "matchedBy": matchedBy = try JSONReader.required(json.optionalRaw(MatchedBy.self), "matchedBy")
+            case "matchedBy": matchedBy = try json.raw(MatchedBy.self)
             case "warnings": warnings = try json.strings().map(MatchWarning.init(rawValue:))
             default: try json.skipValue()
             }

@@ -43,7 +43,7 @@ extension TransactionDetails: FastJSONCodable {
             case "revocationDate": details.revocationDate = try json.optionalTimestamp()
             case "revocationReason": details.revocationReason = try json.optionalRaw()
             case "appAccountToken": details.appAccountToken = try json.optionalString()
-            case "environment": environment = try JSONReader.required(json.optionalRaw(AppStoreEnvironment.self), "environment")
+            case "environment": environment = try json.raw(AppStoreEnvironment.self)
             case "inAppOwnershipType": details.inAppOwnershipType = try json.optionalRaw()
             case "isUpgraded": details.isUpgraded = try json.optionalBool()
             case "signedDate": details.signedDate = try json.optionalTimestamp()

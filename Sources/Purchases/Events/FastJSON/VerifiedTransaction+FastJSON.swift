@@ -25,7 +25,7 @@ extension VerifiedTransaction: FastJSONCodable {
             case "notification": notification = try json.optional()
             case "renewal": renewal = try json.optional()
             case "hints": hints = try PublisherHints(from: &json)
-            case "source": source = try JSONReader.required(json.optionalRaw(PurchaseSource.self), "source")
+            case "source": source = try json.raw(PurchaseSource.self)
             case "receivedAt": receivedAt = try json.timestamp()
             case "verifiedAt": verifiedAt = try json.timestamp()
             default: try json.skipValue()
@@ -59,7 +59,7 @@ extension NotificationContext: FastJSONCodable {
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
-            case "notificationType": notificationType = try JSONReader.required(json.optionalRaw(NotificationTypeV2.self), "notificationType")
+            case "notificationType": notificationType = try json.raw(NotificationTypeV2.self)
             case "subtype": subtype = try json.optionalRaw()
             case "notificationUUID": notificationUUID = try json.string()
             case "signedDate": signedDate = try json.optionalTimestamp()

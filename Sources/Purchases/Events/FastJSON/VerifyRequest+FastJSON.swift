@@ -19,11 +19,11 @@ extension VerifyRequest: FastJSONCodable {
         while let key = try json.nextKey() {
             switch key {
             case "schema": schema = try json.string()
-            case "kind": kind = try JSONReader.required(json.optionalRaw(Kind.self), "kind")
+            case "kind": kind = try json.raw(Kind.self)
             case "payload": payload = try json.string()
             case "bundleId": bundleId = try json.optionalString()
             case "hints": hints = try PublisherHints(from: &json)
-            case "source": source = try JSONReader.required(json.optionalRaw(PurchaseSource.self), "source")
+            case "source": source = try json.raw(PurchaseSource.self)
             case "receivedAt": receivedAt = try json.timestamp()
             case "notificationUUID": notificationUUID = try json.optionalString()
             default: try json.skipValue()

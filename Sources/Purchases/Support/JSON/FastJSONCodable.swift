@@ -60,6 +60,12 @@ extension JSONReader {
         return value
     }
 
+    /// A required open enumeration or `String` enum (`null` fails).
+    public mutating func raw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value where Value.RawValue == String {
+        guard let value = try self.optionalRaw(Value.self) else { throw Failure(offset: -1, detail: "null \(Value.self)") }
+        return value
+    }
+
     public mutating func optional<Value: FastJSONReadable>(_: Value.Type = Value.self) throws(Failure) -> Value? {
         try self.readNull() ? nil : try Value(from: &self)
     }

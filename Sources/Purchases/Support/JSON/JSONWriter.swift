@@ -40,7 +40,8 @@ public struct JSONWriter: Sendable {
         self.separate()
         self.bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { self.bytes.append(contentsOf: $0) }
-        self.bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        self.bytes.append(UInt8(ascii: "\""))
+        self.bytes.append(UInt8(ascii: ":"))
         self.needsComma = false
     }
 
