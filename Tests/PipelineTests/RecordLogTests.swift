@@ -41,4 +41,15 @@ import Testing
         // The logger itself was not changed per record.
         #expect(logger[metadataKey: "topic"] == nil)
     }
+
+    @Test func loggedValuesAreBoundedExcerpts() {
+        let captured = Captured()
+        let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
+        let log = RecordLog(logger: logger, record: KafkaMessage(topic: "iap.purchase.v1", partition: 0, offset: 7, key: nil, value: []))
+        log.info("rejected", metadata: ["detail": "\(String(repeating: "x", count: 300_000))", "reason": "malformed_event"])
+
+        let tags = captured.entries.withLock { $0 }[0].2.mapValues(\.description)
+        #expect(tags["detail"] == String(repeating: "x", count: Excerpt.detailLimit) + "…(300000 bytes)")
+        #expect(tags["reason"] == "malformed_event")
+    }
 }

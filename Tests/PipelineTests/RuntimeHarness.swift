@@ -11,7 +11,9 @@ import TestSupport
 /// - ok: produce `{"id": …}` to `out`;
 /// - retry: ask for a retry after `retryAfterMs` until attempt `succeedAt`, then ok;
 /// - block: wait on the harness gate (cancellable), then ok;
-/// - fail: always ask for a retry (exhausts the budget).
+/// - fail: always ask for a retry (exhausts the budget);
+/// - skip: nothing to do;
+/// - reject: refuse, quoting the id in the detail.
 struct TestEvent: Decodable, Sendable {
     var schema: String
     var id: String
@@ -38,6 +40,10 @@ final class TestStage: MessageHandler {
             return .retry(after: .milliseconds(event.retryAfterMs ?? 0), reason: "asked to retry")
         case "fail":
             return .retry(after: .zero, reason: "always fails")
+        case "skip":
+            return .skip(reason: "asked to skip")
+        case "reject":
+            return .reject(.malformedEvent, detail: "id '\(event.id)' is refused")
         case "block":
             try await gate.wait()
         default:

@@ -122,6 +122,30 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         await producer.close()
     }
 
+    /// A refusal detail quoting an oversized field is cut to a bounded excerpt that says the
+    /// original size, so one hostile record cannot write a reject record of its own size.
+    @Test func refusalDetailsAreBoundedExcerptsWithTheSize() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        let huge = String(repeating: "é", count: 150_000)
+        try await TestEvents.publish(producer, [(id: huge, action: "reject"), (id: "short", action: "reject")])
+
+        let rejected = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]), logger: TestKafka.logger))
+        let rejects = try await rejected.waitForMessages(2)
+        let details = try rejects.map { record in
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])
+            return try #require(body["detail"] as? String)
+        }
+        let long = try #require(details.first { $0.hasPrefix("id 'é") })
+        #expect(long.utf8.count <= Excerpt.detailLimit + 32, "detail of \(long.utf8.count) bytes")
+        #expect(long.hasSuffix("…(300016 bytes)"))
+        #expect(details.contains("id 'short' is refused"), "short details are kept whole")
+        try await replica.stop()
+        await rejected.close()
+        await producer.close()
+    }
+
     @Test func twoReplicasShareTheWorkWithoutOverlapOrLoss() async throws {
         let cluster = try TestKafka.cluster(topics: ["in": 6, "out": 3, "rejected": 1])
         let producer = try TestKafka.producer(cluster)

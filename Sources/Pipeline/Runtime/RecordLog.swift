@@ -3,6 +3,9 @@ import Logging
 
 /// Logs about one record, tagged with where it came from and its business id.
 ///
+/// Logged values are cut to an ``Excerpt``: errors and details quote the record's own
+/// content, and a line must not grow with the input.
+///
 /// The tags are added only when a line is actually logged, instead of being set as logger
 /// metadata per record: swift-log's `StreamLogHandler` re-formats its whole metadata on every
 /// metadata write, which cost a few per cent of each stage's CPU for records that almost never
@@ -25,7 +28,10 @@ struct RecordLog: Sendable {
     }
 
     private func tagged(_ metadata: Logger.Metadata) -> Logger.Metadata {
-        var tagged = metadata
+        var tagged = metadata.mapValues { value in
+            guard case .string(let text) = value else { return value }
+            return .string(Excerpt.of(text))
+        }
         tagged["topic"] = .string(record.topic)
         tagged["partition"] = .stringConvertible(record.partition)
         tagged["offset"] = .stringConvertible(record.offset)

@@ -72,12 +72,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             pause(consumer.assignment)
             logger.info("draining", metadata: ["running": "\(state.withLock { $0.runningTotal })"])
         }
-        let positions = state.withLock { $0.committablePositions }
-        do {
-            try consumer.store(positions)
-        } catch {
-            logger.warning("storing final offsets failed", metadata: ["error": "\(error)"])
-        }
+        state.withLock { storeLocked($0.committablePositions) }
         await consumer.close()
         logger.info("stopped: offsets committed, group left")
     }
@@ -88,17 +83,28 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         var next: KafkaMessage? = first
         while let message = next {
             guard await process(message) else { return }  // cancelled: leave it unfinished
-            let (store, following) = state.withLock { $0.finish(message) }
-            if let store {
-                do {
-                    try consumer.store([store])
-                } catch {
-                    // The partition was revoked meanwhile; its next owner replays from the commit.
-                    logger.debug("offset store refused", metadata: ["partition": "\(store.topicPartition)", "error": "\(error)"])
-                }
+            next = state.withLock { state in
+                let (position, following) = state.finish(message)
+                if let position { storeLocked([position]) }
+                return following
             }
-            next = following
             applyBackpressure()
+        }
+    }
+
+    /// Stores positions while the caller holds the state lock.
+    ///
+    /// librdkafka keeps whatever position was stored last (`rd_kafka_offsets_store` does not
+    /// compare with the one it holds), so positions must reach it in the order they were
+    /// computed. Two lanes of one partition that finish together would otherwise race between
+    /// the lock and the store, and a lower position stored last left the commit behind the log
+    /// end for good once the partition went quiet (decision D1).
+    private func storeLocked(_ positions: [TopicPartitionOffset]) {
+        do {
+            try consumer.store(positions)
+        } catch {
+            // The partition was revoked meanwhile; its next owner replays from the commit.
+            logger.debug("offset store refused", metadata: ["positions": "\(positions)", "error": "\(error)"])
         }
     }
 
@@ -141,12 +147,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             try? await Task.sleep(for: .milliseconds(10))
             running = state.withLock { $0.running(in: partitions) }
         }
-        let finalPositions = state.withLock { $0.remove(partitions) }
+        state.withLock { state in
+            let finalPositions = state.remove(partitions)
+            if !lost { storeLocked(finalPositions) }
+        }
         if running > 0 {
             logger.warning("revoked partitions still had running records; they will be redelivered", metadata: ["running": "\(running)"])
         }
-        guard !lost else { return }
-        do { try consumer.store(finalPositions) } catch { logger.debug("final offset store on revoke refused", metadata: ["error": "\(error)"]) }
     }
 
     // MARK: One record
@@ -245,6 +252,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             acted = ()
             metrics.count(.skipped)
         case .reject(let reason, let detail):
+            let detail = Excerpt.of(detail)
             log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
             let reject = RejectRecord.make(
                 for: record, reason: reason, detail: detail, stage: configuration.stage, topic: configuration.rejectTopic,
@@ -253,6 +261,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             acted = await durably("write rejection", log: log) { _ = try await self.producer.send(reject) }
             metrics.count(.rejected)
         case .retry(let after, let reason):
+            let reason = Excerpt.of(reason)
             let attempts = message.attempt + 1
             if !configuration.retryPolicy.allowsRetry(afterAttempts: attempts) {
                 log.warning("retry budget exhausted; dead-lettering", metadata: ["attempts": "\(attempts)", "error": "\(reason)"])

@@ -1,0 +1,78 @@
+import Kafka
+import Pipeline
+import Testing
+import TestSupport
+
+/// Once every record up to the high watermark is finished, whatever its outcome, the group's
+/// committed offset is the high watermark: lag returns to 0 and a restart replays nothing.
+///
+/// Each burst ends every partition with a run of records that finish at about the same time
+/// (their outcomes are written together and acknowledged in one batch), which is when lanes
+/// of one partition store their offsets concurrently.
+@Suite(.timeLimit(.minutes(3))) struct OffsetsReachTheEndTests {
+    private static let partitions: Int32 = 4
+
+    /// How a burst ends on every partition.
+    enum Ending: String, CaseIterable, Sendable {
+        case rejected, duplicate, skipped, deadLettered
+    }
+
+    @Test(arguments: Ending.allCases)
+    func committedOffsetReachesTheHighWatermarkAfterEveryBurst(ending: Ending) async throws {
+        let cluster = try TestKafka.cluster(topics: ["in": Self.partitions, "out": 2, "rejected": 1, "in.dlq": 1])
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let idempotency = InMemoryIdempotency()
+        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: idempotency) {
+            $0.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), multiplier: 1, jitter: 0, maxAttempts: 1)
+        }
+        let inputs = (0..<Self.partitions).map { TopicPartition("in", $0) }
+
+        for burst in 0..<8 {
+            var records: [KafkaRecord] = []
+            for partition in 0..<Self.partitions {
+                for index in 0..<20 {
+                    records.append(Self.event(id: "b\(burst)-p\(partition)-\(index)", action: "ok", partition: partition))
+                }
+                for index in 0..<24 {
+                    records.append(Self.ending(ending, burst: burst, partition: partition, index: index))
+                }
+            }
+            _ = try await producer.send(records)
+            let ends = try await admin.highWatermarks(inputs)
+            do {
+                _ = try await eventually("burst \(burst): committed == high watermark on every partition", timeout: .seconds(15)) {
+                    let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
+                    return inputs.allSatisfy { committed[$0] == ends[$0] } ? true : nil
+                }
+            } catch is TimedOut {
+                let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
+                Issue.record("burst \(burst) ending \(ending): committed \(committed.sorted { $0.key < $1.key }), high watermarks \(ends.sorted { $0.key < $1.key })")
+                break
+            }
+        }
+        try await replica.stop()
+        await producer.close()
+    }
+
+    private static func event(id: String, action: String, partition: Int32) -> KafkaRecord {
+        KafkaRecord(
+            topic: "in", partition: partition, key: Array(id.utf8),
+            value: Array("{\"schema\":\"test.v1\",\"id\":\"\(id)\",\"action\":\"\(action)\"}".utf8)
+        )
+    }
+
+    private static func ending(_ ending: Ending, burst: Int, partition: Int32, index: Int) -> KafkaRecord {
+        switch ending {
+        case .rejected:
+            KafkaRecord(topic: "in", partition: partition, key: Array("bad\(index)".utf8), value: Array("not json \(burst)/\(index)".utf8))
+        case .duplicate:
+            // The burst's own first records, again: already done, so finished without work.
+            event(id: "b\(burst)-p\(partition)-\(index % 20)", action: "ok", partition: partition)
+        case .skipped:
+            event(id: "b\(burst)-p\(partition)-skip\(index)", action: "skip", partition: partition)
+        case .deadLettered:
+            event(id: "b\(burst)-p\(partition)-fail\(index)", action: "fail", partition: partition)
+        }
+    }
+}
