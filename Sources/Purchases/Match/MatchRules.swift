@@ -40,15 +40,46 @@ public struct MatchRules: Sendable {
     }
 
     /// Decides about one verified transaction at `now`.
+    ///
+    /// The order index is read once per decision (``OrderIndex/orders(appAccountToken:orderId:)``)
+    /// and every rule decides from that one view. A transaction that has to wait is parked
+    /// first and the index read again: an order indexed after the first read released
+    /// nothing (the transaction was not parked yet), so only the second read can see it.
+    /// Either that read sees the order, or the order's release sees the parked transaction.
     public func match(_ verified: VerifiedTransaction, now: Timestamp) async throws -> MatchOutcome {
+        let token = verified.transaction.appAccountToken.flatMap(AppAccountToken.canonical)
+        let existingOwner = try await self.ownership.owner(originalTransactionId: verified.transaction.originalTransactionId)
+        let view = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
+        switch try await self.decide(verified, token: token, existingOwner: existingOwner, view: view, parkedSince: nil, now: now) {
+        case .decided(let outcome):
+            return outcome
+        case .park:
+            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: now)
+            let again = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
+            switch try await self.decide(verified, token: token, existingOwner: existingOwner, view: again, parkedSince: since, now: now) {
+            case .decided(let outcome): return outcome
+            case .park: preconditionFailure("a parked transaction is decided")
+            }
+        }
+    }
+
+    private enum Step {
+        case decided(MatchOutcome)
+        /// The transaction has to wait: park it, then decide again.
+        case park
+    }
+
+    /// The rules over one view of the order index. `parkedSince` is nil until the transaction
+    /// is parked; a decision that needs waiting asks for parking first.
+    private func decide(
+        _ verified: VerifiedTransaction, token: String?, existingOwner: String?, view: OrderLookup, parkedSince: Timestamp?, now: Timestamp
+    ) async throws -> Step {
         let transaction = verified.transaction
         let hints = verified.hints
-        let token = transaction.appAccountToken.flatMap(AppAccountToken.canonical)
-        let existingOwner = try await self.ownership.owner(originalTransactionId: transaction.originalTransactionId)
         var warnings: [MatchWarning] = []
 
-        var candidate = try await self.candidate(byToken: token, transaction: transaction, hints: hints)
-        if candidate == nil, let orderId = hints.orderId, let order = try await self.orders.order(orderId: orderId) {
+        var candidate = self.candidate(byToken: token, view: view, transaction: transaction, hints: hints)
+        if candidate == nil, let order = view.byOrderId {
             if order.bundleId == transaction.bundleId, order.productId == transaction.productId,
                hints.userId == nil || hints.userId == order.userId {
                 candidate = Candidate(userId: order.userId, orderId: order.orderId, matchedBy: .orderId)
@@ -57,10 +88,10 @@ public struct MatchRules: Sendable {
             }
         }
         if candidate == nil, existingOwner == nil, hints.userId != nil, self.configuration.orderGrace > .zero,
-           try await self.awaitsOrder(token: token, hints: hints) {
-            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: hints), at: now)
+           self.awaitsOrder(token: token, hints: hints, view: view) {
+            guard let since = parkedSince else { return .park }
             let graceEnds = since.advanced(by: self.configuration.orderGrace)
-            if now < graceEnds { return .wait(since: since, deadline: graceEnds) }
+            if now < graceEnds { return .decided(.wait(since: since, deadline: graceEnds)) }
             warnings.append(.orderNeverArrived)
         }
         if candidate == nil, let existingOwner {
@@ -70,12 +101,13 @@ public struct MatchRules: Sendable {
             candidate = Candidate(userId: userId, matchedBy: .user)
         }
         guard let candidate else {
-            return try await self.park(verified, token: token, now: now)
+            guard let since = parkedSince else { return .park }
+            return .decided(try await self.waitOrGiveUp(verified, since: since, now: now))
         }
 
         if let refusal = try await self.ownershipRefusal(candidate, existingOwner: existingOwner, verified: verified) {
             try await self.waiting.forget(recordKey: verified.recordKey)
-            return .reject(refusal)
+            return .decided(.reject(refusal))
         }
         if let orderId = candidate.orderId {
             let firstClaim = try await self.orders.claim(orderId: orderId, originalTransactionId: transaction.originalTransactionId)
@@ -89,13 +121,13 @@ public struct MatchRules: Sendable {
             warnings.append(.appAccountTokenMismatch)
         }
         try await self.waiting.forget(recordKey: verified.recordKey)
-        return .matched(MatchedTransaction(
+        return .decided(.matched(MatchedTransaction(
             verified: verified,
             userId: candidate.userId,
             orderId: candidate.orderId,
             matchedBy: candidate.matchedBy,
             warnings: warnings
-        ))
+        )))
     }
 
     /// Indexes an order and returns the transactions that were waiting for it.
@@ -122,9 +154,9 @@ public struct MatchRules: Sendable {
     // MARK: - Rules
 
     /// Rule (1): the order indexed under the signed token, else the token scheme's user.
-    private func candidate(byToken token: String?, transaction: TransactionDetails, hints: PublisherHints) async throws -> Candidate? {
+    private func candidate(byToken token: String?, view: OrderLookup, transaction: TransactionDetails, hints: PublisherHints) -> Candidate? {
         guard let token else { return nil }
-        if let order = try await self.orders.order(appAccountToken: token), order.bundleId == transaction.bundleId {
+        if let order = view.byToken, order.bundleId == transaction.bundleId {
             return Candidate(userId: order.userId, orderId: order.orderId, matchedBy: .appAccountToken)
         }
         switch self.configuration.tokenScheme {
@@ -168,10 +200,9 @@ public struct MatchRules: Sendable {
         return nil
     }
 
-    /// No user yet: park under the keys an order can release it by, and wait until the window
-    /// from its first sighting has passed.
-    private func park(_ verified: VerifiedTransaction, token: String?, now: Timestamp) async throws -> MatchOutcome {
-        let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: now)
+    /// No user yet, parked since `since`: wait until the window from its first sighting has
+    /// passed, then give up on it.
+    private func waitOrGiveUp(_ verified: VerifiedTransaction, since: Timestamp, now: Timestamp) async throws -> MatchOutcome {
         let deadline = since.advanced(by: self.configuration.waitWindow)
         guard now < deadline else {
             try await self.waiting.forget(recordKey: verified.recordKey)
@@ -183,9 +214,9 @@ public struct MatchRules: Sendable {
     /// Whether the transaction names an order that has not arrived: a signed order token (no
     /// token scheme configured) with no order under it, or an orderId hint with no such order.
     /// An order that arrived and disagrees is not waited for.
-    private func awaitsOrder(token: String?, hints: PublisherHints) async throws -> Bool {
-        if let token, self.configuration.tokenScheme == nil, try await self.orders.order(appAccountToken: token) == nil { return true }
-        if let orderId = hints.orderId, try await self.orders.order(orderId: orderId) == nil { return true }
+    private func awaitsOrder(token: String?, hints: PublisherHints, view: OrderLookup) -> Bool {
+        if token != nil, self.configuration.tokenScheme == nil, view.byToken == nil { return true }
+        if hints.orderId != nil, view.byOrderId == nil { return true }
         return false
     }
 

@@ -14,10 +14,12 @@ public import Redis
 /// (``OrderIndexRebuild``) restores lost or expired orders from it; the claim gets the same
 /// retention.
 ///
-/// `put` writes the order before its token index (one pipelined write), so a token never
-/// leads to a missing order; both are plain `SET`s, so replaying the topic is idempotent and a
-/// later order with the same orderId replaces the earlier one. As in ``InMemoryOrderIndex``, a
-/// token the order no longer carries keeps leading to it: a customer may have paid with it.
+/// `put` writes the order and its token index in one `MULTI`/`EXEC` transaction, so no reader
+/// ever sees a token without its order or an order without its token (decision D18); both are
+/// plain `SET`s, so replaying the topic is idempotent and a later order with the same orderId
+/// replaces the earlier one. As in ``InMemoryOrderIndex``, a token the order no longer carries
+/// keeps leading to it: a customer may have paid with it. Orders are never deleted apart
+/// from expiry, so a token read at one moment still leads to an order at the next.
 public struct RedisOrderIndex: OrderIndex {
     private let client: RedisClient
     public let keys: StateKeys
@@ -36,7 +38,7 @@ public struct RedisOrderIndex: OrderIndex {
         if let token = order.appAccountToken {
             commands.append(StateStorage.set(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
-        try await StateStorage.pipeline(client, commands)
+        _ = try await StateStorage.transaction(client, commands)
     }
 
     /// Writes `order` and its token index only where nothing is stored yet, for rebuilding
@@ -48,7 +50,7 @@ public struct RedisOrderIndex: OrderIndex {
         if let token = order.appAccountToken {
             commands.append(StateStorage.setIfAbsent(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
-        let replies = try await StateStorage.pipeline(client, commands)
+        let replies = try await StateStorage.transaction(client, commands)
         return replies.first != .null
     }
 
@@ -56,6 +58,25 @@ public struct RedisOrderIndex: OrderIndex {
         let key = keys.orderToken(appAccountToken)
         guard let orderId = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else { return nil }
         return try await order(orderId: String(decoding: orderId, as: UTF8.self))
+    }
+
+    /// Reads the token index and the hinted order in one transaction (one moment), then the
+    /// token's order when it is another one.
+    public func orders(appAccountToken: String?, orderId: String?) async throws -> OrderLookup {
+        var reads: [[RedisValue]] = []
+        if let appAccountToken { reads.append(["GET", .string(keys.orderToken(appAccountToken))]) }
+        if let orderId { reads.append(["GET", .string(keys.order(orderId))]) }
+        guard !reads.isEmpty else { return OrderLookup() }
+        var replies = try await StateStorage.transaction(client, reads)[...]
+        var lookup = OrderLookup()
+        if let orderId, let json = try StateStorage.bytes(replies.removeLast(), key: keys.order(orderId)) {
+            lookup.byOrderId = try StateStorage.decodeEvent(OrderEvent.self, from: json, key: keys.order(orderId))
+        }
+        if let appAccountToken, let tokenOrderId = try StateStorage.bytes(replies.removeLast(), key: keys.orderToken(appAccountToken)) {
+            let tokenOrderId = String(decoding: tokenOrderId, as: UTF8.self)
+            lookup.byToken = tokenOrderId == orderId ? lookup.byOrderId : try await order(orderId: tokenOrderId)
+        }
+        return lookup
     }
 
     public func order(orderId: String) async throws -> OrderEvent? {

@@ -67,6 +67,21 @@ enum StateStorage {
         return replies
     }
 
+    /// Runs `commands` as one `MULTI`/`EXEC` transaction in one round trip and returns their
+    /// replies: other clients see all of the writes or none, and reads see one moment. Every
+    /// key must be in one slot on a Redis Cluster; this project's Redis is one server (hiredis
+    /// 0.14.1 has no cluster support), so keys of different entities may share a transaction.
+    static func transaction(_ client: RedisClient, _ commands: [[RedisValue]]) async throws -> [RedisReply] {
+        let replies = try await pipeline(client, [["MULTI"]] + commands + [["EXEC"]])
+        guard let results = replies.last?.array, results.count == commands.count else {
+            throw RedisError(code: .unexpectedReply, message: "EXEC: expected \(commands.count) replies, got \(replies.last.map { "\($0)" } ?? "none")")
+        }
+        for case .error(let message) in results {
+            throw RedisError(code: .server, message: message)
+        }
+        return results
+    }
+
     // MARK: Expiry
 
     /// Whole milliseconds for `PX`/`PEXPIRE`, rounded up so a positive TTL never becomes 0;

@@ -20,6 +20,29 @@ import Workers
         }
     }
 
+    /// One look at the token and the orderId hint: the same order, two orders, or neither.
+    @Test func looksUpTheTokenAndTheHintTogether() async throws {
+        try await withRedisClient { _, client throws in
+            let redis = RedisOrderIndex(client: client)
+            let memory = InMemoryOrderIndex()
+            let first = StateFixtures.order()
+            let second = StateFixtures.order("o-2", userId: "u-2", token: StateFixtures.otherToken)
+            for order in [first, second] {
+                try await redis.put(order)
+                await memory.put(order)
+            }
+            let questions: [(String?, String?)] = [
+                (StateFixtures.token, "o-1"), (StateFixtures.token, "o-2"), (StateFixtures.otherToken, nil),
+                (nil, "o-2"), (StateFixtures.token, "o-missing"), ("7e3d2a1c-0000-4000-8000-00000000ffff", "o-1"), (nil, nil),
+            ]
+            for (token, orderId) in questions {
+                let found = try await redis.orders(appAccountToken: token, orderId: orderId)
+                #expect(found == (await memory.orders(appAccountToken: token, orderId: orderId)), "token \(token ?? "-"), orderId \(orderId ?? "-")")
+            }
+            #expect(try await redis.orders(appAccountToken: StateFixtures.token, orderId: "o-2") == OrderLookup(byToken: first, byOrderId: second))
+        }
+    }
+
     /// The orders topic is compacted and replayed: putting the same order again changes
     /// nothing, a later version of the orderId replaces it, and both tokens lead to it (as in
     /// `InMemoryOrderIndex`, which the Redis index is compared with step by step).
