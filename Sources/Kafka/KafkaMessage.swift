@@ -42,7 +42,8 @@ public struct KafkaMessage: Sendable {
     public var topicPartition: TopicPartition { TopicPartition(topic, partition) }
 }
 
-/// A record to write. `partition == nil` lets the partitioner choose from the key.
+/// A record to write. `partition == nil` lets the partitioner choose from the key. An empty
+/// `value` is written as null, which a compacted topic takes as a tombstone for the key.
 public struct KafkaRecord: Sendable {
     public var topic: String
     public var partition: Int32?

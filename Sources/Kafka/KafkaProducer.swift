@@ -123,7 +123,9 @@ public final class KafkaProducer: Sendable {
                     if let partition = record.partition {
                         args.append(argument(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition })
                     }
-                    args.append(argument(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: value.baseAddress), size: value.count) })
+                    // An empty value goes out as null: a tombstone on a compacted topic.
+                    let payload = value.isEmpty ? nil : UnsafeMutableRawPointer(mutating: value.baseAddress)
+                    args.append(argument(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: payload, size: value.count) })
                     if let key {
                         args.append(argument(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) })
                     }

@@ -24,7 +24,7 @@ enum DevPipelineFile {
             lines.append("      maxBackoff: \(milliseconds(configuration.retryMaxBackoff))")
             lines.append("      multiplier: \(stage.retry.multiplier)")
             lines.append("      jitter: \(stage.retry.jitter)")
-            lines.append("      maxAttempts: \(devAttempts(stage, configuration))")
+            lines.append("      maxAttempts: \(stage.retry.maxAttempts)")
             if !stage.windows.isEmpty {
                 lines.append("    windows:")
                 for name in stage.windows.keys.sorted() {
@@ -38,13 +38,6 @@ enum DevPipelineFile {
             }
         }
         return lines.joined(separator: "\n") + "\n"
-    }
-
-    /// Enough attempts that a record waiting for its order outlives the dev window.
-    private static func devAttempts(_ stage: StageSpec, _ configuration: LocalStackConfiguration) -> Int {
-        guard stage.windows["unmatched"] != nil else { return stage.retry.maxAttempts }
-        let window = configuration.unmatchedWindow / configuration.retryInitialBackoff
-        return max(stage.retry.maxAttempts, Int(window.rounded(.up)) + 5)
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -48,11 +48,11 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
         return stage
     }
 
-    /// Every topic a stage reads or writes: inputs, outputs, reject topic and the inputs'
-    /// dead-letter topics, in that order without duplicates.
+    /// Every topic a stage reads or writes: inputs, outputs, reject topic, the inputs'
+    /// dead-letter topics and the stage's delivery journal, in that order without duplicates.
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
         let stage = try stage(named: stageName)
-        let names = stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + stage.inputs.map(dlqTopic(for:))
+        let names = stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + stage.inputs.map(dlqTopic(for:)) + [stage.journalTopic]
         let all = allTopics
         var seen: Set<String> = []
         return names.filter { seen.insert($0).inserted }.compactMap { name in all.first { $0.name == name } }
@@ -61,7 +61,9 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     /// The dead-letter topic for messages from `input` that exhausted their retries.
     public func dlqTopic(for input: String) -> String { input + ".dlq" }
 
-    /// Declared topics plus the derived dead-letter topics: what `iap topics create` creates.
+    /// Declared topics plus the derived ones, what `iap topics create` creates: a dead-letter
+    /// topic per input, and per stage a compacted delivery journal (``StageSpec/journalTopic``)
+    /// with as many partitions as the stage's widest input and its replication.
     public var allTopics: [TopicSpec] {
         var result = topics
         var names = Set(topics.map(\.name))
@@ -70,6 +72,12 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
             guard !names.contains(dlq), let source = topics.first(where: { $0.name == input }) else { continue }
             names.insert(dlq)
             result.append(TopicSpec(name: dlq, partitions: source.partitions, replicationFactor: source.replicationFactor))
+        }
+        for stage in stages where !names.contains(stage.journalTopic) {
+            let inputs = topics.filter { stage.inputs.contains($0.name) }
+            guard let widest = inputs.max(by: { $0.partitions < $1.partitions }) else { continue }
+            names.insert(stage.journalTopic)
+            result.append(TopicSpec(name: stage.journalTopic, partitions: widest.partitions, replicationFactor: widest.replicationFactor, cleanupPolicy: .compact))
         }
         return result
     }

@@ -35,6 +35,10 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         self.windows = windows
     }
 
+    /// The compacted topic journaling this stage's retries and waits (``DeliveryJournal``):
+    /// derived from the consumer group, one per stage, like the dead-letter topics.
+    public var journalTopic: String { consumerGroup + ".delayed" }
+
     private enum CodingKeys: String, CodingKey {
         case name, consumerGroup, inputs, outputs, rejectTopic, maxInFlight, retry, windows
     }

@@ -48,9 +48,22 @@ import Testing
         #expect(
             try file.topics(for: "intake").map(\.name) == [
                 "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq", "iap.notifications.dlq",
+                "iap-intake.delayed",
             ])
         #expect(
-            try file.topics(for: "grant").map(\.name) == ["iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq"])
+            try file.topics(for: "grant").map(\.name) == ["iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq", "iap-grant.delayed"])
+    }
+
+    /// Every stage journals its retries and waits in a compacted topic as wide as its widest input.
+    @Test func everyStageHasACompactedDeliveryJournal() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        for stage in file.stages {
+            let journal = try #require(file.allTopics.first { $0.name == stage.journalTopic }, "\(stage.name)")
+            #expect(journal.cleanupPolicy == .compact)
+            let inputs = file.topics.filter { stage.inputs.contains($0.name) }
+            #expect(journal.partitions == inputs.map(\.partitions).max())
+        }
+        #expect(file.allTopics.first { $0.name == "iap-match.delayed" }?.partitions == 12)
     }
 
     @Test func appliesDefaults() throws {

@@ -1,3 +1,4 @@
+import Foundation
 import Pipeline
 import Redis
 import Testing
@@ -35,13 +36,13 @@ import TestSupport
     @Test func retryStoreLeasesAndAcknowledges() async throws {
         try await withRedisClient { _, client in
             let store = RedisRetryStore(client: client, stage: "s")
-            try await store.schedule(id: "a", payload: [1, 2], after: .zero)
-            try await store.schedule(id: "a", payload: [9], after: .zero)
-            try await store.schedule(id: "b", payload: [3], after: .seconds(60))
+            try await store.schedule(ScheduledDelivery(id: "a", payload: [1, 2], kind: .retry, delay: .zero))
+            try await store.schedule(ScheduledDelivery(id: "a", payload: [9], kind: .retry, delay: .zero))
+            try await store.schedule(ScheduledDelivery(id: "b", payload: [3], kind: .retry, delay: .seconds(60)))
             #expect(try await store.depth() == 2)
             #expect(try await store.claimDue(limit: 10, lease: .seconds(120)) == [ClaimedRetry(id: "a", payload: [1, 2])], "the first payload wins")
             #expect(try await store.claimDue(limit: 10, lease: .seconds(120)).isEmpty, "leased items stay hidden")
-            try await store.schedule(id: "c", payload: [4], after: .zero)
+            try await store.schedule(ScheduledDelivery(id: "c", payload: [4], kind: .retry, delay: .zero))
             #expect(try await store.claimDue(limit: 10, lease: .milliseconds(200)).map(\.id) == ["c"])
             let back = try await eventually("a lapsed lease returns the item") { () -> [ClaimedRetry]? in
                 let items = try await store.claimDue(limit: 10, lease: .seconds(120))
@@ -50,6 +51,17 @@ import TestSupport
             #expect(back.map(\.id) == ["c"])
             try await store.acknowledge(["c", "a"])
             #expect(try await store.depth() == 1, "only b, not yet due, is left")
+        }
+    }
+
+    /// A wait's deadline holds in Redis as a retry's delay does: not due before `notBefore`.
+    @Test func retryStoreKeepsAWaitUntilItsDeadline() async throws {
+        try await withRedisClient { _, client in
+            let store = RedisRetryStore(client: client, stage: "s")
+            try await store.schedule(ScheduledDelivery(id: "w", payload: [1], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(3600)))
+            try await store.schedule(ScheduledDelivery(id: "past", payload: [2], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(-5)))
+            #expect(try await store.claimDue(limit: 10, lease: .seconds(120)).map(\.id) == ["past"])
+            #expect(try await store.depth() == 2)
         }
     }
 }

@@ -13,7 +13,9 @@ import TestSupport
 /// - block: wait on the harness gate (cancellable), then ok;
 /// - fail: always ask for a retry (exhausts the budget);
 /// - skip: nothing to do;
-/// - reject: refuse, quoting the id in the detail.
+/// - reject: refuse, quoting the id in the detail;
+/// - wait: wait (``StageOutcome/wait(until:since:reason:)``, half a second at a time) until the
+///   harness gate opens, then ok.
 struct TestEvent: Decodable, Sendable {
     var schema: String
     var id: String
@@ -33,7 +35,7 @@ final class TestStage: MessageHandler {
 
     func handle(_ event: TestEvent, message: InboundMessage) async throws -> StageOutcome {
         let key = "\(message.record.partition)/\(message.record.offset)"
-        try observations.begin(key, event: event, attempt: message.attempt)
+        try observations.begin(key, event: event, attempt: message.attempt, waitingSince: message.waitingSince)
         defer { observations.end(key) }
         switch event.action {
         case "retry" where message.attempt < (event.succeedAt ?? 1):
@@ -44,6 +46,8 @@ final class TestStage: MessageHandler {
             return .skip(reason: "asked to skip")
         case "reject":
             return .reject(.malformedEvent, detail: "id '\(event.id)' is refused")
+        case "wait" where !gate.isOpened:
+            return .wait(until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(), reason: "waiting for the gate")
         case "block":
             try await gate.wait()
         default:
@@ -56,14 +60,14 @@ final class TestStage: MessageHandler {
 
 /// What the stage saw: every handled delivery, and whether any record ran twice at once.
 final class Observations: Sendable {
-    struct Handled: Sendable { var id: String; var attempt: Int; var at: ContinuousClock.Instant }
+    struct Handled: Sendable { var id: String; var attempt: Int; var at: ContinuousClock.Instant; var waitingSince: Date? }
     private struct State { var running: Set<String> = []; var handled: [Handled] = []; var overlaps: [String] = [] }
     private let state = Mutex(State())
 
-    func begin(_ key: String, event: TestEvent, attempt: Int) throws {
+    func begin(_ key: String, event: TestEvent, attempt: Int, waitingSince: Date?) throws {
         state.withLock { state in
             if !state.running.insert(key).inserted { state.overlaps.append(key) }
-            state.handled.append(Handled(id: event.id, attempt: attempt, at: ContinuousClock.now))
+            state.handled.append(Handled(id: event.id, attempt: attempt, at: ContinuousClock.now, waitingSince: waitingSince))
         }
     }
 
@@ -76,6 +80,7 @@ final class Observations: Sendable {
 final class Gate: Sendable {
     private let isOpen = Mutex(false)
     func open() { isOpen.withLock { $0 = true } }
+    var isOpened: Bool { isOpen.withLock { $0 } }
     func wait() async throws {
         while !isOpen.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
     }

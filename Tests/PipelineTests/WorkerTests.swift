@@ -19,7 +19,7 @@ import TestSupport
 
     @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
         try await withRedisServer { redis in
-            let cluster = try TestKafka.cluster(topics: ["in": 2, "out": 2, "rejected": 1, "in.dlq": 1])
+            let cluster = try TestKafka.cluster(topics: ["in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2])
             let producer = try TestKafka.producer(cluster)
             var settings = WorkerSettings(stage: "test", environment: [:])
             settings.kafkaBrokers = cluster.bootstrapServers

@@ -11,10 +11,11 @@ public final class InMemoryRetryStore: RetryStore {
 
     public init() {}
 
-    public func schedule(id: String, payload: [UInt8], after delay: Duration) async throws {
-        let due = clock.now + delay
+    public func schedule(_ delivery: ScheduledDelivery) async throws {
+        let untilNotBefore = delivery.notBefore.map { Duration.milliseconds(max(0, Int64($0.timeIntervalSinceNow * 1000))) } ?? .zero
+        let due = clock.now + max(delivery.delay, untilNotBefore)
         items.withLock { items in
-            if items[id] == nil { items[id] = Item(payload: payload, due: due) }
+            if items[delivery.id] == nil { items[delivery.id] = Item(payload: delivery.payload, due: due) }
         }
     }
 

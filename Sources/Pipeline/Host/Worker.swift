@@ -8,16 +8,26 @@ public import UnixSignals
 /// One stage as a whole process: its rules plugged into the runtime, plus everything SREs need
 /// around it. Executables build one and call ``run(signals:)``.
 ///
-/// Services start in dependency order and stop in reverse: the ops server (first up, last
-/// down, so `/metrics` covers the drain), the retry promoter, the lag reporter, the readiness
-/// probe, and the runtime (first to stop on SIGTERM: drain, commit, leave the group).
+/// Before it joins its consumer group, the worker makes sure Redis holds the stage's state
+/// (``StateRecovery``): when the stage's generation marker is missing, it rebuilds what it can
+/// from Kafka first (the deliveries it owes from its journal, plus the stage's own steps). Only
+/// then is the consumer created, so no record is fetched and buffered meanwhile.
+///
+/// The ops server is up first and down last (so `/healthz` answers during a rebuild and
+/// `/metrics` covers the drain). The stage's services start after recovery, in dependency
+/// order, and stop in reverse: the retry promoter, the lag reporter, the readiness probe, the
+/// generation watch, and the runtime (first to stop on SIGTERM: drain, commit, leave the group).
 public struct Worker<Handler: MessageHandler>: Sendable {
     public let registry: PrometheusCollectorRegistry
-    private let services: [any Service]
+    private let stage: StageSpec
+    private let handler: Handler
     private let producer: KafkaProducer
     private let redis: RedisClient
+    private let retries: JournaledRetryStore
+    private let recovery: StateRecovery
     private let settings: WorkerSettings
     private let logger: Logger
+    private let onOpsListening: @Sendable (Int) async -> Void
 
     /// - Parameter onOpsListening: called with the bound ops port (useful with port 0).
     public init(
@@ -30,23 +40,105 @@ public struct Worker<Handler: MessageHandler>: Sendable {
 
     /// A worker whose handler needs the worker's own connections (a stage keeping its state in
     /// the same Redis as the runtime's retries and idempotency markers).
+    ///
+    /// - Parameter recoverySteps: what the stage rebuilds from Kafka when Redis lost its state,
+    ///   run in order before the deliveries the stage owes are restored.
     public init(
         stage: StageSpec, settings: WorkerSettings, logger: Logger,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
         makeHandler: (WorkerResources) throws -> Handler
     ) throws {
         var logger = logger
         logger[metadataKey: "stage"] = "\(stage.name)"
         let factory = PrometheusMetricsFactory(registry: registry)
         let redis = RedisClient(configuration: try RedisConfiguration(url: settings.redisURL, poolSize: settings.redisPoolSize), logger: logger)
-        let handler = try makeHandler(WorkerResources(redis: redis, metricsFactory: factory, logger: logger))
+        let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger)
+        let handler = try makeHandler(resources)
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
         producerConfiguration.clientId = settings.identity.clientId
         producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
 
+        let journal = DeliveryJournal(topic: stage.journalTopic, producer: producer)
+        let retries = JournaledRetryStore(journal: journal, index: RedisRetryStore(client: redis, stage: stage.name))
+        let restoreDeliveries = StateRecovery.Step("deliveries owed from \(journal.topic)") { [settings, logger] in
+            let contents = try await DeliveryJournal.read(
+                topic: journal.topic, bootstrapServers: settings.kafkaBrokers, kafkaProperties: settings.kafkaProperties, logger: logger
+            )
+            try await retries.restore(contents)
+            return "\(contents.owed.count) owed (\(contents.owed.count { $0.delivery.kind == .wait }) waits) of \(contents.records) records"
+        }
+
+        self.registry = registry
+        self.stage = stage
+        self.handler = handler
+        self.producer = producer
+        self.redis = redis
+        self.retries = retries
+        self.recovery = StateRecovery(generation: StateGeneration(client: redis, stage: stage.name), steps: recoverySteps(resources) + [restoreDeliveries])
+        self.settings = settings
+        self.logger = logger
+        self.onOpsListening = onOpsListening
+    }
+
+    /// Runs until a signal in `signals` (or the group's own shutdown), then drains and exits.
+    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
+        try await run(signals: signals, until: nil)
+    }
+
+    /// Runs with a caller-owned group trigger (tests and embedded stacks stop it themselves).
+    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
+        try await run(signals: [], until: shutdown)
+    }
+
+    private func run(signals: [UnixSignal], until shutdown: (@Sendable () async -> Void)?) async throws {
+        logger.info("worker starting", metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
+        defer { logger.info("worker stopped") }
+        let readiness = ReadinessFlag(.notReady(reason: "rebuilding state from Kafka if Redis lost it"))
+        let stageServices = StageServices(recovery: recovery, shutdownGracePeriod: settings.shutdownGracePeriod, logger: logger) { generation in
+            try makeStageServices(generation: generation, readiness: readiness)
+        }
+        var configuration = ServiceGroupConfiguration(
+            services: [
+                .init(service: OpsServer(
+                    host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger,
+                    onListening: onOpsListening
+                )),
+                // Its end (a lost state, a failure) stops the process; the ops server goes last.
+                .init(service: stageServices, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            ],
+            gracefulShutdownSignals: signals,
+            logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = settings.shutdownGracePeriod
+        let group = ServiceGroup(configuration: configuration)
+        // The caller's trigger stops the group; a group that ends on its own ends the run.
+        let trigger = shutdown.map { shutdown in
+            Task {
+                await shutdown()
+                await group.triggerGracefulShutdown()
+            }
+        }
+        defer { trigger?.cancel() }
+        var failure: (any Error)?
+        do {
+            try await group.run()
+        } catch {
+            failure = error
+        }
+        // The runtime has stopped either way: flush outputs and close Redis before returning.
+        await producer.close()
+        await redis.shutdown()
+        if let failure { throw failure }
+    }
+
+    /// The services that need the stage's state: created once it was recovered, so the
+    /// consumer joins its group only then.
+    private func makeStageServices(generation: String, readiness: ReadinessFlag) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+        let factory = PrometheusMetricsFactory(registry: registry)
         var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
         consumerConfiguration.clientId = settings.identity.clientId
         consumerConfiguration.groupInstanceId = settings.identity.groupInstanceId
@@ -59,67 +151,22 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         )
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
-        let retries = RedisRetryStore(client: redis, stage: stage.name)
-        let readiness = ReadinessFlag()
-
-        services = [
-            OpsServer(host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger, onListening: onOpsListening),
-            RetryPromoter(stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory),
-            ConsumerLagReporter(admin: admin, consumer: consumer, group: stage.consumerGroup, interval: settings.lagInterval, logger: logger, metricsFactory: factory),
-            DependencyProbe(admin: admin, redis: redis, inputs: stage.inputs, readiness: readiness),
-            WorkerRuntime(
+        return [
+            .init(service: RetryPromoter(stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory)),
+            .init(service: ConsumerLagReporter(
+                admin: admin, consumer: consumer, group: stage.consumerGroup, interval: settings.lagInterval, logger: logger, metricsFactory: factory
+            )),
+            .init(service: DependencyProbe(admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness)),
+            // A lost state fails the group gracefully: the runtime drains and commits first.
+            .init(
+                service: GenerationWatch(generation: recovery.generation, expected: generation, interval: settings.generationCheckInterval, logger: logger),
+                failureTerminationBehavior: .gracefullyShutdownGroup
+            ),
+            .init(service: WorkerRuntime(
                 configuration: configuration, handler: handler, consumer: consumer, producer: producer, retries: retries,
                 idempotency: RedisIdempotencyGuard(client: redis, stage: stage.name), logger: logger, metricsFactory: factory
-            ),
+            )),
         ]
-        self.registry = registry
-        self.producer = producer
-        self.redis = redis
-        self.settings = settings
-        self.logger = logger
-    }
-
-    /// Runs until a signal in `signals` (or the group's own shutdown), then drains and exits.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(group: makeGroup(signals: signals))
-    }
-
-    /// Runs with a caller-owned group trigger (tests and embedded stacks stop it themselves).
-    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        let group = makeGroup(signals: [])
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await self.run(group: group) }
-            tasks.addTask {
-                await shutdown()
-                await group.triggerGracefulShutdown()
-            }
-            try await tasks.waitForAll()
-        }
-    }
-
-    private func makeGroup(signals: [UnixSignal]) -> ServiceGroup {
-        var configuration = ServiceGroupConfiguration(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: signals,
-            logger: logger
-        )
-        configuration.maximumGracefulShutdownDuration = settings.shutdownGracePeriod
-        return ServiceGroup(configuration: configuration)
-    }
-
-    private func run(group: ServiceGroup) async throws {
-        logger.info("worker starting", metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
-        defer { logger.info("worker stopped") }
-        var failure: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            failure = error
-        }
-        // The runtime has stopped either way: flush outputs and close Redis before returning.
-        await producer.close()
-        await redis.shutdown()
-        if let failure { throw failure }
     }
 }
 

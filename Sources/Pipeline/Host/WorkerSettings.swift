@@ -11,6 +11,8 @@ public import Foundation
 /// - `IAP_OPS_HOST`, `IAP_OPS_PORT`: the `/metrics`, `/healthz`, `/readyz` listener (default `0.0.0.0:9100`; 0 = any free port)
 /// - `IAP_SHUTDOWN_GRACE_SECONDS`: how long SIGTERM may drain before work is cancelled (default 30)
 /// - `IAP_LAG_INTERVAL_SECONDS`: how often `kafka_consumergroup_lag` is refreshed (default 10)
+/// - `IAP_GENERATION_CHECK_SECONDS`: how often the worker checks that Redis still holds its
+///   stage's state (``StateGeneration``; default 2)
 /// - `IAP_CLIENT_ID`, `IAP_GROUP_INSTANCE_ID`, `IAP_STATIC_MEMBERSHIP`: see ``ReplicaIdentity``
 /// - `IAP_KAFKA_<PROPERTY>`: any librdkafka property, dots as underscores
 ///   (`IAP_KAFKA_SESSION_TIMEOUT_MS=10000` sets `session.timeout.ms`)
@@ -25,6 +27,8 @@ public struct WorkerSettings: Sendable {
     public var opsPort = 9100
     public var shutdownGracePeriod: Duration = .seconds(30)
     public var lagInterval: Duration = .seconds(10)
+    /// How soon a worker notices that Redis lost its stage's state and stops to rebuild it.
+    public var generationCheckInterval: Duration = .seconds(2)
     public var identity: ReplicaIdentity
     public var kafkaProperties: [String: String] = [:]
 
@@ -38,6 +42,7 @@ public struct WorkerSettings: Sendable {
         if let value = environment["IAP_OPS_PORT"].flatMap(Int.init) { opsPort = value }
         if let value = environment["IAP_SHUTDOWN_GRACE_SECONDS"].flatMap(Double.init) { shutdownGracePeriod = .seconds(value) }
         if let value = environment["IAP_LAG_INTERVAL_SECONDS"].flatMap(Double.init) { lagInterval = .seconds(value) }
+        if let value = environment["IAP_GENERATION_CHECK_SECONDS"].flatMap(Double.init), value > 0 { generationCheckInterval = .seconds(value) }
         kafkaProperties = Self.kafkaProperties(environment)
     }
 }

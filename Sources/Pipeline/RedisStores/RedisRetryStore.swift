@@ -1,4 +1,5 @@
 public import Redis
+import Foundation
 
 /// `RetryStore` on a Redis delay queue, one per stage (decision D4): scheduling is idempotent
 /// per retry id and claims are leased, so neither a crash nor a duplicate loses a retry.
@@ -9,8 +10,9 @@ public struct RedisRetryStore: RetryStore {
         queue = DelayQueue(client: client, name: "retry:\(stage)")
     }
 
-    public func schedule(id: String, payload: [UInt8], after delay: Duration) async throws {
-        _ = try await queue.schedule(id: id, payload: payload, after: delay)
+    public func schedule(_ delivery: ScheduledDelivery) async throws {
+        let notBefore = delivery.notBefore.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? 0
+        _ = try await queue.schedule(id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore)
     }
 
     public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {

@@ -1,14 +1,19 @@
+public import Foundation
 public import Kafka
 
 /// A record as a stage sees it: the Kafka record plus how many times it was tried before.
 public struct InboundMessage: Sendable {
     public var record: KafkaMessage
-    /// 0 on first delivery; the retry promoter increments it on each re-publish.
+    /// 0 on first delivery; the retry promoter increments it on each re-publish (a wait does not).
     public var attempt: Int
+    /// When this record first waited (``StageOutcome/wait(until:since:reason:)``), carried by
+    /// the runtime on every later delivery; nil for a record that never waited.
+    public var waitingSince: Date?
 
-    public init(record: KafkaMessage, attempt: Int) {
+    public init(record: KafkaMessage, attempt: Int, waitingSince: Date? = nil) {
         self.record = record
         self.attempt = attempt
+        self.waitingSince = waitingSince
     }
 }
 

@@ -9,24 +9,35 @@ struct RetryEnvelope: Codable, Sendable {
     var headers: [Header]
     var attempt: Int
     var lastError: String
+    /// When the record first waited (UNIX ms), carried on every later delivery.
+    var waitingSince: Int64?
 
     struct Header: Codable, Sendable {
         var name: String
         var value: [UInt8]?
     }
 
-    init(message: KafkaMessage, attempt: Int, lastError: String) {
+    /// - Parameter waitingSince: when the record began to wait; nil keeps what the record carries.
+    init(message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil) {
         topic = message.topic
         key = message.key.map(Array.init)
         value = Array(message.value)
-        headers = message.headers.filter { $0.name != PipelineHeaders.attempt }.map { Header(name: $0.name, value: $0.value) }
+        headers = message.headers
+            .filter { $0.name != PipelineHeaders.attempt && $0.name != PipelineHeaders.waitingSince }
+            .map { Header(name: $0.name, value: $0.value) }
         self.attempt = attempt
         self.lastError = lastError
+        self.waitingSince = waitingSince.map(\.unixMilliseconds) ?? message.waitingSince.map(\.unixMilliseconds)
     }
 
     /// Stable per delivery, so scheduling the same delivery twice (after a crash) is one retry.
     static func id(for message: KafkaMessage, attempt: Int) -> String {
         "\(message.topic)/\(message.partition)/\(message.offset)/\(attempt)"
+    }
+
+    /// Stable per delivery for a wait, apart from the delivery's retry ids.
+    static func waitId(for message: KafkaMessage) -> String {
+        "\(message.topic)/\(message.partition)/\(message.offset)/wait"
     }
 
     var record: KafkaRecord {
@@ -35,6 +46,7 @@ struct RetryEnvelope: Codable, Sendable {
             headers: headers.map { KafkaHeader(name: $0.name, value: $0.value) }
                 + [KafkaHeader(name: PipelineHeaders.attempt, string: String(attempt)),
                    KafkaHeader(name: PipelineHeaders.lastError, string: lastError)]
+                + (waitingSince.map { [KafkaHeader(name: PipelineHeaders.waitingSince, string: String($0))] } ?? [])
         )
     }
 
@@ -50,6 +62,8 @@ struct RetryEnvelope: Codable, Sendable {
 public enum PipelineHeaders {
     public static let attempt = "iap_attempt"
     public static let lastError = "iap_last_error"
+    /// UNIX milliseconds when the record first waited (``StageOutcome/wait(until:since:reason:)``).
+    public static let waitingSince = "iap_waiting_since"
     public static let sourceTopic = "source_topic"
     public static let sourcePartition = "source_partition"
     public static let sourceOffset = "source_offset"
@@ -63,4 +77,13 @@ extension KafkaMessage {
     var attempt: Int {
         headers.last(named: PipelineHeaders.attempt)?.stringValue.flatMap(Int.init) ?? 0
     }
+
+    /// When the record first waited, from the header the runtime wrote; nil otherwise.
+    var waitingSince: Date? {
+        headers.last(named: PipelineHeaders.waitingSince)?.stringValue.flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
+}
+
+extension Date {
+    var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 }

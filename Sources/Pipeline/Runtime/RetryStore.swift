@@ -1,16 +1,54 @@
-/// Durable delayed retries (Redis sorted set in production, see `RedisRetryStore`).
+public import Foundation
+
+/// Durable delayed deliveries: retries and waits (`JournaledRetryStore` in workers: a compacted
+/// Kafka topic with a Redis delay queue as its index).
 ///
-/// The runtime acknowledges a Kafka record that must be retried only after `schedule`
-/// returned, so the retry lives in exactly one durable place at every moment.
+/// The runtime acknowledges a Kafka record that must be delivered again only after `schedule`
+/// returned, so the delivery lives in a durable place at every moment.
 public protocol RetryStore: Sendable {
-    /// Schedules `payload` under `id` (idempotent per id) to become due after `delay`.
-    func schedule(id: String, payload: [UInt8], after delay: Duration) async throws
+    /// Schedules a delivery (idempotent per id).
+    func schedule(_ delivery: ScheduledDelivery) async throws
     /// Claims up to `limit` due items for `lease`; unacknowledged items come back afterwards.
     func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry]
     /// Removes items whose re-publish was acknowledged by Kafka.
     func acknowledge(_ ids: [String]) async throws
     /// Items waiting, for the retry-depth gauge.
     func depth() async throws -> Int
+}
+
+/// A record to deliver to its stage again later.
+public struct ScheduledDelivery: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        /// Something failed; charged to the retry budget.
+        case retry
+        /// The stage asked to look again at a time of its choosing (``StageOutcome/wait(until:since:reason:)``).
+        case wait
+    }
+
+    /// Stable per delivery, so scheduling the same delivery twice (after a crash) is one item.
+    public var id: String
+    /// The ``RetryEnvelope`` to re-publish.
+    public var payload: [UInt8]
+    public var kind: Kind
+    /// Due no earlier than this long after scheduling (measured on the delay queue's clock).
+    public var delay: Duration
+    /// Due no earlier than this time either; nil for no such bound.
+    public var notBefore: Date?
+
+    public init(id: String, payload: [UInt8], kind: Kind, delay: Duration, notBefore: Date? = nil) {
+        self.id = id
+        self.payload = payload
+        self.kind = kind
+        self.delay = delay
+        self.notBefore = notBefore
+    }
+
+    /// When the delivery is due by `now`'s clock: the later of the delay and `notBefore`.
+    public func dueDate(scheduledAt now: Date) -> Date {
+        let afterDelay = now.addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        guard let notBefore else { return afterDelay }
+        return max(afterDelay, notBefore)
+    }
 }
 
 public struct ClaimedRetry: Sendable, Hashable {

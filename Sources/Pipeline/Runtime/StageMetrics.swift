@@ -5,7 +5,7 @@ import Metrics
 /// on conflicting re-registration, and lookups on the hot path would cost a lock each).
 struct StageMetrics: Sendable {
     enum Outcome: String, CaseIterable, Sendable {
-        case produced, retried, rejected, skipped, duplicate
+        case produced, retried, waiting, rejected, skipped, duplicate
         case deadLettered = "dead_lettered"
     }
 

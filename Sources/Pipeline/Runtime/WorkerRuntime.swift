@@ -1,3 +1,4 @@
+import Foundation
 public import Kafka
 public import Logging
 public import CoreMetrics
@@ -160,7 +161,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     /// Processes one record to a durable end. Returns false only when cancelled first.
     private func process(_ record: KafkaMessage) async -> Bool {
-        let message = InboundMessage(record: record, attempt: record.attempt)
+        let message = InboundMessage(record: record, attempt: record.attempt, waitingSince: record.waitingSince)
         let clock = ContinuousClock()
         let started = clock.now
         var log = RecordLog(logger: logger, record: record)
@@ -271,14 +272,26 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             } else {
                 let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
                 log.info("retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
-                let id = RetryEnvelope.id(for: record, attempt: attempts)
                 acted = await durably("schedule retry", log: log) {
                     let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason).encoded()
-                    try await self.retries.schedule(id: id, payload: payload, after: delay)
+                    try await self.retries.schedule(
+                        ScheduledDelivery(id: RetryEnvelope.id(for: record, attempt: attempts), payload: payload, kind: .retry, delay: delay)
+                    )
                 }
                 metrics.count(.retried)
                 markDone = false
             }
+        case .wait(let until, let since, let reason):
+            let reason = Excerpt.of(reason)
+            log.debug("waiting", metadata: ["until": "\(until)", "since": "\(since)", "reason": "\(reason)"])
+            acted = await durably("schedule wait", log: log) {
+                let payload = try RetryEnvelope(message: record, attempt: message.attempt, lastError: reason, waitingSince: since).encoded()
+                try await self.retries.schedule(
+                    ScheduledDelivery(id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero, notBefore: until)
+                )
+            }
+            metrics.count(.waiting)
+            markDone = false
         }
         guard acted != nil else { return false }
         if let lock {

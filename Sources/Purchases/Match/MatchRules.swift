@@ -46,7 +46,10 @@ public struct MatchRules: Sendable {
     /// first and the index read again: an order indexed after the first read released
     /// nothing (the transaction was not parked yet), so only the second read can see it.
     /// Either that read sees the order, or the order's release sees the parked transaction.
-    public func match(_ verified: VerifiedTransaction, now: Timestamp) async throws -> MatchOutcome {
+    ///
+    /// `waitingSince` is when an earlier delivery of this record began to wait, as the runtime
+    /// carries it: the window runs from there even if the waiting store lost its note of it.
+    public func match(_ verified: VerifiedTransaction, now: Timestamp, waitingSince: Timestamp? = nil) async throws -> MatchOutcome {
         let token = verified.transaction.appAccountToken.flatMap(AppAccountToken.canonical)
         let existingOwner = try await self.ownership.owner(originalTransactionId: verified.transaction.originalTransactionId)
         let view = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
@@ -54,7 +57,7 @@ public struct MatchRules: Sendable {
         case .decided(let outcome):
             return outcome
         case .park:
-            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: now)
+            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: waitingSince ?? now)
             let again = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
             switch try await self.decide(verified, token: token, existingOwner: existingOwner, view: again, parkedSince: since, now: now) {
             case .decided(let outcome): return outcome

@@ -39,7 +39,17 @@ struct StageAssembly {
             var configuration = MatchConfiguration(tokenScheme: stageSettings.tokenScheme)
             if let window = spec.windows["unmatched"] { configuration.waitWindow = window.duration }
             if let grace = spec.windows["orderGrace"] { configuration.orderGrace = grace.duration }
-            try await run { resources in
+            let ordersTopic = try input(1, "the orders topic")
+            let rebuildOrders = { (resources: WorkerResources) in
+                [StateRecovery.Step("order index from \(ordersTopic)") { [settings] in
+                    let report = try await OrderIndexRebuild.run(
+                        bootstrapServers: settings.kafkaBrokers, topic: ordersTopic, index: RedisOrderIndex(client: resources.redis),
+                        logger: resources.logger
+                    )
+                    return "\(report.written) orders written, \(report.alreadyPresent) present, \(report.deleted) deleted"
+                }]
+            }
+            try await run(recoverySteps: rebuildOrders) { resources in
                 let rules = MatchRules(
                     configuration: configuration, orders: RedisOrderIndex(client: resources.redis),
                     ownership: RedisOwnershipStore(client: resources.redis), waiting: RedisWaitingTransactionStore(client: resources.redis)
@@ -60,8 +70,12 @@ struct StageAssembly {
         }
     }
 
-    private func run<Handler: MessageHandler>(_ makeHandler: (WorkerResources) throws -> Handler) async throws {
-        let worker = try Worker(stage: spec, settings: settings, logger: logger, makeHandler: makeHandler)
+    /// - Parameter recoverySteps: what the stage rebuilds from Kafka, besides the deliveries it
+    ///   owes, when Redis lost its state (``StateRecovery``).
+    private func run<Handler: MessageHandler>(
+        recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] }, _ makeHandler: (WorkerResources) throws -> Handler
+    ) async throws {
+        let worker = try Worker(stage: spec, settings: settings, logger: logger, recoverySteps: recoverySteps, makeHandler: makeHandler)
         try await worker.run()
     }
 

@@ -5,8 +5,9 @@ public import Pipeline
 public import Purchases
 
 /// The match stage: indexes orders and ties each verified transaction to a user
-/// (``MatchRules``). A transaction with no order yet waits as a delayed retry; its order
-/// arriving releases it at once by re-publishing it to the verified topic (decision D9).
+/// (``MatchRules``). A transaction with no order yet waits until its window's deadline (a
+/// runtime wait, journaled in Kafka, not charged to the retry budget); its order arriving
+/// releases it at once by re-publishing it to the verified topic (decisions D9, D19).
 public struct MatchHandler: MessageHandler {
     public enum Work: Sendable {
         case verified(VerifiedTransaction)
@@ -62,12 +63,13 @@ public struct MatchHandler: MessageHandler {
                 return .reject(rejection)
             }
         case .verified(let verified):
-            switch try await rules.match(verified, now: Timestamp(Date())) {
+            let waitingSince = message.waitingSince.map { Timestamp($0) }
+            switch try await rules.match(verified, now: Timestamp(Date()), waitingSince: waitingSince) {
             case .matched(let matched):
                 return .produce([try .event(matched, topic: topics.matched, key: matched.partitionKey)])
             case .wait(let since, let deadline):
-                // The retry policy sets the pace; the window is checked again on every attempt.
-                return .retry(after: .zero, reason: "waiting for an order or user since \(since) (until \(deadline))")
+                // Looked at again at the deadline; the order's arrival releases it earlier.
+                return .wait(until: deadline.date, since: since.date, reason: "waiting for an order or user since \(since)")
             case .unmatched(let unmatched):
                 return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
             case .reject(let rejection):
