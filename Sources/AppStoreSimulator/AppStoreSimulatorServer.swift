@@ -32,6 +32,7 @@ public final class AppStoreSimulatorServer: Service {
     private let store: Store
     private let sender: NotificationSender
     private let faults: FaultState
+    private let stats = TrafficStats()
     private let readiness = Readiness()
 
     /// Creates (or loads from `stateDirectory`) the CA and writes the root PEM; binds nothing yet.
@@ -90,16 +91,20 @@ public final class AppStoreSimulatorServer: Service {
 
     func buildRouter() throws -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        ControlAPI(store: store, faults: faults, rootPEM: try certificateAuthority.rootPEM()).register(on: router)
+        ControlAPI(store: store, faults: faults, stats: stats, rootPEM: try certificateAuthority.rootPEM()).register(on: router)
         let authenticator = BearerTokenAuthenticator(keys: configuration.apiKeys)
         let receipts = ReceiptEncoder(authority: certificateAuthority)
         for (prefix, environment) in [("production", AppleValues.Environment.production), ("sandbox", AppleValues.Environment.sandbox)] {
             let api = router.group(RouterPath(prefix))
-                .add(middleware: FaultMiddleware(state: faults, surface: .serverAPI, hangDuration: configuration.faultHangDuration))
+                .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .serverAPI))
+                .add(middleware: FaultMiddleware(state: faults, stats: stats, surface: .serverAPI, hangDuration: configuration.faultHangDuration))
             ServerAPI(store: store, environment: environment, appAppleId: configuration.appAppleId, authenticator: authenticator)
                 .register(on: api)
             let verify = router.group(RouterPath(prefix))
-                .add(middleware: FaultMiddleware(state: faults, surface: .verifyReceipt, hangDuration: configuration.faultHangDuration))
+                .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .verifyReceipt))
+                .add(middleware: FaultMiddleware(
+                    state: faults, stats: stats, surface: .verifyReceipt, hangDuration: configuration.faultHangDuration
+                ))
             VerifyReceiptAPI(store: store, environment: environment, sharedSecret: configuration.sharedSecret, receipts: receipts)
                 .register(on: verify)
         }

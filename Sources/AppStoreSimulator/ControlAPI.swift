@@ -9,6 +9,7 @@ import NIOCore
 struct ControlAPI: Sendable {
     let store: Store
     let faults: FaultState
+    let stats: TrafficStats
     let rootPEM: String
 
     func register(on router: Router<some RequestContext>) {
@@ -54,6 +55,13 @@ struct ControlAPI: Sendable {
             let configuration = try await JSONResponse.decode(FaultConfiguration.self, from: request).validated()
             faults.current = configuration
             return try JSONResponse.make(body: configuration)
+        }
+        group.get("stats") { _, _ in
+            try JSONResponse.make(body: stats.current)
+        }
+        // Answers the counts it cleared, so reading a phase and starting the next lose nothing.
+        group.delete("stats") { _, _ in
+            try JSONResponse.make(body: stats.reset())
         }
     }
 

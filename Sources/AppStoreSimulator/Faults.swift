@@ -75,6 +75,8 @@ enum FaultSurface: Sendable {
 }
 
 /// What `PUT /sim/v1/faults` accepts and what `--fault-rate`/`--fault-kinds`/`--latency-ms` set.
+///
+/// Omitted keys take their defaults, so a `PUT` replaces the whole configuration.
 public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// Probability in 0...1 that a Server API or verifyReceipt request gets a fault.
     public var rate: Double
@@ -82,11 +84,19 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     public var kinds: [FaultKind]
     /// Latency added to every Server API and verifyReceipt response, in milliseconds.
     public var latencyMs: Int
+    /// How far ahead of the answer a `429` fault's `Retry-After` lies, in milliseconds. Short by
+    /// default so fault runs keep moving; longer makes a client's early calls easier to catch.
+    public var retryAfterMs: Int
 
-    public init(rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0) {
+    /// `retryAfterMs` when none is given: one second, what the simulator always answered before
+    /// it was configurable.
+    public static let defaultRetryAfterMs = 1000
+
+    public init(rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0, retryAfterMs: Int = defaultRetryAfterMs) {
         self.rate = rate
         self.kinds = kinds
         self.latencyMs = latencyMs
+        self.retryAfterMs = retryAfterMs
     }
 
     /// No faults, no added latency.
@@ -97,7 +107,8 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         self.init(
             rate: try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0,
             kinds: try container.decodeIfPresent([FaultKind].self, forKey: .kinds) ?? [],
-            latencyMs: try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? 0
+            latencyMs: try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? 0,
+            retryAfterMs: try container.decodeIfPresent(Int.self, forKey: .retryAfterMs) ?? Self.defaultRetryAfterMs
         )
     }
 
@@ -105,6 +116,10 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
         guard (0...1).contains(rate) else { throw SimulatorError(.badRequest, "rate must be within 0...1") }
         guard latencyMs >= 0, latencyMs <= 600_000 else {
             throw SimulatorError(.badRequest, "latencyMs must be within 0...600000")
+        }
+        // An hour at most: Apple's limits are hourly, so no real Retry-After lies further ahead.
+        guard (0...3_600_000).contains(retryAfterMs) else {
+            throw SimulatorError(.badRequest, "retryAfterMs must be within 0...3600000")
         }
         return self
     }
@@ -122,9 +137,11 @@ final class FaultState: Sendable {
     }
 }
 
-/// Injects the configured faults into the Server API and verifyReceipt routes.
+/// Injects the configured faults into the Server API and verifyReceipt routes, and counts each
+/// one it injects in `stats` (by kind, for `GET /sim/v1/stats`).
 struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     let state: FaultState
+    let stats: TrafficStats
     let surface: FaultSurface
     /// How long a `timeout` fault holds the response; longer than client timeouts.
     let hangDuration: Duration
@@ -140,17 +157,18 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
         else {
             return try await next(request, context)
         }
-        return try await Self.response(for: kind, hangDuration: hangDuration)
+        stats.injected(kind)
+        return try await Self.response(for: kind, retryAfterMs: faults.retryAfterMs, hangDuration: hangDuration)
     }
 
-    static func response(for kind: FaultKind, hangDuration: Duration) async throws -> Response {
+    static func response(for kind: FaultKind, retryAfterMs: Int, hangDuration: Duration) async throws -> Response {
         switch kind {
         case .generalInternalRetryable:
             return try AppleAPIError.generalInternalRetryable.response()
         case .accountNotFoundRetryable:
             return try AppleAPIError.accountNotFoundRetryable.response()
         case .rateLimited:
-            let retryAt = Int64(Date().timeIntervalSince1970 * 1000) + 1000
+            let retryAt = Store.milliseconds(Date()) + Int64(retryAfterMs)
             return try AppleAPIError.rateLimitExceeded.response(headers: [.retryAfter: String(retryAt)])
         case .timeout:
             // Ends early on graceful shutdown so a stopping simulator doesn't wait for the hang.

@@ -21,6 +21,18 @@ public struct SimulatorClient: Sendable {
         public var signedPayload: String
     }
 
+    /// `GET /sim/v1/stats`: what the pipeline asked of the simulated Apple since the simulator
+    /// started (or `DELETE /sim/v1/stats` cleared it).
+    public struct Stats: Decodable, Sendable {
+        public var serverAPIRequests: Int
+        public var verifyReceiptRequests: Int
+        /// Faults injected, by kind (`"429"`, `"5000001"`, `"timeout"`, …); kinds never injected are absent.
+        public var faults: [String: Int]
+        /// Server API calls for a resource made before the `Retry-After` a 429 gave for it; 0 means
+        /// the pipeline honoured every rate limit it was given.
+        public var callsBeforeRetryAfter: Int
+    }
+
     public let baseURL: String
 
     public init(baseURL: String) {
@@ -55,6 +67,18 @@ public struct SimulatorClient: Sendable {
     /// Family Sharing revocation (REVOKE).
     public func revoke(transactionId: String) async throws -> Notification {
         try await post("/sim/v1/transactions/\(transactionId)/revoke", body: [:])
+    }
+
+    /// Request counts and early calls so far. The GET is written out here rather than as a helper
+    /// beside `post`: it is the only read of the control API this client makes.
+    public func stats() async throws -> Stats {
+        let path = "/sim/v1/stats"
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + path), timeout: .seconds(30))
+        let bytes = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok else {
+            throw LocalStackError("simulator \(path) answered \(response.status.code): \(String(buffer: bytes))")
+        }
+        return try JSONDecoder().decode(Stats.self, from: Data(bytes.readableBytesView))
     }
 
     private func post<Response: Decodable>(_ path: String, body: [String: Any]) async throws -> Response {

@@ -78,6 +78,8 @@ struct FaultTests {
             #expect(try unknown.string("message").contains("teapot"))
             let badRate = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 2, "kinds": ["429"]])
             #expect(badRate.status == 400)
+            let badRetryAfter = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": ["429"], "retryAfterMs": -1])
+            #expect(badRetryAfter.status == 400)
         }
         #expect(throws: SimulatorError.self) { try FaultKind("21200") }
         #expect(try FaultKind("21150").rawValue == "21150")
