@@ -86,6 +86,15 @@ public final class ChildProcess: Sendable {
 
     public var isRunning: Bool { exit.state.withLock { $0.status == nil } }
 
+    /// The exit code once the process exited normally; nil while it runs or when a signal
+    /// ended it.
+    public var exitCode: Int32? {
+        exit.state.withLock { state in
+            guard let status = state.status, status & 0x7f == 0 else { return nil }
+            return (status >> 8) & 0xff
+        }
+    }
+
     /// Sends a signal if the process is still running.
     public func signal(_ signal: Int32) {
         if isRunning { kill(pid, signal) }

@@ -52,7 +52,7 @@ public final class LocalStack: Sendable {
         for topic in pipeline.allTopics {
             try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
         }
-        let redis = try await LocalRedisServer.start()
+        let redis = try await LocalRedisServer.start(appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)
 
         let binDirectory = configuration.binDirectory ?? Self.executableDirectory()
         let gatewayPort = configuration.gateway && FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway")

@@ -31,6 +31,9 @@ public struct LocalStackConfiguration: Sendable {
     public var unmatchedWindow: Duration = .seconds(20)
     /// How long match waits for the order a signed token names (decision D11).
     public var orderGrace: Duration = .seconds(8)
+    /// Whether `redis-server` keeps an append-only file (fsync on every write), so restarting
+    /// it keeps the data, as a production Redis with AOF does.
+    public var redisAppendOnly = false
     /// Latency the simulator adds to every Apple call (`--apple-latency`).
     public var appleLatency: Duration = .zero
     /// Shared Apple call rate limit per second (Redis, across verify replicas); 0 turns it off.

@@ -32,16 +32,24 @@ public final class LocalRedisServer: Sendable {
         var exited: DispatchSemaphore
     }
 
-    private init(port: Int) {
+    /// Where the append-only file lives; nil runs without persistence.
+    public let appendOnlyDirectory: String?
+
+    private init(port: Int, appendOnlyDirectory: String?) {
         self.port = port
+        self.appendOnlyDirectory = appendOnlyDirectory
     }
 
     /// Picks a free port and starts a server on it, retrying with another port if the
     /// chosen one was taken in between.
-    public static func start() async throws -> LocalRedisServer {
+    ///
+    /// - Parameter appendOnlyDirectory: persist every write to an append-only file there
+    ///   (`appendfsync always`), so ``restart()`` keeps the data, as a production Redis with AOF
+    ///   does; nil keeps nothing on disk.
+    public static func start(appendOnlyDirectory: String? = nil) async throws -> LocalRedisServer {
         var lastError: (any Error)?
         for _ in 0..<3 {
-            let server = LocalRedisServer(port: try freeLoopbackPort())
+            let server = LocalRedisServer(port: try freeLoopbackPort(), appendOnlyDirectory: appendOnlyDirectory)
             do {
                 try await server.launch()
                 return server
@@ -68,7 +76,8 @@ public final class LocalRedisServer: Sendable {
         }
     }
 
-    /// Stops the server and starts a fresh one on the same port (data is lost).
+    /// Kills the server and starts it again on the same port: data is lost unless the server
+    /// has an ``appendOnlyDirectory``.
     public func restart() async throws {
         stop()
         try await launch()
@@ -86,7 +95,8 @@ public final class LocalRedisServer: Sendable {
     private func launch() async throws {
         let process = Process()
         process.executableURL = try Self.executable()
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "warning"]
+        let persistence = appendOnlyDirectory.map { ["--appendonly", "yes", "--appendfsync", "always", "--dir", $0] } ?? ["--appendonly", "no"]
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // Set before `run()`, so a server that exits at once still signals.

@@ -33,10 +33,10 @@ public struct StateRecovery: Sendable {
         logger.warning("Redis holds no state for this stage (no \(generation.key)): rebuilding it from Kafka before taking work")
         for step in steps {
             let summary = try await step.run()
-            logger.notice("rebuilt \(step.name)", metadata: ["summary": "\(summary)"])
+            logger.warning("rebuilt \(step.name)", metadata: ["summary": "\(summary)"])
         }
         let established = try await generation.establish()
-        logger.notice("state generation established", metadata: ["generation": "\(established)"])
+        logger.warning("state rebuilt; generation established", metadata: ["generation": "\(established)"])
         return established
     }
 }

@@ -30,11 +30,18 @@ public enum WorkerMain {
                 stageSettings: try StageSettings(environment: environment), logger: Logger(label: stage.executable)
             )
             try await assembly.run()
+        } catch let lost as StateLost {
+            FileHandle.standardError.write(Data("\(stage.executable): \(lost)\n".utf8))
+            exit(stateLostExitCode)
         } catch {
             FileHandle.standardError.write(Data("\(stage.executable): \(error)\n".utf8))
             exit(1)
         }
     }
+
+    /// The exit code of a worker that stopped because Redis lost its stage's state (EX_TEMPFAIL):
+    /// restart it and it rebuilds; supervisors and the soak tell it apart from a crash.
+    public static let stateLostExitCode: Int32 = 75
 
     private static func option(_ name: String, in arguments: [String]) throws(StageSettingsError) -> String? {
         guard let index = arguments.firstIndex(of: name) else {

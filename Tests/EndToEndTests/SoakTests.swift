@@ -1,0 +1,28 @@
+import Foundation
+import LocalStack
+import Testing
+
+extension EndToEndTests {
+    /// The short soak of `make test`: every fault on (the broker outage left out, D13), a few
+    /// hundred purchases; the full one is `make soak`. Fails on any loss, double grant,
+    /// hint-bound purchase, call before a Retry-After, death, unrejected bad input or offset
+    /// short of its log end.
+    @Suite(.serialized, .timeLimit(.minutes(8))) struct SoakTests {
+        @Test func everyFaultLosesNothingAndGrantsNothingTwice() async throws {
+            var soak = SoakConfiguration.everyFault(purchases: 500)
+            soak.rate = 60
+            soak.killWorkersEvery = .seconds(3)
+            soak.brokerOutage = nil
+            soak.drainTimeout = .seconds(240)
+            var stack = LocalStackConfiguration()
+            stack.pipelinePath = EndToEnd.repositoryRoot + "/pipelines/iap.yaml"
+            stack.partitions = 8
+            let report = try await SoakRunner(configuration: soak, stack: stack, logger: EndToEnd.logger).run()
+            #expect(report.passed, "\(report.summary)")
+            #expect(report.kills >= 2 && report.redisLosses == 1 && report.redisRestarts == 1, "the faults happened: \(report.summary)")
+            #expect(report.stateLostRestarts >= 4, "every worker noticed the lost state")
+            #expect(report.badInputs > 0 && report.badInputsRejected == report.badInputs)
+            #expect(report.grantedOnce == report.purchases)
+        }
+    }
+}
