@@ -158,6 +158,29 @@ import Testing
         #expect(late.warnings == [.orderNeverArrived])
     }
 
+    /// A notification of the purchase (no hints) matched first binds it to its order's user;
+    /// the backend's own event of it, whose userId hint names someone else, then still matches
+    /// through Apple's token, with a warning: the hint does not turn a signed match into a
+    /// conflict (D20). Without the token, the same hint is a replay and refused.
+    @Test func aBoundPurchaseStillMatchesItsSignedTokenWhenTheHintDisagrees() async throws {
+        try await self.order(userId: "u-order")
+        let notification = Records.verified(Records.transaction(token: Self.token), notification: .oneTimeCharge)
+        #expect(self.matched(try await self.rules().match(notification, now: Self.now))?.userId == "u-order")
+
+        let event = Records.verified(Records.transaction(token: Self.token), userId: "u-backend", eventId: "e-late")
+        let matched = try #require(self.matched(try await self.rules().match(event, now: Self.now)))
+        #expect(matched.userId == "u-order")
+        #expect(matched.matchedBy == .appAccountToken)
+        #expect(matched.warnings == [.userHintMismatch])
+
+        let unsigned = Records.verified(Records.transaction(), userId: "u-backend", eventId: "e-replay")
+        guard case .reject(let refusal) = try await self.rules().match(unsigned, now: Self.now) else {
+            Issue.record("a hint alone naming another user was not refused")
+            return
+        }
+        #expect(refusal.reason == .ownershipConflict)
+    }
+
     @Test func anOrderForAnotherUserCannotTakeABoundPurchase() async throws {
         let first = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
         #expect(self.matched(try await self.rules(MatchConfiguration(orderGrace: .zero)).match(first, now: Self.now))?.userId == "u-1")

@@ -177,15 +177,18 @@ public struct MatchRules: Sendable {
     }
 
     /// The "receipt replayed by another user" check. A purchase already bound to a user
-    /// conflicts when this delivery names anyone else (the rule's user or the publisher's
-    /// userId). Unbound, it is bound now to the rule's user; a publisher hint that disagrees
-    /// with Apple's token or a confirmed order is then only a warning.
+    /// conflicts when this delivery's rule names anyone else, or when only the publisher's
+    /// userId speaks for it and names anyone else. Unbound, it is bound now to the rule's user.
+    /// Either way, a publisher hint that disagrees with Apple's token or a confirmed order is
+    /// only a warning: signed data outranks hints, also when a notification of the purchase
+    /// (no hints) was matched before the backend's own event of it (decision D20).
     private func ownershipRefusal(_ candidate: Candidate, existingOwner: String?, verified: VerifiedTransaction) async throws -> PurchaseRejection? {
         let originalTransactionId = verified.transaction.originalTransactionId
         let owner: String
         if let existingOwner {
             owner = existingOwner
-            if let hinted = verified.hints.userId, hinted != owner {
+            let signedOrOrdered = candidate.matchedBy == .appAccountToken || candidate.matchedBy == .orderId
+            if !signedOrOrdered, let hinted = verified.hints.userId, hinted != owner {
                 return PurchaseRejection(
                     .ownershipConflict,
                     "originalTransactionId \(originalTransactionId) belongs to another user than the publisher's userId"
