@@ -11,25 +11,51 @@ import TestSupport
             let second = RedisClient(configuration: try server.configuration())
             let guardA = RedisIdempotencyGuard(client: first, stage: "s")
             let guardB = RedisIdempotencyGuard(client: second, stage: "s")
-            guard case .acquired(let token) = try await guardA.begin("txn-1", lockTTL: .seconds(5)) else {
+            guard case .acquired(let token) = try await guardA.begin("txn-1", lockTTL: .seconds(5), attempt: 0) else {
                 Issue.record("first begin must acquire")
                 return
             }
-            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5)) == .busy)
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5), attempt: 0) == .busy)
             try await guardA.complete("txn-1", token: token, retention: .seconds(9 * 24 * 3600))
-            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5)) == .alreadyDone)
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5), attempt: 0) == .alreadyDone)
 
-            guard case .acquired(let other) = try await guardB.begin("txn-2", lockTTL: .seconds(5)) else {
+            guard case .acquired(let other) = try await guardB.begin("txn-2", lockTTL: .seconds(5), attempt: 0) else {
                 Issue.record("a different id is free")
                 return
             }
             try await guardB.abandon("txn-2", token: other)
-            guard case .acquired = try await guardA.begin("txn-2", lockTTL: .seconds(5)) else {
+            guard case .acquired = try await guardA.begin("txn-2", lockTTL: .seconds(5), attempt: 0) else {
                 Issue.record("an abandoned id can be taken again")
                 return
             }
             await first.shutdown()
             await second.shutdown()
+        }
+    }
+
+    /// A record whose retry is scheduled leaves a marker: a copy replayed after a crash (its
+    /// offset not yet committed, the same attempt number) is superseded instead of calling
+    /// Apple again before the Retry-After; the scheduled retry (a higher attempt) takes over.
+    @Test func aScheduledRetrySupersedesOlderCopiesOfItsRecord() async throws {
+        try await withRedisServer { server in
+            let first = RedisClient(configuration: try server.configuration())
+            let second = RedisClient(configuration: try server.configuration())
+            defer { Task { await first.shutdown(); await second.shutdown() } }
+            let guardA = RedisIdempotencyGuard(client: first, stage: "s")
+            let guardB = RedisIdempotencyGuard(client: second, stage: "s")
+            guard case .acquired(let token) = try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 0) else {
+                Issue.record("first begin did not acquire")
+                return
+            }
+            try await guardA.postpone("txn-9", token: token, untilAttempt: 1, ttl: .seconds(60))
+            #expect(try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .superseded, "the replayed copy")
+            guard case .acquired(let retryToken) = try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 1) else {
+                Issue.record("the scheduled retry did not take the lock over")
+                return
+            }
+            #expect(try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 1) == .busy, "one holder at a time")
+            try await guardB.complete("txn-9", token: retryToken, retention: .seconds(60))
+            #expect(try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .alreadyDone)
         }
     }
 

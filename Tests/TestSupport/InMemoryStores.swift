@@ -38,17 +38,22 @@ public final class InMemoryRetryStore: RetryStore {
 /// An `IdempotencyGuard` in process memory (one process, so "across replicas" is simulated by
 /// sharing one instance between runtimes).
 public final class InMemoryIdempotency: IdempotencyGuard {
-    private struct Entry { var done = false; var token: String?; var expires: ContinuousClock.Instant? }
+    private struct Entry { var done = false; var token: String?; var expires: ContinuousClock.Instant?; var scheduledAttempt: Int? }
     private let entries = Mutex<[String: Entry]>([:])
     private let clock = ContinuousClock()
 
     public init() {}
 
-    public func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState {
+    public func begin(_ id: String, lockTTL: Duration, attempt: Int) async throws -> IdempotencyState {
         entries.withLock { entries in
             var entry = entries[id] ?? Entry()
             if entry.done { return .alreadyDone }
-            if entry.token != nil, let expires = entry.expires, expires > clock.now { return .busy }
+            if let scheduled = entry.scheduledAttempt, let expires = entry.expires, expires > clock.now {
+                if attempt < scheduled { return .superseded }
+                entry.scheduledAttempt = nil
+            } else if entry.token != nil, let expires = entry.expires, expires > clock.now {
+                return .busy
+            }
             let token = UUID().uuidString
             entry.token = token
             entry.expires = clock.now + lockTTL
@@ -67,6 +72,13 @@ public final class InMemoryIdempotency: IdempotencyGuard {
                 entries[id]?.token = nil
                 entries[id]?.expires = nil
             }
+        }
+    }
+
+    public func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws {
+        entries.withLock { entries in
+            guard entries[id]?.token == token else { return }
+            entries[id] = Entry(token: nil, expires: clock.now + ttl, scheduledAttempt: attempt)
         }
     }
 

@@ -9,11 +9,12 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
         store = IdempotencyStore(client: client, namespace: stage)
     }
 
-    public func begin(_ id: String, lockTTL: Duration) async throws -> Pipeline.IdempotencyState {
-        switch try await store.begin(id, lockTTL: lockTTL) {
+    public func begin(_ id: String, lockTTL: Duration, attempt: Int) async throws -> Pipeline.IdempotencyState {
+        switch try await store.begin(id, lockTTL: lockTTL, attempt: attempt) {
         case .alreadyDone: return .alreadyDone
         case .acquired(let token): return .acquired(token: token.value)
         case .busy: return .busy
+        case .superseded: return .superseded
         }
     }
 
@@ -23,5 +24,9 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
 
     public func abandon(_ id: String, token: String) async throws {
         _ = try await store.abandon(id, token: LockToken(value: token))
+    }
+
+    public func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws {
+        _ = try await store.postpone(id, token: LockToken(value: token), untilAttempt: attempt, ttl: ttl)
     }
 }

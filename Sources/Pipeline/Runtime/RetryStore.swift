@@ -63,11 +63,15 @@ public struct ClaimedRetry: Sendable, Hashable {
 
 /// "Already done?" and "who works on it now?" for one business id across all replicas.
 public protocol IdempotencyGuard: Sendable {
-    func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState
+    /// `attempt` is the delivery's retry count (``InboundMessage/attempt``).
+    func begin(_ id: String, lockTTL: Duration, attempt: Int) async throws -> IdempotencyState
     /// Records that the side effect happened, then releases the lock.
     func complete(_ id: String, token: String, retention: Duration) async throws
     /// Releases the lock without marking done (the work will be tried again).
     func abandon(_ id: String, token: String) async throws
+    /// Releases the lock, noting that retry `attempt` is scheduled: until `ttl` passes, older
+    /// deliveries of the id are ``IdempotencyState/superseded``.
+    func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws
 }
 
 public enum IdempotencyState: Sendable, Hashable {
@@ -75,4 +79,7 @@ public enum IdempotencyState: Sendable, Hashable {
     case acquired(token: String)
     /// Another worker holds the lock right now.
     case busy
+    /// An older copy of a delivery whose retry is scheduled (replayed after a crash): the
+    /// scheduled retry does its work, not this copy.
+    case superseded
 }

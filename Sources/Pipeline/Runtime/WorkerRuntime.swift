@@ -181,10 +181,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
         var lock: IdempotencyLock?
         if let key = prepared.idempotencyKey, let idempotency {
-            switch await acquire(key, guard: idempotency, log: log) {
+            switch await acquire(key, attempt: message.attempt, guard: idempotency, log: log) {
             case .none:
                 return false
-            case .some(.alreadyDone):
+            case .some(.alreadyDone), .some(.superseded):
                 metrics.count(.duplicate)
                 return true
             case .some(.busy):
@@ -223,11 +223,11 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Takes the business-id lock, waiting briefly while another worker holds it.
-    private func acquire(_ key: String, guard idempotency: any IdempotencyGuard, log: RecordLog) async -> IdempotencyState? {
+    private func acquire(_ key: String, attempt: Int, guard idempotency: any IdempotencyGuard, log: RecordLog) async -> IdempotencyState? {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.lockTTL
         while true {
-            guard let state = await durably("idempotency begin", log: log, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL) }) else {
+            guard let state = await durably("idempotency begin", log: log, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL, attempt: attempt) }) else {
                 return nil
             }
             if state != .busy || clock.now >= deadline { return state }
@@ -238,7 +238,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     /// Makes the outcome durable, then settles the idempotency lock.
     private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, log: RecordLog) async -> Bool {
         let record = message.record
-        var markDone = true
+        var settle = Settle.done
         let acted: Void?
         switch outcome {
         case .produce(let records):
@@ -279,7 +279,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     )
                 }
                 metrics.count(.retried)
-                markDone = false
+                // Outlives the delay by the promoter's lease and more, so the retry finds it.
+                settle = .postpone(untilAttempt: attempts, ttl: delay + .seconds(600))
             }
         case .wait(let until, let since, let reason):
             let reason = Excerpt.of(reason)
@@ -291,22 +292,32 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 )
             }
             metrics.count(.waiting)
-            markDone = false
+            settle = .abandon
         }
         guard acted != nil else { return false }
         if let lock {
             let retention = configuration.idempotencyRetention
-            let markDone = markDone
+            let settle = settle
             let settled: Void? = await durably("idempotency settle", log: log) {
-                if markDone {
-                    try await lock.guard.complete(lock.key, token: lock.token, retention: retention)
-                } else {
-                    try await lock.guard.abandon(lock.key, token: lock.token)
+                switch settle {
+                case .done: try await lock.guard.complete(lock.key, token: lock.token, retention: retention)
+                case .abandon: try await lock.guard.abandon(lock.key, token: lock.token)
+                case .postpone(let attempt, let ttl):
+                    try await lock.guard.postpone(lock.key, token: lock.token, untilAttempt: attempt, ttl: ttl)
                 }
             }
             guard settled != nil else { return false }
         }
         return true
+    }
+
+    /// How a record's business-id lock ends: done (the side effect happened, or the record was
+    /// rejected or dead-lettered), abandoned (a wait: any delivery may look again), or postponed
+    /// for a scheduled retry.
+    private enum Settle {
+        case done
+        case abandon
+        case postpone(untilAttempt: Int, ttl: Duration)
     }
 
     /// Retries an infrastructure call (Kafka, Redis) until it succeeds or the task is cancelled.

@@ -20,8 +20,10 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// Returns the stored result if the work was done, else takes the lock for `lockTTL`,
-    /// else reports that another worker holds it.
-    public func begin(_ id: String, lockTTL: Duration) async throws -> IdempotencyState {
+    /// else reports that another worker holds it. `attempt` is the delivery's retry count: a
+    /// delivery older than a retry scheduled for the id (``postpone(_:token:untilAttempt:ttl:)``)
+    /// is ``IdempotencyState/superseded``; the scheduled one (or a later one) takes the lock.
+    public func begin(_ id: String, lockTTL: Duration, attempt: Int = 0) async throws -> IdempotencyState {
         let token = LockToken.next()
         let key = RedisValue.string(key(id))
         // One round trip: try to lock, then read whoever holds the key now.
@@ -35,7 +37,32 @@ public struct IdempotencyStore: Sendable {
         if let value = current.bytes, value.first == Self.donePrefix.utf8.first {
             return .alreadyDone(result: Array(value.dropFirst()))
         }
+        if let value = current.bytes, value.first == Self.scheduledPrefix.utf8.first {
+            guard let scheduled = Int(String(decoding: value.dropFirst(), as: UTF8.self)), attempt >= scheduled else { return .superseded }
+            // The scheduled delivery itself: take the lock over from the marker, unless another
+            // caller changed the key meanwhile.
+            let taken = try await client.run(
+                .takeOverScheduled, keys: [self.key(id)],
+                arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.wholeMilliseconds)]
+            )
+            return taken.integer == 1 ? .acquired(token) : .busy
+        }
         return locked.isNull ? .busy : .acquired(token)
+    }
+
+    /// Replaces the caller's lock with a marker that a retry numbered `attempt` is scheduled,
+    /// for `ttl` (longer than the retry's delay). Until then, deliveries of the id numbered
+    /// below `attempt` are ``IdempotencyState/superseded``: a record replayed after a crash,
+    /// whose offset was not committed yet, must not redo work its scheduled retry will do, and
+    /// above all must not call Apple before the `Retry-After` that retry waits for. Returns
+    /// false when the lock was no longer the caller's.
+    @discardableResult
+    public func postpone(_ id: String, token: LockToken, untilAttempt attempt: Int, ttl: Duration) async throws -> Bool {
+        let reply = try await client.run(
+            .postponeLocked, keys: [key(id)],
+            arguments: [.string(Self.lockPrefix + token.value), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.wholeMilliseconds)]
+        )
+        return reply.integer == 1
     }
 
     /// Records `id` as done with `result` for `retention`, replacing the lock. Returns false
@@ -62,6 +89,7 @@ public struct IdempotencyStore: Sendable {
 
     private static let lockPrefix = "L"
     private static let donePrefix = "D"
+    private static let scheduledPrefix = "S"
 
     private func key(_ id: String) -> String {
         "iap:idem:{\(namespace):\(id)}"
@@ -76,4 +104,31 @@ public enum IdempotencyState: Sendable, Hashable {
     case acquired(LockToken)
     /// Another caller holds the lock; retry later.
     case busy
+    /// A retry of the id with a higher attempt number is scheduled: this delivery is an older
+    /// copy (replayed after a crash) and its work is the scheduled retry's.
+    case superseded
+}
+
+extension RedisScript {
+    /// KEYS key; ARGV lock value, marker, ttl ms. Replaces the caller's lock with the marker.
+    static let postponeLocked = RedisScript(
+        """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then
+          redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+          return 1
+        end
+        return 0
+        """
+    )
+
+    /// KEYS key; ARGV marker, lock value, ttl ms. Takes the lock over from a scheduled marker.
+    static let takeOverScheduled = RedisScript(
+        """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then
+          redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+          return 1
+        end
+        return 0
+        """
+    )
 }
