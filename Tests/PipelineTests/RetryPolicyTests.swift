@@ -1,19 +1,6 @@
 import Pipeline
 import Testing
 
-/// A seeded generator (SplitMix64) so jittered delays are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
     let exact = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(60), multiplier: 2, jitter: 0, maxAttempts: 5)
 
@@ -34,7 +21,7 @@ struct SeededGenerator: RandomNumberGenerator {
 
     @Test func jitterStaysWithinItsFractionAndTheCap() {
         let policy = RetryPolicy(initialBackoff: .seconds(10), maxBackoff: .seconds(100), multiplier: 3, jitter: 0.25, maxAttempts: 5)
-        var generator = SeededGenerator(state: 42)
+        var generator = SeededGenerator(seed: 42)
         var distinct: Set<Duration> = []
         for _ in 0..<500 {
             let first = policy.delay(forAttempt: 1, using: &generator)
@@ -50,7 +37,7 @@ struct SeededGenerator: RandomNumberGenerator {
         #expect(exact.delay(forAttempt: 1, retryAfter: .seconds(90)) == .seconds(90))
         #expect(exact.delay(forAttempt: 3, retryAfter: .seconds(2)) == .seconds(4))
         let jittered = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(10), multiplier: 2, jitter: 1, maxAttempts: 3)
-        var generator = SeededGenerator(state: 7)
+        var generator = SeededGenerator(seed: 7)
         for attempt in 1...20 {
             #expect(jittered.delay(forAttempt: attempt, retryAfter: .seconds(5), using: &generator) >= .seconds(5))
         }

@@ -42,7 +42,7 @@ public struct IdempotencyStore: Sendable {
             // The scheduled delivery itself: take the lock over from the marker, unless another
             // caller changed the key meanwhile.
             let taken = try await client.run(
-                .takeOverScheduled, keys: [self.key(id)],
+                .compareAndSet, keys: [self.key(id)],
                 arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.wholeMilliseconds)]
             )
             return taken.integer == 1 ? .acquired(token) : .busy
@@ -59,7 +59,7 @@ public struct IdempotencyStore: Sendable {
     @discardableResult
     public func postpone(_ id: String, token: LockToken, untilAttempt attempt: Int, ttl: Duration) async throws -> Bool {
         let reply = try await client.run(
-            .postponeLocked, keys: [key(id)],
+            .compareAndSet, keys: [key(id)],
             arguments: [.string(Self.lockPrefix + token.value), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.wholeMilliseconds)]
         )
         return reply.integer == 1
@@ -110,19 +110,9 @@ public enum IdempotencyState: Sendable, Hashable {
 }
 
 extension RedisScript {
-    /// KEYS key; ARGV lock value, marker, ttl ms. Replaces the caller's lock with the marker.
-    static let postponeLocked = RedisScript(
-        """
-        if redis.call('GET', KEYS[1]) == ARGV[1] then
-          redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-          return 1
-        end
-        return 0
-        """
-    )
-
-    /// KEYS key; ARGV marker, lock value, ttl ms. Takes the lock over from a scheduled marker.
-    static let takeOverScheduled = RedisScript(
+    /// KEYS key; ARGV expected, new value, ttl ms. Sets the key to the new value only while it
+    /// holds the expected one: a lock becoming a scheduled marker, and back.
+    static let compareAndSet = RedisScript(
         """
         if redis.call('GET', KEYS[1]) == ARGV[1] then
           redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
