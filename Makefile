@@ -5,8 +5,11 @@ SWIFT        ?= swift
 CONFIG       ?= debug
 APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# Seconds per fuzz target: `make fuzz` (on demand) and the bounded run at the end of `make test`
+FUZZ_SECONDS       ?= 600
+FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test demo bench clean
+.PHONY: setup build test fuzz fuzz-smoke demo bench clean
 
 ## setup: install the C libraries, redis-server and kcat from Debian (skipped when present)
 setup:
@@ -23,11 +26,20 @@ build: setup
 ## test: unit and integration tests (mock Kafka cluster, a real redis-server started by the tests),
 ## then the end-to-end tests (the workers as processes) on their own: they open thousands of
 ## loopback connections, and a mock broker that a fault test brings back up aborts if another
-## socket took its port meanwhile (decision D13)
+## socket took its port meanwhile (decision D13); last, a bounded run of every fuzz target
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests
+	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
+
+## fuzz-smoke: the libFuzzer targets for FUZZ_SMOKE_SECONDS each, as `make test` runs them (Fuzz/README.md)
+fuzz-smoke: setup
+	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
+
+## fuzz: the libFuzzer targets for FUZZ_SECONDS each (default 600), e.g. `make fuzz FUZZ_SECONDS=3600`
+fuzz: setup
+	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SECONDS)
 
 ## demo: the whole pipeline on the embedded stack; exits 0 when every purchase reached its end state
 demo: build
@@ -44,4 +56,4 @@ bench: setup
 	.build/release/iap bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
 
 clean:
-	rm -rf .build
+	rm -rf .build Fuzz/.build

@@ -89,8 +89,10 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
             guard topicNames.insert(topic.name).inserted else {
                 throw PipelineFileError(code: .duplicateName, message: "topic '\(topic.name)' is declared twice")
             }
-            guard topic.partitions >= 1, topic.replicationFactor >= 1 else {
-                throw PipelineFileError(code: .invalidValue, message: "topic '\(topic.name)' needs at least one partition and one replica")
+            // Kafka's admin API and the mock cluster take both as `Int32`.
+            let kafkaRange = 1...Int(Int32.max)
+            guard kafkaRange.contains(topic.partitions), kafkaRange.contains(topic.replicationFactor) else {
+                throw PipelineFileError(code: .invalidValue, message: "topic '\(topic.name)' needs 1 to \(Int32.max) partitions and replicas")
             }
         }
         var stageNames: Set<String> = []

@@ -99,6 +99,9 @@ import Testing
         ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], windows: {w: '-1s'}}]", .invalidDuration, "-1s"),
         ("topics: [{name: a, partitions: 1}, {name: a, partitions: 2}]\nstages: []", .duplicateName, "'a'"),
         ("topics: [{name: a, partitions: 0}]\nstages: []", .invalidValue, "partition"),
+        // Validated, then trapped in `Int32(partitions)` in `iap topics create` and `iap dev`.
+        ("topics: [{name: a, partitions: 2147483648}]\nstages: []", .invalidValue, "partition"),
+        ("topics: [{name: a, partitions: 1, replicationFactor: 2147483648}]\nstages: []", .invalidValue, "replicas"),
         ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {jitter: 1.5}}]", .invalidValue, "jitter"),
         ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 10s, maxBackoff: 1s}}]", .invalidValue, "maxBackoff"),
         ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: []}]", .invalidValue, "no input"),
@@ -132,5 +135,29 @@ import Testing
         #expect(throws: PipelineFileError(code: .invalidDuration, message: "")) {
             try PipelineDuration(text)
         }
+    }
+
+    /// Found by Fuzz/FuzzPipelineFile (minimised): a duration too long for `Duration` trapped
+    /// while the file was decoded, instead of refusing the file.
+    @Test func refusesDurationsTooLongForMilliseconds() throws {
+        let yaml = """
+            topics:
+              - name:
+                partitions: 1
+            stages:
+              - name:
+                consumerGroup:
+                inputs: []
+                retry:
+                 maxBackoff: 3000000000000000000m
+            """
+        #expect(throws: PipelineFileError(code: .invalidDuration, message: "")) {
+            try PipelineFile.parse(yaml: yaml)
+        }
+        // The limit is 10^15 seconds: 11,574,074,074 days are just below it.
+        #expect(throws: PipelineFileError(code: .invalidDuration, message: "")) {
+            try PipelineDuration("11574074075d")
+        }
+        _ = try PipelineDuration("11574074074d")
     }
 }

@@ -203,6 +203,36 @@ import Testing
         #expect(throws: JSONReader.Failure.self) { _ = try reader.int() }
     }
 
+    // MARK: Found by Fuzz/FuzzEventDecoder
+
+    /// A valid `iap.verify-request.v1` with `payload` and `extra` (a trailing field) as given.
+    static func request(payload: String = "1", extra: [UInt8] = []) -> [UInt8] {
+        Array(#"{"schema":"iap.verify-request.v1","kind":"transactionId","hints":{},"source":"storekit2","#.utf8)
+            + Array(#""receivedAt":"2026-11-21T21:00:00Z","payload":"\#(payload)""#.utf8) + extra + Array("}".utf8)
+    }
+
+    /// Inputs the fast reader accepted although `JSONDecoder` refuses them: a key that is not
+    /// UTF-8 (0xB1), a number JSON does not allow, both in fields no reader reads, and a `\u`
+    /// escape with a sign. The fast path must give up, so the refusal is `JSONDecoder`'s.
+    @Test(arguments: [
+        request(extra: Array(#","revocationD"#.utf8) + [0xB1] + Array(#"te":"1969-12-30T23:59:59.999Z""#.utf8)),
+        request(extra: Array(#","ntity":+1"#.utf8)),
+        request(payload: #"\u007f\u+000\u001f"#),
+    ])
+    func leavesWhatJSONDecoderRefusesToIt(bytes: [UInt8]) {
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(VerifyRequest.self, from: Data(bytes)) }
+        #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: bytes) }
+    }
+
+    /// With a key twice, `JSONDecoder` keeps the first value and the fast reader kept the last,
+    /// so the same record decoded to a different order id; now the fast path gives up.
+    @Test func leavesRepeatedKeysToJSONDecoder() throws {
+        let text = #"{"schema":"iap.verify-request.v1","kind":"transactionId","payload":"1","hints":{"orderId":"o-456","orderId":"o"},"source":"storekit2","receivedAt":"2026-11-21T21:00:00Z"}"#
+        #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: Array(text.utf8)) }
+        let decoded = try EventDecoder.decode(VerifyRequest.self, from: Array(text.utf8))
+        #expect(decoded == (try JSONDecoder().decode(VerifyRequest.self, from: Data(text.utf8))))
+    }
+
     @Test func eventDecoderReadsTheOtherTypeOfItsListThroughJSONDecoder() throws {
         let order = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "t", quantity: 2)
         let decoded = try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: Self.foundation(order))

@@ -19,6 +19,10 @@ public struct JSONReader {
     /// One bit per open object or array, innermost lowest: set until its first member was read.
     private var firstMember: UInt64 = 0
     private var depth = 0
+    /// The keys read so far in the open objects, outermost first, each object's after an
+    /// `objectMark`: to notice a key repeated within one object.
+    private var keys: [Range<Int>] = []
+    private static let objectMark = -1..<(-1)
 
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
@@ -29,15 +33,27 @@ public struct JSONReader {
     public mutating func beginObject() throws(Failure) {
         try self.expect(UInt8(ascii: "{"))
         try self.open()
+        self.keys.append(Self.objectMark)
     }
 
     /// The next key of the current object (its `:` consumed), or nil at its closing brace.
+    ///
+    /// A key the object already had throws: `JSONDecoder` keeps one of the two values (the
+    /// first), a decoder here would keep the last, so the fast path leaves such text to it.
     public mutating func nextKey() throws(Failure) -> JSONKey? {
-        guard try self.nextMember(closedBy: UInt8(ascii: "}")) else { return nil }
+        guard try self.nextMember(closedBy: UInt8(ascii: "}")) else {
+            if let mark = self.keys.lastIndex(of: Self.objectMark) { self.keys.removeSubrange(mark...) }
+            return nil
+        }
         self.skipWhitespace()
-        let key = try self.stringBytes()
+        let key = try self.keyRange()
+        for earlier in self.keys.reversed() {
+            if earlier == Self.objectMark { break }
+            if earlier.count == key.count, self.bytes[earlier] == self.bytes[key] { throw self.failure("duplicate key") }
+        }
+        self.keys.append(key)
         try self.expect(UInt8(ascii: ":"))
-        return key
+        return JSONKey(storage: self.bytes, range: key)
     }
 
     // MARK: Arrays
@@ -171,17 +187,53 @@ public struct JSONReader {
         return true
     }
 
+    /// Skips a number as JSON's grammar has it, which is what `JSONDecoder` accepts: `+1`,
+    /// `01`, `.5` or `1.` are refused although `Double` would read them.
     private mutating func skipNumber() throws(Failure) {
+        if self.peek == UInt8(ascii: "-") { self.index += 1 }
+        if self.peek == UInt8(ascii: "0") {
+            self.index += 1
+        } else {
+            try self.skipDigits()
+        }
+        if self.peek == UInt8(ascii: ".") {
+            self.index += 1
+            try self.skipDigits()
+        }
+        if self.peek == UInt8(ascii: "e") || self.peek == UInt8(ascii: "E") {
+            self.index += 1
+            if self.peek == UInt8(ascii: "+") || self.peek == UInt8(ascii: "-") { self.index += 1 }
+            try self.skipDigits()
+        }
+    }
+
+    /// One digit or more.
+    private mutating func skipDigits() throws(Failure) {
         let start = self.index
-        while let byte = self.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "-")
-            || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
-        {
+        while let byte = self.peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { self.index += 1 }
+        guard self.index > start else { throw self.failure("not a number") }
+    }
+
+    /// A key's bytes in the document. A key with an escape is left to `JSONDecoder` (the
+    /// pipeline's keys have none), so keys compare as slices of the document.
+    private mutating func keyRange() throws(Failure) -> Range<Int> {
+        guard self.peek == UInt8(ascii: "\"") else { throw self.failure("expected a key") }
+        self.index += 1
+        let start = self.index
+        var highBits: UInt8 = 0
+        while let byte = self.peek, byte != UInt8(ascii: "\"") {
+            guard byte >= 0x20, byte != UInt8(ascii: "\\") else { throw self.failure("escape or control character in a key") }
+            highBits |= byte
             self.index += 1
         }
-        guard self.index > start else { throw self.failure("unexpected character") }
-        guard Double(String(decoding: self.bytes[start..<self.index], as: UTF8.self)) != nil else {
-            throw self.failure("not a number")
+        guard self.peek != nil else { throw self.failure("unterminated key") }
+        let key = start..<self.index
+        self.index += 1
+        // `JSONDecoder` refuses an object it decodes when any of its keys is not UTF-8.
+        guard highBits < 0x80 || String(validating: self.bytes[key], as: UTF8.self) != nil else {
+            throw self.failure("key is not UTF-8")
         }
+        return key
     }
 
     /// Reads a string at the current position; unescaped strings stay a slice of the input.
@@ -248,10 +300,21 @@ public struct JSONReader {
         return Array(String(Character(scalar)).utf8)
     }
 
+    /// Exactly four hex digits: `UInt16(_:radix:)` would also take a sign (`\u+041`), which
+    /// `JSONDecoder` refuses.
     private mutating func hex4() throws(Failure) -> UInt16 {
-        guard self.index + 4 <= self.bytes.count,
-              let value = UInt16(String(decoding: self.bytes[self.index..<self.index + 4], as: UTF8.self), radix: 16)
-        else { throw self.failure("invalid \\u escape") }
+        guard self.index + 4 <= self.bytes.count else { throw self.failure("invalid \\u escape") }
+        var value: UInt16 = 0
+        for byte in self.bytes[self.index..<self.index + 4] {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw self.failure("invalid \\u escape")
+            }
+            value = value << 4 | UInt16(digit)
+        }
         self.index += 4
         return value
     }
