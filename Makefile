@@ -9,7 +9,7 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test fuzz fuzz-smoke demo bench clean
+.PHONY: setup build test fuzz fuzz-smoke soak demo bench clean
 
 ## setup: install the C libraries, redis-server and kcat from Debian (skipped when present)
 setup:
@@ -40,6 +40,11 @@ fuzz-smoke: setup
 ## fuzz: the libFuzzer targets for FUZZ_SECONDS each (default 600), e.g. `make fuzz FUZZ_SECONDS=3600`
 fuzz: setup
 	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SECONDS)
+
+## soak: 10,000 purchases through the embedded stack with every fault on (docs/reliability.md);
+## exits non-zero on any loss, double grant, early Apple call, death or stuck offset
+soak: build
+	$(SWIFT) run -c $(CONFIG) iap soak --purchases 10000 --rate 100 --all-faults --drain-timeout 600
 
 ## demo: the whole pipeline on the embedded stack; exits 0 when every purchase reached its end state
 demo: build
