@@ -69,7 +69,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
                 topic: journal.topic, bootstrapServers: settings.kafkaBrokers, kafkaProperties: settings.kafkaProperties, logger: logger
             )
             try await retries.restore(contents)
-            return "\(contents.owed.count) owed (\(contents.owed.count { $0.delivery.kind == .wait }) waits) of \(contents.records) records"
+            return "\(contents.owed.count) owed (\(contents.owed.count { $0.kind == .wait }) waits) of \(contents.records) records"
         }
 
         self.registry = registry

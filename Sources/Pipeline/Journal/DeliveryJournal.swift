@@ -41,15 +41,10 @@ public struct DeliveryJournal: Sendable {
         _ = try await producer.send(ids.map { KafkaRecord(topic: topic, key: Array($0.utf8), value: []) })
     }
 
-    /// A delivery as the journal holds it.
-    public struct Entry: Sendable, Hashable {
-        public var delivery: ScheduledDelivery
-        public var due: Date
-    }
-
-    /// What a read of the journal found: the deliveries still owed, latest record per id.
+    /// What a read of the journal found: the deliveries still owed, latest record per id, each
+    /// with its due time as `notBefore`.
     public struct Contents: Sendable {
-        public var owed: [Entry] = []
+        public var owed: [ScheduledDelivery] = []
         /// Records read, tombstones included.
         public var records = 0
         /// Records without a key or due time (not written by a journal); skipped.
@@ -67,7 +62,7 @@ public struct DeliveryJournal: Sendable {
         configuration.additionalProperties.merge(kafkaProperties) { ours, _ in ours }
         let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, _ in records }
         var contents = Contents()
-        var latest: [String: Entry?] = [:]
+        var latest: [String: ScheduledDelivery?] = [:]
         contents.records = records.count
         for record in records {
             guard let key = record.key.map({ String(decoding: $0, as: UTF8.self) }) else {
@@ -84,11 +79,9 @@ public struct DeliveryJournal: Sendable {
             }
             let kind = record.headers.last(named: kindHeader)?.stringValue.flatMap(ScheduledDelivery.Kind.init(rawValue:)) ?? .retry
             let dueDate = Date(timeIntervalSince1970: Double(due) / 1000)
-            latest[key] = Entry(
-                delivery: ScheduledDelivery(id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate), due: dueDate
-            )
+            latest[key] = ScheduledDelivery(id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate)
         }
-        contents.owed = latest.values.compactMap { $0 }.sorted { ($0.due, $0.delivery.id) < ($1.due, $1.delivery.id) }
+        contents.owed = latest.values.compactMap { $0 }.sorted { ($0.notBefore ?? .distantPast, $0.id) < ($1.notBefore ?? .distantPast, $1.id) }
         return contents
     }
 }

@@ -39,9 +39,8 @@ public struct JournaledRetryStore: RetryStore {
     /// now and rebuilds its own note of the wait (the wait's start travels with the record).
     /// Scheduling is idempotent per id, so restoring twice, or while promoters run, is safe.
     public func restore(_ contents: DeliveryJournal.Contents) async throws {
-        for entry in contents.owed {
-            var delivery = entry.delivery
-            delivery.notBefore = delivery.kind == .wait ? nil : entry.due
+        for var delivery in contents.owed {
+            if delivery.kind == .wait { delivery.notBefore = nil }
             try await index.schedule(delivery)
         }
     }
