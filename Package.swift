@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "Hosting", targets: ["Hosting"]),
         .executable(name: "iap-gateway", targets: ["iap-gateway"]),
     ],
     dependencies: [
@@ -42,6 +43,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries (apt providers; `make setup` installs them)
@@ -124,19 +127,37 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Process host
+        /// What every executable is hosted by: one settings layer (environment, optional file,
+        /// defaults), logging bootstrap, replica identity, the ops server and readiness, and the
+        /// one run loop. Knows nothing of Kafka, Redis or purchases.
+        .target(
+            name: "Hosting",
+            dependencies: [
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Runtime
         .target(
             name: "Pipeline",
             dependencies: [
                 "Kafka",
                 "Redis",
+                "Hosting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -152,9 +173,12 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "Redis",
+                "Hosting",
                 "Pipeline",
                 "Purchases",
                 "AppStore",
+                "Gateway",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -197,6 +221,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Kafka",
+                "Hosting",
                 "Pipeline",
                 "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -225,6 +250,8 @@ let package = Package(
                 "Purchases",
                 "LocalStack",
                 "Workers",
+                "Hosting",
+                "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,7 +265,9 @@ let package = Package(
             name: "iap-gateway",
             dependencies: [
                 "Gateway",
+                "Hosting",
                 "Pipeline",
+                "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -259,6 +288,18 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "HostingTests",
+            dependencies: [
+                "Hosting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
@@ -274,14 +315,16 @@ let package = Package(
         ),
         .testTarget(
             name: "WorkersTests",
-            dependencies: ["Workers", "Purchases", "Pipeline", "Kafka", "AppStore", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "Workers", "Purchases", "Pipeline", "Hosting", "Kafka", "AppStore", "Redis", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "Redis", "TestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "Pipeline", "Hosting", "Kafka", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -294,7 +337,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Kafka", "Pipeline", "TestSupport",
+                "Gateway", "Hosting", "Kafka", "Pipeline", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,3 +1,4 @@
+import Hosting
 import Kafka
 public import Logging
 import Pipeline
@@ -68,54 +69,26 @@ public struct Gateway: Sendable {
 
     /// Runs until a signal in `signals` (or a service's failure), then drains and returns.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(group: makeGroup(signals: signals))
+        try await run(until: .signals(signals))
     }
 
     /// Runs with a caller-owned trigger (tests and embedded stacks stop it themselves).
     public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        let group = makeGroup(signals: [])
-        try await withThrowingTaskGroup(of: Bool.self) { tasks in
-            tasks.addTask {
-                try await self.run(group: group)
-                return true
-            }
-            tasks.addTask {
-                await shutdown()
-                await group.triggerGracefulShutdown()
-                return false
-            }
-            // The group may end on its own (a failed service): then stop waiting for the trigger.
-            // A thrown error leaves the task group, which cancels the trigger as well.
-            while let groupEnded = try await tasks.next() {
-                if groupEnded { tasks.cancelAll() }
-            }
-        }
+        try await run(until: .trigger(shutdown))
     }
 
-    private func makeGroup(signals: [UnixSignal]) -> ServiceGroup {
-        var configuration = ServiceGroupConfiguration(
-            services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-            gracefulShutdownSignals: signals,
-            logger: logger
-        )
-        configuration.maximumGracefulShutdownDuration = settings.shutdownGracePeriod
-        return ServiceGroup(configuration: configuration)
-    }
-
-    private func run(group: ServiceGroup) async throws {
+    private func run(until stop: ProcessHost.Stop) async throws {
         logger.info(
             "gateway starting",
             metadata: ["topic": "\(topic)", "kafka": "\(settings.kafkaBrokers)", "client_id": "\(settings.clientId)", "tls": "\(settings.tlsCertificatePath != nil)"]
         )
         defer { logger.info("gateway stopped") }
-        var failure: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            failure = error
+        // Every request has been answered by the time the group ends; deliver whatever is still queued.
+        try await ProcessHost.run(
+            services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, until: stop, gracePeriod: settings.shutdownGracePeriod,
+            logger: logger
+        ) { [producer, settings] in
+            await producer.close(timeout: settings.writeTimeout)
         }
-        // Every request has been answered by now; deliver whatever is still queued.
-        await producer.close(timeout: settings.writeTimeout)
-        if let failure { throw failure }
     }
 }

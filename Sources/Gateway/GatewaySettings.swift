@@ -1,78 +1,82 @@
 public import Foundation
+public import Hosting
 public import Pipeline
 
-/// Process-level settings of `iap-gateway`, read from the environment; the executable's flags
-/// override them. Unknown or unparsable values fail start-up with a message naming the key.
-///
-/// ## Environment
-/// - `KAFKA_BROKERS`: bootstrap servers (default `127.0.0.1:9092`)
-/// - `IAP_GATEWAY_HOST`, `IAP_GATEWAY_PORT`: the notification listener (default `0.0.0.0:8080`;
-///   0 = any free port)
-/// - `IAP_PIPELINE`: pipeline file the notifications topic is looked up in (default `pipelines/iap.yaml`)
-/// - `IAP_GATEWAY_TOPIC`: write to this topic instead of the pipeline file's `iap.notifications`
-///   (the pipeline file is then not read)
-/// - `IAP_OPS_HOST`, `IAP_OPS_PORT`: the `/metrics`, `/healthz`, `/readyz` listener, separate from
-///   the public one (default `0.0.0.0:9100`; 0 = any free port)
-/// - `IAP_GATEWAY_WRITE_TIMEOUT_SECONDS`: how long a request waits for Kafka's acknowledgement
-///   before answering 503 (default 10; also librdkafka's `message.timeout.ms`)
-/// - `IAP_GATEWAY_MAX_BODY_BYTES`: larger bodies are refused with 400 (default 1048576)
-/// - `IAP_GATEWAY_TLS_CERTIFICATE`, `IAP_GATEWAY_TLS_KEY`: PEM certificate chain and private key;
-///   when both are set the listener speaks HTTPS, otherwise plain HTTP behind a TLS-terminating proxy
-/// - `IAP_SHUTDOWN_GRACE_SECONDS`: how long SIGTERM may take to finish running requests (default 30)
-/// - `IAP_CLIENT_ID`: Kafka `client.id` (default `iap-gateway-<host name>`)
-/// - `IAP_KAFKA_<PROPERTY>`: any librdkafka producer property, dots as underscores
-///   (`IAP_KAFKA_COMPRESSION_TYPE=zstd` sets `compression.type`)
-/// - `IAP_LOG_FORMAT`, `IAP_LOG_LEVEL`: see `LoggingBootstrap`
+/// Settings of `iap-gateway`: the host's (``HostSettings``), the cluster's (``ClusterSettings``)
+/// and the keys below; the executable's flags override them. A bad value fails start-up with a
+/// message naming the key.
 public struct GatewaySettings: Sendable {
     /// The topic the pipeline file declares for App Store Server Notifications.
     public static let defaultTopic = "iap.notifications"
 
-    public var kafkaBrokers = "127.0.0.1:9092"
-    public var host = "0.0.0.0"
-    public var port = 8080
-    public var pipelinePath = "pipelines/iap.yaml"
+    public static let listenHost = Setting<String>.text("IAP_GATEWAY_HOST", "Address of the notification listener", default: "0.0.0.0")
+    public static let listenPort = Setting<Int>.port("IAP_GATEWAY_PORT", "Port of the notification listener", default: 8080)
+    public static let topicOverride = Setting<String>.text(
+        "IAP_GATEWAY_TOPIC", "Write to this topic instead of the pipeline file's `iap.notifications` (the file is then not read)"
+    )
+    public static let writeTimeout = Setting<Duration>.seconds(
+        "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS", "How long a request waits for Kafka's acknowledgement before answering 503 (also `message.timeout.ms`)",
+        default: "10"
+    )
+    public static let maxBodyBytes = Setting<Int>.integer(
+        "IAP_GATEWAY_MAX_BODY_BYTES", "Larger bodies are refused with 400", default: 1 << 20, in: 1...Int.max
+    )
+    public static let tlsCertificate = Setting<String>.text(
+        "IAP_GATEWAY_TLS_CERTIFICATE", "PEM certificate chain; with the key the listener speaks HTTPS, otherwise plain HTTP behind a TLS proxy"
+    )
+    public static let tlsKey = Setting<String>.text("IAP_GATEWAY_TLS_KEY", "PEM private key of the HTTPS listener")
+
+    public static let section = SettingsSection(
+        "Gateway", readBy: "iap-gateway", [listenHost.descriptor, listenPort.descriptor, topicOverride.descriptor, writeTimeout.descriptor, maxBodyBytes.descriptor, tlsCertificate.descriptor, tlsKey.descriptor]
+    )
+
+    public var kafkaBrokers: String
+    public var host: String
+    public var port: Int
+    public var pipelinePath: String
     /// Overrides the pipeline file's topic when set.
     public var topic: String?
-    public var opsHost = "0.0.0.0"
-    public var opsPort = 9100
-    public var writeTimeout: Duration = .seconds(10)
-    public var maxBodyBytes = 1 << 20
+    public var opsHost: String
+    public var opsPort: Int
+    public var writeTimeout: Duration
+    public var maxBodyBytes: Int
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
-    public var shutdownGracePeriod: Duration = .seconds(30)
+    public var shutdownGracePeriod: Duration
     public var clientId: String
-    public var kafkaProperties: [String: String] = [:]
+    public var kafkaProperties: [String: String]
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(GatewaySettingsError) {
-        clientId = ReplicaIdentity.fromEnvironment(stage: "iap-gateway", environment: environment).clientId
-        if let value = environment["KAFKA_BROKERS"] { kafkaBrokers = value }
-        if let value = environment["IAP_GATEWAY_HOST"] { host = value }
-        if let value = environment["IAP_GATEWAY_PORT"] { port = try Self.port(value, key: "IAP_GATEWAY_PORT") }
-        if let value = environment["IAP_PIPELINE"] { pipelinePath = value }
-        if let value = environment["IAP_GATEWAY_TOPIC"], !value.isEmpty { topic = value }
-        if let value = environment["IAP_OPS_HOST"] { opsHost = value }
-        if let value = environment["IAP_OPS_PORT"] { opsPort = try Self.port(value, key: "IAP_OPS_PORT") }
-        if let value = environment["IAP_GATEWAY_WRITE_TIMEOUT_SECONDS"] {
-            writeTimeout = try Self.seconds(value, key: "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS")
-        }
-        if let value = environment["IAP_GATEWAY_MAX_BODY_BYTES"] {
-            guard let bytes = Int(value), bytes > 0 else { throw GatewaySettingsError("IAP_GATEWAY_MAX_BODY_BYTES must be a positive integer, got '\(value)'") }
-            maxBodyBytes = bytes
-        }
-        tlsCertificatePath = environment["IAP_GATEWAY_TLS_CERTIFICATE"].flatMap { $0.isEmpty ? nil : $0 }
-        tlsKeyPath = environment["IAP_GATEWAY_TLS_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        if let value = environment["IAP_SHUTDOWN_GRACE_SECONDS"] {
-            shutdownGracePeriod = try Self.seconds(value, key: "IAP_SHUTDOWN_GRACE_SECONDS")
-        }
-        kafkaProperties = WorkerSettings.kafkaProperties(environment)
+    public init(reader: SettingsReader) throws(SettingsError) {
+        let process = try HostSettings(process: "iap-gateway", reader: reader)
+        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        host = try reader.value(Self.listenHost)
+        port = try reader.value(Self.listenPort)
+        pipelinePath = try reader.value(ClusterSettings.pipeline)
+        topic = try reader.optional(Self.topicOverride)
+        opsHost = process.opsHost
+        opsPort = process.opsPort
+        writeTimeout = try reader.value(Self.writeTimeout)
+        maxBodyBytes = try reader.value(Self.maxBodyBytes)
+        tlsCertificatePath = try reader.optional(Self.tlsCertificate)
+        tlsKeyPath = try reader.optional(Self.tlsKey)
+        shutdownGracePeriod = process.shutdownGracePeriod
+        clientId = process.identity.clientId
+        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+    }
+
+    /// The environment alone (tests and embedded stacks).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) {
+        try self.init(reader: SettingsReader(environment: environment))
     }
 
     /// Checks combinations the individual keys cannot: TLS needs both files.
-    public func validate() throws(GatewaySettingsError) {
+    public func validate() throws(SettingsError) {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
-            throw GatewaySettingsError("TLS needs both IAP_GATEWAY_TLS_CERTIFICATE and IAP_GATEWAY_TLS_KEY (or neither)")
+            throw SettingsError(
+                .contradiction, key: Self.tlsCertificate.name, "TLS needs both IAP_GATEWAY_TLS_CERTIFICATE and IAP_GATEWAY_TLS_KEY (or neither)"
+            )
         }
-        guard writeTimeout > .zero else { throw GatewaySettingsError("the write timeout must be positive") }
+        guard writeTimeout > .zero else { throw SettingsError(.invalidValue, key: Self.writeTimeout.name, "the write timeout must be positive") }
     }
 
     /// The topic notifications are written to: ``topic`` when set, else the pipeline file's
@@ -83,29 +87,12 @@ public struct GatewaySettings: Sendable {
     }
 
     /// ``defaultTopic`` if `file` declares it.
-    public static func notificationsTopic(in file: PipelineFile) throws(GatewaySettingsError) -> String {
+    public static func notificationsTopic(in file: PipelineFile) throws(SettingsError) -> String {
         guard file.topics.contains(where: { $0.name == defaultTopic }) else {
-            throw GatewaySettingsError("the pipeline file declares no topic '\(defaultTopic)'; set IAP_GATEWAY_TOPIC or --topic")
+            throw SettingsError(
+                .contradiction, key: ClusterSettings.pipeline.name, "the pipeline file declares no topic '\(defaultTopic)'; set IAP_GATEWAY_TOPIC or --topic"
+            )
         }
         return defaultTopic
     }
-
-    private static func port(_ text: String, key: String) throws(GatewaySettingsError) -> Int {
-        guard let port = Int(text), (0...65535).contains(port) else { throw GatewaySettingsError("\(key) must be a port number, got '\(text)'") }
-        return port
-    }
-
-    private static func seconds(_ text: String, key: String) throws(GatewaySettingsError) -> Duration {
-        guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
-            throw GatewaySettingsError("\(key) must be a positive number of seconds, got '\(text)'")
-        }
-        return .milliseconds(Int64(seconds * 1000))
-    }
-}
-
-/// A gateway setting was missing, malformed or inconsistent.
-public struct GatewaySettingsError: Error, CustomStringConvertible, Sendable {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
 }

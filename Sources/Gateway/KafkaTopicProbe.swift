@@ -1,3 +1,4 @@
+import Hosting
 import Kafka
 import Pipeline
 import ServiceLifecycle

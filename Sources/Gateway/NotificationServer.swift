@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import Hosting
 import Kafka
 import Logging
 import NIOCore

@@ -15,8 +15,8 @@ enum DevPipelineFile {
         for stage in file.stages {
             lines.append("  - name: \(stage.name)")
             lines.append("    consumerGroup: \(stage.consumerGroup)")
-            lines.append("    inputs: [\(stage.inputs.joined(separator: ", "))]")
-            lines.append("    outputs: [\(stage.outputs.joined(separator: ", "))]")
+            lines.append("    inputs: \(topics(stage.inputs, roles: stage.inputRoles))")
+            lines.append("    outputs: \(topics(stage.outputs, roles: stage.outputRoles))")
             if let reject = stage.rejectTopic { lines.append("    rejectTopic: \(reject)") }
             lines.append("    maxInFlight: \(stage.maxInFlight)")
             lines.append("    retry:")
@@ -38,6 +38,13 @@ enum DevPipelineFile {
             }
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The roles when the file named them, else the list.
+    private static func topics(_ topics: [String], roles: [String: String]) -> String {
+        roles.isEmpty
+            ? "[\(topics.joined(separator: ", "))]"
+            : "{\(roles.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))}"
     }
 
     private static func milliseconds(_ duration: Duration) -> String {

@@ -3,7 +3,7 @@
 public struct PipelineFileError: Error, Sendable, Hashable, CustomStringConvertible {
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case unreadable, unknownStage, undeclaredTopic, duplicateName, invalidDuration, invalidValue
+            case unreadable, unknownStage, undeclaredTopic, duplicateName, invalidDuration, invalidValue, missingRole, unknownWindow, contradiction
         }
 
         private let base: Base
@@ -22,6 +22,12 @@ public struct PipelineFileError: Error, Sendable, Hashable, CustomStringConverti
         public static let invalidDuration = Code(.invalidDuration)
         /// A number is out of range (partitions, backoff multiplier, jitter, ...).
         public static let invalidValue = Code(.invalidValue)
+        /// A stage that reads or writes its topics by role lacks one (match's `unmatched` output).
+        public static let missingRole = Code(.missingRole)
+        /// A stage names a window it does not have (a typo would leave the default in force).
+        public static let unknownWindow = Code(.unknownWindow)
+        /// Two values that must outlast one another do not.
+        public static let contradiction = Code(.contradiction)
 
         public var description: String { base.rawValue }
     }

@@ -45,6 +45,23 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
         return max(.seconds(jittered), retryAfter ?? .zero)
     }
 
+    /// The longest a record can spend in retries before it is dead-lettered: every delay at
+    /// its cap and its jitter's upper end. What must outlast it (idempotency markers) is
+    /// checked against this, not against a comment.
+    public var horizon: Duration {
+        var total: Duration = .zero
+        for attempt in stride(from: 1, to: maxAttempts, by: 1) {
+            let growth = pow(multiplier, Double(attempt - 1))
+            let base = growth.isFinite ? min(initialBackoff.seconds * growth, maxBackoff.seconds) : maxBackoff.seconds
+            total += .seconds(min(base * (1 + jitter), maxBackoff.seconds))
+        }
+        return total
+    }
+
+    /// The floor of a retry because another replica holds the record's idempotency lock: the
+    /// holder is usually about to finish, so the record comes back soon, never in a tight loop.
+    public static let lockedElsewhereFloor: Duration = .seconds(1)
+
     /// Whether a message that has failed `attempts` times may be tried again.
     public func allowsRetry(afterAttempts attempts: Int) -> Bool { attempts < maxAttempts }
 

@@ -7,6 +7,11 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     public var consumerGroup: String
     public var inputs: [String]
     public var outputs: [String]
+    /// The inputs by role when the file names them (`inputs: {verified: iap.verified, …}`):
+    /// a stage that reads its topics differently asks for them by role, never by position.
+    public var inputRoles: [String: String]
+    /// The outputs by role (`outputs: {matched: iap.matched, unmatched: iap.unmatched}`).
+    public var outputRoles: [String: String]
     /// Where events refused for a reason code go (`iap.rejected`); nil if the stage never rejects.
     public var rejectTopic: String?
     /// Messages processed concurrently before partitions are paused.
@@ -29,6 +34,8 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         self.consumerGroup = consumerGroup
         self.inputs = inputs
         self.outputs = outputs
+        self.inputRoles = [:]
+        self.outputRoles = [:]
         self.rejectTopic = rejectTopic
         self.maxInFlight = maxInFlight
         self.retry = retry
@@ -43,17 +50,91 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         case name, consumerGroup, inputs, outputs, rejectTopic, maxInFlight, retry, windows
     }
 
+    /// A stage with named topic roles.
+    public init(
+        name: String, consumerGroup: String, inputRoles: [String: String], outputRoles: [String: String], rejectTopic: String? = nil,
+        maxInFlight: Int = StageSpec.defaultMaxInFlight, retry: RetryPolicy = RetryPolicy(), windows: [String: PipelineDuration] = [:]
+    ) {
+        self.init(
+            name: name, consumerGroup: consumerGroup, inputs: Self.topics(inputRoles), outputs: Self.topics(outputRoles), rejectTopic: rejectTopic,
+            maxInFlight: maxInFlight, retry: retry, windows: windows
+        )
+        self.inputRoles = inputRoles
+        self.outputRoles = outputRoles
+    }
+
+    /// The topic playing `role` among the inputs.
+    public func input(_ role: String) throws(PipelineFileError) -> String {
+        guard let topic = inputRoles[role] else { throw missingRole(role, kind: "inputs", roles: inputRoles) }
+        return topic
+    }
+
+    /// The topic playing `role` among the outputs.
+    public func output(_ role: String) throws(PipelineFileError) -> String {
+        guard let topic = outputRoles[role] else { throw missingRole(role, kind: "outputs", roles: outputRoles) }
+        return topic
+    }
+
+    private func missingRole(_ role: String, kind: String, roles: [String: String]) -> PipelineFileError {
+        let named = roles.isEmpty ? "names none" : "names \(roles.keys.sorted().joined(separator: ", "))"
+        return PipelineFileError(code: .missingRole, message: "stage '\(name)' needs its \(kind) by role, with '\(role)' among them; it \(named)")
+    }
+
+    /// Topics in role order, so a file's meaning does not depend on how YAML orders a mapping.
+    private static func topics(_ roles: [String: String]) -> [String] {
+        roles.sorted { $0.key < $1.key }.map(\.value)
+    }
+
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
+        let inputs = try container.decode(TopicList.self, forKey: .inputs)
+        let outputs = try container.decodeIfPresent(TopicList.self, forKey: .outputs) ?? TopicList(topics: [], roles: [:])
         self.init(
             name: try container.decode(String.self, forKey: .name),
             consumerGroup: try container.decode(String.self, forKey: .consumerGroup),
-            inputs: try container.decode([String].self, forKey: .inputs),
-            outputs: try container.decodeIfPresent([String].self, forKey: .outputs) ?? [],
+            inputs: inputs.topics,
+            outputs: outputs.topics,
             rejectTopic: try container.decodeIfPresent(String.self, forKey: .rejectTopic),
             maxInFlight: try container.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? Self.defaultMaxInFlight,
             retry: try container.decodeIfPresent(RetryPolicy.self, forKey: .retry) ?? RetryPolicy(),
             windows: try container.decodeIfPresent([String: PipelineDuration].self, forKey: .windows) ?? [:]
         )
+        self.inputRoles = inputs.roles
+        self.outputRoles = outputs.roles
+    }
+
+    private struct RoleKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// `[a, b]` (topics without roles) or `{role: topic, …}`.
+    private struct TopicList: Decodable {
+        var topics: [String]
+        var roles: [String: String]
+
+        init(topics: [String], roles: [String: String]) {
+            self.topics = topics
+            self.roles = roles
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let list = try? [String](from: decoder) {
+                self.init(topics: list, roles: [:])
+                return
+            }
+            // In the file's order: consumers subscribe, and `iap topics` lists, as written.
+            let mapping = try decoder.container(keyedBy: RoleKey.self)
+            var topics: [String] = []
+            var roles: [String: String] = [:]
+            for key in mapping.allKeys {
+                let topic = try mapping.decode(String.self, forKey: key)
+                topics.append(topic)
+                roles[key.stringValue] = topic
+            }
+            self.init(topics: topics, roles: roles)
+        }
     }
 }

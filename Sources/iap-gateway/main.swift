@@ -1,11 +1,14 @@
 import ArgumentParser
 import Foundation
 import Gateway
+import Hosting
 import Logging
 import Pipeline
+import Workers
 
-/// `iap-gateway`: App Store Server Notifications V2 -> Kafka. Settings come from the
-/// environment (see `GatewaySettings`); a flag, when given, wins over its variable.
+/// `iap-gateway`: App Store Server Notifications V2 -> Kafka. Settings come from the settings
+/// layer (environment, `IAP_CONFIG_FILE`, defaults; see `GatewaySettings`); a flag, when given,
+/// wins over its key.
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iap-gateway",
@@ -18,7 +21,8 @@ struct GatewayCommand: AsyncParsableCommand {
             Environment: KAFKA_BROKERS, IAP_GATEWAY_HOST, IAP_GATEWAY_PORT, IAP_PIPELINE, IAP_GATEWAY_TOPIC, \
             IAP_OPS_HOST, IAP_OPS_PORT, IAP_GATEWAY_WRITE_TIMEOUT_SECONDS, IAP_GATEWAY_MAX_BODY_BYTES, \
             IAP_GATEWAY_TLS_CERTIFICATE, IAP_GATEWAY_TLS_KEY, IAP_SHUTDOWN_GRACE_SECONDS, IAP_CLIENT_ID, \
-            IAP_KAFKA_<PROPERTY>, IAP_LOG_FORMAT, IAP_LOG_LEVEL. See docs/operations.md.
+            IAP_KAFKA_<PROPERTY>, IAP_LOG_FORMAT, IAP_LOG_LEVEL, IAP_CONFIG_FILE (a file of NAME=value lines read after the \
+            environment). `iap config keys` lists every key; see docs/operations.md.
             """
     )
 
@@ -36,11 +40,12 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "PEM private key (env IAP_GATEWAY_TLS_KEY).") var tlsKey: String?
 
     func run() async throws {
-        let environment = ProcessInfo.processInfo.environment
-        let logging = try LoggingBootstrap.settings(environment: environment)
-        LoggingBootstrap.bootstrap(format: logging.format, level: logging.level)
+        let reader = try await SettingsReader.load()
+        try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
+        let process = try HostSettings(process: "iap-gateway", reader: reader)
+        LoggingBootstrap.bootstrap(format: process.logFormat, level: process.logLevel)
 
-        var settings = try GatewaySettings(environment: environment)
+        var settings = try GatewaySettings(reader: reader)
         if let pipeline { settings.pipelinePath = pipeline }
         if let brokers { settings.kafkaBrokers = brokers }
         if let host { settings.host = host }

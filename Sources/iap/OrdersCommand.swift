@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Hosting
+import Pipeline
 import Redis
 import Workers
 
@@ -40,8 +42,9 @@ struct OrdersCommand: AsyncParsableCommand {
 
         func run() async throws {
             var environment = ProcessInfo.processInfo.environment
-            environment["REDIS_URL"] = redisURL
-            let client = RedisClient(configuration: try RedisConfiguration(environment: environment), logger: CLILogging.logger("iap.redis"))
+            environment[RedisSettings.url.name] = redisURL
+            let redis = try RedisSettings(reader: SettingsReader(environment: environment))
+            let client = RedisClient(configuration: try redis.configuration(), logger: CLILogging.logger("iap.redis"))
             let report: OrderIndexRebuild.Report
             do {
                 report = try await OrderIndexRebuild.run(

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Gateway
+import Hosting
 import NIOSSL
 import SwiftASN1
 import Testing
@@ -45,7 +46,7 @@ import X509
 
     @Test func halfATLSConfigurationIsRefusedAtStartUp() throws {
         var settings = try GatewaySettings(environment: ["IAP_GATEWAY_TLS_CERTIFICATE": "/etc/tls/cert.pem"])
-        #expect(throws: GatewaySettingsError.self) { try settings.validate() }
+        #expect(throws: SettingsError.self) { try settings.validate() }
         settings.tlsKeyPath = "/etc/tls/key.pem"
         try settings.validate()
     }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Gateway
+import Hosting
 import Pipeline
 import Testing
 
@@ -43,7 +44,7 @@ import Testing
         ["IAP_GATEWAY_WRITE_TIMEOUT_SECONDS": "0"], ["IAP_GATEWAY_MAX_BODY_BYTES": "lots"],
     ])
     func malformedValuesFailStartUp(environment: [String: String]) {
-        #expect(throws: GatewaySettingsError.self) { try GatewaySettings(environment: environment) }
+        #expect(throws: SettingsError.self) { try GatewaySettings(environment: environment) }
     }
 
     @Test func topicComesFromTheRepositoryPipelineFile() throws {
@@ -64,7 +65,7 @@ import Testing
 
     @Test func aPipelineFileWithoutTheTopicIsRefused() throws {
         let file = try PipelineFile(topics: [TopicSpec(name: "iap.purchases", partitions: 3)], stages: [])
-        #expect(throws: GatewaySettingsError.self) { try GatewaySettings.notificationsTopic(in: file) }
+        #expect(throws: SettingsError.self) { try GatewaySettings.notificationsTopic(in: file) }
     }
 }
 

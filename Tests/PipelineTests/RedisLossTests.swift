@@ -21,7 +21,7 @@ import TestSupport
                 name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected",
                 retry: RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 2)
             )
-            let settings = Self.settings(cluster: cluster, redis: redis)
+            let settings = try Self.settings(cluster: cluster, redis: redis)
 
             // First worker: every record ends up waiting (for the gate) or retrying (after 4 s).
             let first = TestStage()
@@ -70,8 +70,8 @@ import TestSupport
         }
     }
 
-    static func settings(cluster: KafkaMockCluster, redis: LocalRedisServer) -> WorkerSettings {
-        var settings = WorkerSettings(stage: "test", environment: [:])
+    static func settings(cluster: KafkaMockCluster, redis: LocalRedisServer) throws -> WorkerSettings {
+        var settings = try WorkerSettings(stage: "test", environment: [:])
         settings.kafkaBrokers = cluster.bootstrapServers
         settings.redisURL = redis.url
         settings.opsHost = "127.0.0.1"

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import Redis
 import Foundation
+import Hosting
 import Kafka
 import Logging
 import Pipeline
@@ -21,7 +22,7 @@ import TestSupport
         try await withRedisServer { redis in
             let cluster = try TestKafka.cluster(topics: ["in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2])
             let producer = try TestKafka.producer(cluster)
-            var settings = WorkerSettings(stage: "test", environment: [:])
+            var settings = try WorkerSettings(stage: "test", environment: [:])
             settings.kafkaBrokers = cluster.bootstrapServers
             settings.redisURL = redis.url
             settings.opsHost = "127.0.0.1"
@@ -63,8 +64,8 @@ import TestSupport
         }
     }
 
-    @Test func settingsComeFromTheEnvironment() {
-        let settings = WorkerSettings(stage: "verify", environment: [
+    @Test func settingsComeFromTheEnvironment() throws {
+        let settings = try WorkerSettings(stage: "verify", environment: [
             "KAFKA_BROKERS": "k1:9092,k2:9092", "REDIS_URL": "redis://:secret@r:6380/2", "IAP_OPS_PORT": "9200",
             "IAP_SHUTDOWN_GRACE_SECONDS": "12", "IAP_KAFKA_SESSION_TIMEOUT_MS": "10000", "HOSTNAME": "pod-1",
         ])
@@ -74,5 +75,22 @@ import TestSupport
         #expect(settings.shutdownGracePeriod == .seconds(12))
         #expect(settings.kafkaProperties == ["session.timeout.ms": "10000"])
         #expect(settings.identity.clientId == "verify-pod-1")
+        #expect(settings.redisPoolSize == 2 && settings.redisCommandTimeout == .seconds(5))
+    }
+
+    /// One rule per key for every process: a bad value is fatal for workers as for the gateway,
+    /// and the Redis timeouts the settings table documents are read.
+    @Test func aBadValueIsFatalAndEveryRedisKeyIsRead() throws {
+        #expect { try WorkerSettings(stage: "verify", environment: ["IAP_OPS_PORT": "ninety"]) } throws: { error in
+            (error as? SettingsError)?.key == "IAP_OPS_PORT"
+        }
+        #expect { try WorkerSettings(stage: "verify", environment: ["REDIS_URL": "rediss://cache:6380"]) } throws: { error in
+            (error as? SettingsError)?.key == "REDIS_URL"
+        }
+        let settings = try WorkerSettings(stage: "verify", environment: [
+            "REDIS_POOL_SIZE": "3", "REDIS_CONNECT_TIMEOUT_MS": "250", "REDIS_COMMAND_TIMEOUT_MS": "750",
+        ])
+        #expect(settings.redisPoolSize == 3)
+        #expect(settings.redisConnectTimeout == .milliseconds(250) && settings.redisCommandTimeout == .milliseconds(750))
     }
 }

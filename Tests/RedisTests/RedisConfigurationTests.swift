@@ -54,13 +54,4 @@ import Testing
             "\(error)".contains("***") && !"\(error)".contains("hunter2")
         }
     }
-
-    @Test func readsEnvironment() throws {
-        let configuration = try RedisConfiguration(environment: ["REDIS_URL": "redis://h:1", "REDIS_POOL_SIZE": "3", "REDIS_COMMAND_TIMEOUT_MS": "250"])
-        #expect(configuration.poolSize == 3)
-        #expect(configuration.commandTimeout == .milliseconds(250))
-        #expect(throws: RedisError(code: .invalidConfiguration, message: "")) {
-            try RedisConfiguration(environment: [:])
-        }
-    }
 }

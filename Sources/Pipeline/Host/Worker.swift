@@ -1,3 +1,4 @@
+public import Hosting
 public import Kafka
 public import Logging
 public import Prometheus
@@ -53,7 +54,10 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         var logger = logger
         logger[metadataKey: "stage"] = "\(stage.name)"
         let factory = PrometheusMetricsFactory(registry: registry)
-        let redis = RedisClient(configuration: try RedisConfiguration(url: settings.redisURL, poolSize: settings.redisPoolSize), logger: logger)
+        let redisConfiguration = try RedisConfiguration(
+            url: settings.redisURL, poolSize: settings.redisPoolSize, connectTimeout: settings.redisConnectTimeout, commandTimeout: settings.redisCommandTimeout
+        )
+        let redis = RedisClient(configuration: redisConfiguration, logger: logger)
         let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger)
         let handler = try makeHandler(resources)
 
@@ -86,53 +90,34 @@ public struct Worker<Handler: MessageHandler>: Sendable {
 
     /// Runs until a signal in `signals` (or the group's own shutdown), then drains and exits.
     public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(signals: signals, until: nil)
+        try await run(until: .signals(signals))
     }
 
     /// Runs with a caller-owned group trigger (tests and embedded stacks stop it themselves).
     public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        try await run(signals: [], until: shutdown)
+        try await run(until: .trigger(shutdown))
     }
 
-    private func run(signals: [UnixSignal], until shutdown: (@Sendable () async -> Void)?) async throws {
+    private func run(until stop: ProcessHost.Stop) async throws {
         logger.info("worker starting", metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
         defer { logger.info("worker stopped") }
         let readiness = ReadinessFlag(.notReady(reason: "rebuilding state from Kafka if Redis lost it"))
         let stageServices = StageServices(recovery: recovery, shutdownGracePeriod: settings.shutdownGracePeriod, logger: logger) { generation in
             try makeStageServices(generation: generation, readiness: readiness)
         }
-        var configuration = ServiceGroupConfiguration(
-            services: [
-                .init(service: OpsServer(
-                    host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger,
-                    onListening: onOpsListening
-                )),
-                // Its end (a lost state, a failure) stops the process; the ops server goes last.
-                .init(service: stageServices, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
-            ],
-            gracefulShutdownSignals: signals,
-            logger: logger
-        )
-        configuration.maximumGracefulShutdownDuration = settings.shutdownGracePeriod
-        let group = ServiceGroup(configuration: configuration)
-        // The caller's trigger stops the group; a group that ends on its own ends the run.
-        let trigger = shutdown.map { shutdown in
-            Task {
-                await shutdown()
-                await group.triggerGracefulShutdown()
-            }
-        }
-        defer { trigger?.cancel() }
-        var failure: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            failure = error
-        }
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: OpsServer(
+                host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger,
+                onListening: onOpsListening
+            )),
+            // Its end (a lost state, a failure) stops the process; the ops server goes last.
+            .init(service: stageServices, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+        ]
         // The runtime has stopped either way: flush outputs and close Redis before returning.
-        await producer.close()
-        await redis.shutdown()
-        if let failure { throw failure }
+        try await ProcessHost.run(services, until: stop, gracePeriod: settings.shutdownGracePeriod, logger: logger) { [producer, redis] in
+            await producer.close()
+            await redis.shutdown()
+        }
     }
 
     /// The services that need the stage's state: created once it was recovered, so the

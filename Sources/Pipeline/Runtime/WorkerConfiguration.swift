@@ -21,9 +21,11 @@ public struct WorkerConfiguration: Sendable {
     public var retryPolicy = RetryPolicy()
     /// How long an idempotency lock lives if its holder dies mid-work.
     public var lockTTL: Duration = .seconds(30)
-    /// How long "done" markers are kept: beyond Kafka's 7-day offset retention plus the retry
-    /// horizon, so no redelivery can outlive its marker.
-    public var idempotencyRetention: Duration = .seconds(9 * 24 * 3600)
+    /// How long "done" markers are kept: longer than any redelivery can come (an input's
+    /// retention, the retry horizon plus a wait); `StageLayout` checks the pipeline file against it.
+    public var idempotencyRetention: Duration = Self.defaultIdempotencyRetention
+    /// 9 days.
+    public static let defaultIdempotencyRetention: Duration = .seconds(9 * 24 * 3600)
     /// How long a revocation waits for running records of revoked partitions.
     public var revocationDrainTimeout: Duration = .seconds(15)
 

@@ -188,7 +188,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 metrics.count(.duplicate)
                 return true
             case .some(.busy):
-                let outcome = StageOutcome.retry(after: .seconds(1), reason: "business id \(key) is locked by another worker")
+                let outcome = StageOutcome.retry(after: RetryPolicy.lockedElsewhereFloor, reason: "business id \(key) is locked by another worker")
                 return await act(outcome, message: message, lock: nil, log: log)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)

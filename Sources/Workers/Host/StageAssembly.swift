@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Hosting
 import Logging
 import Pipeline
 import Purchases
@@ -18,10 +19,10 @@ struct StageAssembly {
         switch stage {
         case .intake:
             let rules = IntakeRules(configuration: IntakeConfiguration(maximumEventBytes: stageSettings.maximumEventBytes))
-            let output = try output(0, "the verify topic")
+            let output = try spec.output("verify")
             try await run { _ in IntakeHandler(rules: rules, verifyTopic: output) }
         case .verify:
-            let verifiedTopic = try output(0, "the verified topic")
+            let verifiedTopic = try spec.output("verified")
             let configuration = try verifyConfiguration()
             let source = try appleSource()
             try await run { resources in
@@ -33,13 +34,12 @@ struct StageAssembly {
             }
         case .match:
             let topics = MatchHandler.Topics(
-                verified: try input(0, "the verified topic"), matched: try output(0, "the matched topic"),
-                unmatched: try output(1, "the unmatched topic")
+                verified: try spec.input("verified"), matched: try spec.output("matched"), unmatched: try spec.output("unmatched")
             )
             var configuration = MatchConfiguration(tokenScheme: stageSettings.tokenScheme)
             if let window = spec.windows["unmatched"] { configuration.waitWindow = window.duration }
             if let grace = spec.windows["orderGrace"] { configuration.orderGrace = grace.duration }
-            let ordersTopic = try input(1, "the orders topic")
+            let ordersTopic = try spec.input("orders")
             let rebuildOrders = { (resources: WorkerResources) in
                 [StateRecovery.Step("order index from \(ordersTopic)") { [settings] in
                     let report = try await OrderIndexRebuild.run(
@@ -57,13 +57,10 @@ struct StageAssembly {
                 return MatchHandler(rules: rules, topics: topics)
             }
         case .webhook:
-            guard let url = stageSettings.webhookURL, let secret = stageSettings.webhookSecret else {
-                throw StageSettingsError("IAP_WEBHOOK_URL and IAP_WEBHOOK_SECRET are required by iap-grant --webhook")
-            }
-            let timeout = stageSettings.webhookTimeout
+            let (url, secret, timeout) = (stageSettings.webhookURL, stageSettings.webhookSecret, stageSettings.webhookTimeout)
             try await run { _ in WebhookHandler(url: url, signer: WebhookSigner(secret: secret), timeout: timeout) }
         case .grant:
-            let output = try output(0, "the entitlements topic")
+            let output = try spec.output("entitlements")
             try await run { resources in
                 GrantHandler(rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis)), entitlementsTopic: output)
             }
@@ -79,22 +76,8 @@ struct StageAssembly {
         try await worker.run()
     }
 
-    private func output(_ index: Int, _ role: String) throws(StageSettingsError) -> String {
-        guard spec.outputs.indices.contains(index) else {
-            throw StageSettingsError("stage \(spec.name) in \(settings.pipelinePath) needs \(role) as output \(index + 1)")
-        }
-        return spec.outputs[index]
-    }
-
-    private func input(_ index: Int, _ role: String) throws(StageSettingsError) -> String {
-        guard spec.inputs.indices.contains(index) else {
-            throw StageSettingsError("stage \(spec.name) in \(settings.pipelinePath) needs \(role) as input \(index + 1)")
-        }
-        return spec.inputs[index]
-    }
-
     private func verifyConfiguration() throws -> VerifyConfiguration {
-        guard let bundleId = stageSettings.bundleId else { throw StageSettingsError("IAP_BUNDLE_ID is required by iap-verify") }
+        let bundleId = stageSettings.bundleId
         let roots = try stageSettings.rootCertificatePaths.map { path throws(ConfigurationError) in try AppleRoots.load(path: path) }
         return VerifyConfiguration(
             bundleId: bundleId, appAppleId: stageSettings.appAppleId, rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
@@ -103,17 +86,18 @@ struct StageAssembly {
     }
 
     private func appleSource() throws -> AppStoreTransactionSource {
-        guard let keyId = stageSettings.appleKeyId, let issuerId = stageSettings.appleIssuerId, let keyPath = stageSettings.applePrivateKeyPath else {
-            throw StageSettingsError("IAP_APPLE_KEY_ID, IAP_APPLE_ISSUER_ID and IAP_APPLE_PRIVATE_KEY_PATH are required by iap-verify")
-        }
+        guard let key = stageSettings.appleAPI else { preconditionFailure("StageSettings(stage: .verify) requires the Apple API key") }
         let privateKey: String
         do {
-            privateKey = try String(contentsOfFile: keyPath, encoding: .utf8)
+            privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
         } catch {
-            throw StageSettingsError("cannot read IAP_APPLE_PRIVATE_KEY_PATH \(keyPath): \(error.localizedDescription)")
+            throw SettingsError(
+                .unreadableFile, key: StageSettings.applePrivateKeyPathKey.name,
+                "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
+            )
         }
         let api = AppStoreServerAPIConfiguration(
-            privateKeyPEM: privateKey, keyId: keyId, issuerId: issuerId, bundleId: stageSettings.bundleId ?? "",
+            privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
             productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL, timeout: stageSettings.appleTimeout
         )
         let legacy = stageSettings.receiptValidation == .verifyReceipt

@@ -1,49 +1,102 @@
 public import AppStore
 public import Foundation
+public import Hosting
 public import Purchases
 
-/// What the stages read from the environment besides ``WorkerSettings`` (Kafka, Redis, ops,
-/// pipeline file). Every key is optional unless marked; secrets come from files or the
-/// environment and are never logged.
-///
-/// Intake:
-/// - `IAP_MAX_EVENT_BYTES`: events larger than this are `malformed_event` (default 1 MiB)
-///
-/// Verify:
-/// - `IAP_BUNDLE_ID` (**required** by verify): the app's bundle id
-/// - `IAP_APP_APPLE_ID`: the app's Apple id (required to verify production notifications)
-/// - `IAP_APPLE_ROOT_CERTIFICATES`: comma-separated DER/PEM roots (default Apple Root CA - G3)
-/// - `IAP_ENVIRONMENT`: `Production` (default) or `Sandbox`, the deployment's environment
-/// - `IAP_ACCEPT_SANDBOX`: accept Sandbox purchases in production (default `true`: App Review
-///   buys with sandbox accounts); `false` rejects them with `sandbox_not_allowed`
-/// - `IAP_ACCEPT_XCODE`: accept Xcode/LocalTesting data (default `false`: `xcode_not_allowed`)
-/// - `IAP_APPLE_KEY_ID`, `IAP_APPLE_ISSUER_ID`, `IAP_APPLE_PRIVATE_KEY_PATH` (**required** by
-///   verify): the In-App Purchase API key (.p8) for the App Store Server API
-/// - `IAP_APPLE_API_URL`, `IAP_APPLE_SANDBOX_API_URL`: Server API base URLs (default Apple's)
-/// - `IAP_RECEIPT_VALIDATION`: `serverAPI` (default) or `verifyReceipt` for app receipts
-/// - `IAP_VERIFY_RECEIPT_URL`, `IAP_VERIFY_RECEIPT_SANDBOX_URL`, `IAP_VERIFY_RECEIPT_SHARED_SECRET`
-/// - `IAP_APPLE_RATE_LIMIT`: Apple calls per second shared by all verify replicas (default 40,
-///   under Apple's 50/s for Get Transaction Info; sandbox gets 10 % of it); 0 turns it off
-/// - `IAP_APPLE_TIMEOUT_SECONDS`: per Apple request (default 10)
-///
-/// Match:
-/// - `IAP_TOKEN_SCHEME`: `numericPaddedF` or `md5Halves` when appAccountToken carries a user
-///   token rather than an order token (docs/events.md); unset by default
-/// - the unmatched window is the pipeline file's `windows.unmatched` of the match stage
-///
-/// Webhook (`iap-grant --webhook`):
-/// - `IAP_WEBHOOK_URL`, `IAP_WEBHOOK_SECRET` (**required** by the webhook stage): where every
-///   entitlement change is POSTed and the HMAC key of its `X-IAP-Signature`
-/// - `IAP_WEBHOOK_TIMEOUT_SECONDS`: per delivery (default 10)
+/// What a stage reads besides ``WorkerSettings``: only its own keys, each with one default and
+/// one rule, the keys it cannot run without checked here (so `iap config check --stage` and
+/// the worker refuse the same things). Secrets come from the environment or files and are never
+/// logged.
 public struct StageSettings: Sendable {
+    // MARK: Intake
+    public static let maximumEventBytes = Setting<Int>.integer(
+        "IAP_MAX_EVENT_BYTES", "Events larger than this are rejected as `malformed_event`", default: 1 << 20, in: 1...Int.max
+    )
+
+    // MARK: Verify
+    public static let bundleIdKey = Setting<String>.text("IAP_BUNDLE_ID", "The app's bundle id (required by verify)")
+    public static let appAppleIdKey = Setting<Int>.integer(
+        "IAP_APP_APPLE_ID", "The app's Apple id (required to verify production notifications)", in: 1...Int.max
+    )
+    public static let rootCertificates = Setting<[String]>.list(
+        "IAP_APPLE_ROOT_CERTIFICATES", "DER/PEM root certificates to trust instead of Apple Root CA - G3"
+    )
+    public static let deployment = Setting<AppStoreEnvironment>.choice(
+        "IAP_ENVIRONMENT", "The deployment's environment", default: "Production", ["Production": .production, "Sandbox": .sandbox]
+    )
+    public static let acceptSandbox = Setting<Bool>.flag(
+        "IAP_ACCEPT_SANDBOX", "Accept Sandbox purchases in production (App Review buys with sandbox accounts); off: `sandbox_not_allowed`",
+        default: true
+    )
+    public static let acceptXcode = Setting<Bool>.flag("IAP_ACCEPT_XCODE", "Accept Xcode/LocalTesting data (off: `xcode_not_allowed`)", default: false)
+    public static let appleKeyIdKey = Setting<String>.text("IAP_APPLE_KEY_ID", "In-App Purchase API key id (required by verify)")
+    public static let appleIssuerIdKey = Setting<String>.text("IAP_APPLE_ISSUER_ID", "In-App Purchase API issuer id (required by verify)")
+    public static let applePrivateKeyPathKey = Setting<String>.text(
+        "IAP_APPLE_PRIVATE_KEY_PATH", "The API key's `.p8` file (required by verify)"
+    )
+    public static let appleAPIURLKey = Setting<String>.text(
+        "IAP_APPLE_API_URL", "App Store Server API base URL", default: AppStoreServerAPIConfiguration.defaultProductionBaseURL
+    )
+    public static let appleSandboxAPIURLKey = Setting<String>.text(
+        "IAP_APPLE_SANDBOX_API_URL", "Sandbox App Store Server API base URL", default: AppStoreServerAPIConfiguration.defaultSandboxBaseURL
+    )
+    public static let receiptValidationKey = Setting<VerifyConfiguration.ReceiptValidation>.choice(
+        "IAP_RECEIPT_VALIDATION", "How app receipts are checked", default: "serverAPI", ["serverAPI": .serverAPI, "verifyReceipt": .verifyReceipt]
+    )
+    public static let verifyReceiptURLKey = Setting<String>.text(
+        "IAP_VERIFY_RECEIPT_URL", "verifyReceipt endpoint", default: VerifyReceiptClient.Configuration.defaultProductionURL
+    )
+    public static let verifyReceiptSandboxURLKey = Setting<String>.text(
+        "IAP_VERIFY_RECEIPT_SANDBOX_URL", "Sandbox verifyReceipt endpoint", default: VerifyReceiptClient.Configuration.defaultSandboxURL
+    )
+    public static let verifyReceiptSharedSecretKey = Setting<String>.text(
+        "IAP_VERIFY_RECEIPT_SHARED_SECRET", "verifyReceipt's app-specific shared secret", secret: true
+    )
+    public static let appleRateLimitKey = Setting<Int>.integer(
+        "IAP_APPLE_RATE_LIMIT", "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
+        in: 0...Int.max
+    )
+    public static let appleTimeoutKey = Setting<Duration>.seconds("IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
+
+    // MARK: Match
+    public static let tokenSchemeKey = Setting<AppAccountTokenScheme>.choice(
+        "IAP_TOKEN_SCHEME", "How appAccountToken carries a user id when it is not an order token (docs/events.md)",
+        Dictionary(uniqueKeysWithValues: AppAccountTokenScheme.allCases.map { ($0.rawValue, $0) })
+    )
+
+    // MARK: Webhook
+    public static let webhookURLKey = Setting<String>.text("IAP_WEBHOOK_URL", "Where every entitlement change is POSTed (required by the webhook stage)")
+    public static let webhookSecretKey = Setting<String>.text(
+        "IAP_WEBHOOK_SECRET", "HMAC key of `X-IAP-Signature` (required by the webhook stage)", secret: true
+    )
+    public static let webhookTimeoutKey = Setting<Duration>.seconds("IAP_WEBHOOK_TIMEOUT_SECONDS", "Per webhook delivery", default: "10")
+
+    /// The keys each stage reads, as the settings table lists them.
+    public static let sections: [SettingsSection] = [
+        SettingsSection("Intake", readBy: "iap-intake", [maximumEventBytes.descriptor]),
+        SettingsSection("Verify", readBy: "iap-verify", [
+            bundleIdKey.descriptor, appAppleIdKey.descriptor, rootCertificates.descriptor, deployment.descriptor, acceptSandbox.descriptor,
+            acceptXcode.descriptor, appleKeyIdKey.descriptor, appleIssuerIdKey.descriptor, applePrivateKeyPathKey.descriptor,
+            appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor, verifyReceiptURLKey.descriptor,
+            verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor, appleRateLimitKey.descriptor, appleTimeoutKey.descriptor,
+        ]),
+        SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
+        SettingsSection("Webhook", readBy: "iap-grant --webhook", [webhookURLKey.descriptor, webhookSecretKey.descriptor, webhookTimeoutKey.descriptor]),
+    ]
+
+    /// What verify needs to call Apple.
+    public struct AppleAPI: Sendable {
+        public var keyId: String
+        public var issuerId: String
+        public var privateKeyPath: String
+    }
+
     public var maximumEventBytes = 1 << 20
-    public var bundleId: String?
+    public var bundleId = ""
     public var appAppleId: Int64?
     public var rootCertificatePaths: [String] = []
     public var environmentPolicy = EnvironmentPolicy()
-    public var appleKeyId: String?
-    public var appleIssuerId: String?
-    public var applePrivateKeyPath: String?
+    public var appleAPI: AppleAPI?
     public var appleAPIURL = AppStoreServerAPIConfiguration.defaultProductionBaseURL
     public var appleSandboxAPIURL = AppStoreServerAPIConfiguration.defaultSandboxBaseURL
     public var receiptValidation = VerifyConfiguration.ReceiptValidation.serverAPI
@@ -53,84 +106,49 @@ public struct StageSettings: Sendable {
     public var appleRateLimit = 40
     public var appleTimeout: Duration = .seconds(10)
     public var tokenScheme: AppAccountTokenScheme?
-    public var webhookURL: String?
-    public var webhookSecret: String?
+    public var webhookURL = ""
+    public var webhookSecret = ""
     public var webhookTimeout: Duration = .seconds(10)
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(StageSettingsError) {
-        let reader = Reader(environment: environment)
-        if let value = try reader.int("IAP_MAX_EVENT_BYTES") { maximumEventBytes = value }
-        bundleId = reader.string("IAP_BUNDLE_ID")
-        appAppleId = try reader.int("IAP_APP_APPLE_ID").map(Int64.init)
-        rootCertificatePaths = reader.list("IAP_APPLE_ROOT_CERTIFICATES")
-        if let value = reader.string("IAP_ENVIRONMENT") {
-            switch value {
-            case "Production": environmentPolicy.deployment = .production
-            case "Sandbox": environmentPolicy.deployment = .sandbox
-            default: throw StageSettingsError("IAP_ENVIRONMENT must be Production or Sandbox, not '\(value)'")
-            }
-        }
-        if let value = try reader.bool("IAP_ACCEPT_SANDBOX") { environmentPolicy.acceptSandboxInProduction = value }
-        if let value = try reader.bool("IAP_ACCEPT_XCODE") { environmentPolicy.acceptXcode = value }
-        appleKeyId = reader.string("IAP_APPLE_KEY_ID")
-        appleIssuerId = reader.string("IAP_APPLE_ISSUER_ID")
-        applePrivateKeyPath = reader.string("IAP_APPLE_PRIVATE_KEY_PATH")
-        if let value = reader.string("IAP_APPLE_API_URL") { appleAPIURL = value }
-        if let value = reader.string("IAP_APPLE_SANDBOX_API_URL") { appleSandboxAPIURL = value }
-        if let value = reader.string("IAP_RECEIPT_VALIDATION") {
-            switch value {
-            case "serverAPI": receiptValidation = .serverAPI
-            case "verifyReceipt": receiptValidation = .verifyReceipt
-            default: throw StageSettingsError("IAP_RECEIPT_VALIDATION must be serverAPI or verifyReceipt, not '\(value)'")
-            }
-        }
-        if let value = reader.string("IAP_VERIFY_RECEIPT_URL") { verifyReceiptURL = value }
-        if let value = reader.string("IAP_VERIFY_RECEIPT_SANDBOX_URL") { verifyReceiptSandboxURL = value }
-        verifyReceiptSharedSecret = reader.string("IAP_VERIFY_RECEIPT_SHARED_SECRET")
-        if let value = try reader.int("IAP_APPLE_RATE_LIMIT") { appleRateLimit = value }
-        if let value = try reader.int("IAP_APPLE_TIMEOUT_SECONDS") { appleTimeout = .seconds(value) }
-        webhookURL = reader.string("IAP_WEBHOOK_URL")
-        webhookSecret = reader.string("IAP_WEBHOOK_SECRET")
-        if let value = try reader.int("IAP_WEBHOOK_TIMEOUT_SECONDS") { webhookTimeout = .seconds(value) }
-        if let value = reader.string("IAP_TOKEN_SCHEME") {
-            guard let scheme = AppAccountTokenScheme(rawValue: value) else {
-                throw StageSettingsError("IAP_TOKEN_SCHEME must be one of \(AppAccountTokenScheme.allCases.map(\.rawValue)), not '\(value)'")
-            }
-            tokenScheme = scheme
+    /// Reads `stage`'s keys; a key the stage cannot run without is an error naming it.
+    public init(stage: StageName, reader: SettingsReader) throws(SettingsError) {
+        let user = stage == .webhook ? "iap-grant --webhook" : stage.executable
+        switch stage {
+        case .intake:
+            maximumEventBytes = try reader.value(Self.maximumEventBytes)
+        case .verify:
+            bundleId = try reader.required(Self.bundleIdKey, by: user)
+            appAppleId = try reader.optional(Self.appAppleIdKey).map(Int64.init)
+            rootCertificatePaths = try reader.optional(Self.rootCertificates) ?? []
+            environmentPolicy = EnvironmentPolicy(
+                deployment: try reader.value(Self.deployment), acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
+                acceptXcode: try reader.value(Self.acceptXcode)
+            )
+            appleAPI = AppleAPI(
+                keyId: try reader.required(Self.appleKeyIdKey, by: user), issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
+                privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)
+            )
+            appleAPIURL = try reader.value(Self.appleAPIURLKey)
+            appleSandboxAPIURL = try reader.value(Self.appleSandboxAPIURLKey)
+            receiptValidation = try reader.value(Self.receiptValidationKey)
+            verifyReceiptURL = try reader.value(Self.verifyReceiptURLKey)
+            verifyReceiptSandboxURL = try reader.value(Self.verifyReceiptSandboxURLKey)
+            verifyReceiptSharedSecret = try reader.optional(Self.verifyReceiptSharedSecretKey)
+            appleRateLimit = try reader.value(Self.appleRateLimitKey)
+            appleTimeout = try reader.value(Self.appleTimeoutKey)
+        case .match:
+            tokenScheme = try reader.optional(Self.tokenSchemeKey)
+        case .grant:
+            break
+        case .webhook:
+            webhookURL = try reader.required(Self.webhookURLKey, by: user)
+            webhookSecret = try reader.required(Self.webhookSecretKey, by: user)
+            webhookTimeout = try reader.value(Self.webhookTimeoutKey)
         }
     }
 
-    /// Reads typed values, naming the key in every error.
-    private struct Reader {
-        var environment: [String: String]
-
-        func string(_ key: String) -> String? {
-            environment[key].map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-
-        func list(_ key: String) -> [String] {
-            (string(key) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
-
-        func int(_ key: String) throws(StageSettingsError) -> Int? {
-            guard let text = string(key) else { return nil }
-            guard let value = Int(text) else { throw StageSettingsError("\(key) must be an integer, not '\(text)'") }
-            return value
-        }
-
-        func bool(_ key: String) throws(StageSettingsError) -> Bool? {
-            guard let text = string(key) else { return nil }
-            switch text.lowercased() {
-            case "true", "1", "yes": return true
-            case "false", "0", "no": return false
-            default: throw StageSettingsError("\(key) must be true or false, not '\(text)'")
-            }
-        }
+    /// The environment alone (tests).
+    public init(stage: StageName, environment: [String: String]) throws(SettingsError) {
+        try self.init(stage: stage, reader: SettingsReader(environment: environment))
     }
-}
-
-/// A stage setting is missing or unusable; the worker refuses to start.
-public struct StageSettingsError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

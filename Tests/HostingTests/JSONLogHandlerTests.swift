@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-@testable import Pipeline
+@testable import Hosting
 import Synchronization
 import Testing
 
@@ -89,11 +89,11 @@ import Testing
     }
 
     @Test func readsSettingsFromTheEnvironment() throws {
-        let settings = try LoggingBootstrap.settings(environment: ["IAP_LOG_FORMAT": "JSON", "IAP_LOG_LEVEL": "debug"])
-        #expect(settings.format == .json)
-        #expect(settings.level == .debug)
-        let defaults = try LoggingBootstrap.settings(environment: [:])
-        #expect(defaults.format == .text && defaults.level == .info)
-        #expect(throws: LoggingSettingsError.self) { try LoggingBootstrap.settings(environment: ["IAP_LOG_FORMAT": "xml"]) }
+        let settings = try HostSettings(process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "JSON", "IAP_LOG_LEVEL": "debug"]))
+        #expect(settings.logFormat == .json)
+        #expect(settings.logLevel == .debug)
+        let defaults = try HostSettings(process: "p", reader: SettingsReader(environment: [:]))
+        #expect(defaults.logFormat == .text && defaults.logLevel == .info)
+        #expect(throws: SettingsError.self) { try HostSettings(process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "xml"])) }
     }
 }

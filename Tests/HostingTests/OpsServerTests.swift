@@ -2,7 +2,7 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import Pipeline
+@testable import Hosting
 import Prometheus
 import ServiceLifecycle
 import Testing

@@ -1,0 +1,56 @@
+public import Foundation
+public import Hosting
+
+/// Process-level settings of a worker: the host's (``HostSettings``), the cluster's
+/// (``ClusterSettings``), Redis (``RedisSettings``) and the worker's own keys below. The stage
+/// keys are read by the stage (`StageSettings` in Workers). Flags override the pipeline path.
+public struct WorkerSettings: Sendable {
+    public static let lagInterval = Setting<Duration>.seconds(
+        "IAP_LAG_INTERVAL_SECONDS", "How often a worker refreshes the lag of the partitions it owns", default: "10"
+    )
+    public static let generationCheckInterval = Setting<Duration>.seconds(
+        "IAP_GENERATION_CHECK_SECONDS", "How often a worker checks that Redis still holds its stage's state (D19)", default: "2"
+    )
+
+    public static let section = SettingsSection("Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant", [lagInterval.descriptor, generationCheckInterval.descriptor])
+
+    public var kafkaBrokers: String
+    public var redisURL: String
+    /// Blocking hiredis connections, each on its own thread; concurrent commands are pipelined
+    /// on them (D14), so a few carry every record in flight.
+    public var redisPoolSize: Int
+    public var redisConnectTimeout: Duration
+    public var redisCommandTimeout: Duration
+    public var pipelinePath: String
+    public var opsHost: String
+    public var opsPort: Int
+    public var shutdownGracePeriod: Duration
+    public var lagInterval: Duration
+    /// How soon a worker notices that Redis lost its stage's state and stops to rebuild it.
+    public var generationCheckInterval: Duration
+    public var identity: ReplicaIdentity
+    public var kafkaProperties: [String: String]
+
+    public init(stage: String, reader: SettingsReader) throws(SettingsError) {
+        let host = try HostSettings(process: stage, reader: reader)
+        let redis = try RedisSettings(reader: reader)
+        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        redisURL = redis.url
+        redisPoolSize = redis.poolSize
+        redisConnectTimeout = redis.connectTimeout
+        redisCommandTimeout = redis.commandTimeout
+        pipelinePath = try reader.value(ClusterSettings.pipeline)
+        opsHost = host.opsHost
+        opsPort = host.opsPort
+        shutdownGracePeriod = host.shutdownGracePeriod
+        lagInterval = try reader.value(Self.lagInterval)
+        generationCheckInterval = try reader.value(Self.generationCheckInterval)
+        identity = host.identity
+        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+    }
+
+    /// The environment alone (tests and embedded stacks).
+    public init(stage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) {
+        try self.init(stage: stage, reader: SettingsReader(environment: environment))
+    }
+}

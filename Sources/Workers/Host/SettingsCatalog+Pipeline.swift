@@ -1,0 +1,21 @@
+public import Gateway
+public import Hosting
+public import Pipeline
+
+extension SettingsCatalog {
+    /// Every setting of every iap-pipeline executable: `iap config keys` prints it, the table
+    /// in `docs/operations.md` is checked against it, and processes refuse `IAP_` names that
+    /// are not in it.
+    public static let pipeline = SettingsCatalog(
+        sections: [HostSettings.section, ClusterSettings.section, RedisSettings.section, WorkerSettings.section] + StageSettings.sections + [
+            GatewaySettings.section,
+            SettingsSection("Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests", [binaryDirectory.descriptor]),
+        ],
+        prefixes: [ClusterSettings.kafkaPropertyFamily]
+    )
+
+    /// Read by LocalStack, which launches the executables it names.
+    public static let binaryDirectory = Setting<String>.text(
+        "IAP_BIN_DIR", "Where the embedded stack finds the worker executables (default: next to `iap`)"
+    )
+}
