@@ -27,6 +27,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
     private let retries: JournaledRetryStore
     private let recovery: StateRecovery
     private let settings: WorkerSettings
+    private let idempotencyRetention: Duration
     private let logger: Logger
     private let onOpsListening: @Sendable (Int) async -> Void
 
@@ -44,10 +45,13 @@ public struct Worker<Handler: MessageHandler>: Sendable {
     ///
     /// - Parameter recoverySteps: what the stage rebuilds from Kafka when Redis lost its state,
     ///   run in order before the deliveries the stage owes are restored.
+    /// - Parameter idempotencyRetention: how long "done" markers are kept; longer than any
+    ///   redelivery of the stage's records can come (derived from the pipeline file by the stage).
     public init(
         stage: StageSpec, settings: WorkerSettings, logger: Logger,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
+        idempotencyRetention: Duration = WorkerConfiguration.defaultIdempotencyRetention,
         recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
         makeHandler: (WorkerResources) throws -> Handler
     ) throws {
@@ -84,6 +88,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         self.retries = retries
         self.recovery = StateRecovery(generation: StateGeneration(client: redis, stage: stage.name), steps: recoverySteps(resources) + [restoreDeliveries])
         self.settings = settings
+        self.idempotencyRetention = idempotencyRetention
         self.logger = logger
         self.onOpsListening = onOpsListening
     }
@@ -136,6 +141,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         )
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
+        configuration.idempotencyRetention = idempotencyRetention
         return [
             .init(service: RetryPromoter(stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory)),
             .init(service: ConsumerLagReporter(

@@ -11,6 +11,8 @@ import Purchases
 struct StageAssembly {
     var stage: StageName
     var spec: StageSpec
+    /// The whole file: what the stage's idempotency retention is derived from.
+    var file: PipelineFile
     var settings: WorkerSettings
     var stageSettings: StageSettings
     var logger: Logger
@@ -72,7 +74,10 @@ struct StageAssembly {
     private func run<Handler: MessageHandler>(
         recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] }, _ makeHandler: (WorkerResources) throws -> Handler
     ) async throws {
-        let worker = try Worker(stage: spec, settings: settings, logger: logger, recoverySteps: recoverySteps, makeHandler: makeHandler)
+        let worker = try Worker(
+            stage: spec, settings: settings, logger: logger, idempotencyRetention: StageLayout.idempotencyRetention(of: spec, in: file),
+            recoverySteps: recoverySteps, makeHandler: makeHandler
+        )
         try await worker.run()
     }
 

@@ -32,7 +32,7 @@ public struct StageLayout: Sendable {
     /// How long match keeps a parked transaction.
     static let waitingRetention = RedisWaitingTransactionStore.defaultRetention
 
-    /// Refuses a missing role, an unknown window and durations that do not outlast each other.
+    /// Refuses a missing role, an unknown window and windows that do not fit in one another.
     public func check(_ spec: StageSpec, in file: PipelineFile) throws(PipelineFileError) {
         for role in outputs { _ = try spec.output(role) }
         for role in inputs { _ = try spec.input(role) }
@@ -45,16 +45,19 @@ public struct StageLayout: Sendable {
             try outlasts(Self.waitingRetention, "match's parked-transaction retention (8d)", window("unmatched"), "windows.unmatched", spec)
             try outlasts(window("unmatched"), "windows.unmatched", window("orderGrace"), "windows.orderGrace", spec)
         }
-        // A record may come again until its input topic drops it (a group whose offsets expired
-        // replays from the oldest retained record) or until its last retry or wait ends; its
-        // "done" marker, written after its first success, must still be there, or a side effect
-        // could happen twice.
+    }
+
+    /// How long this stage keeps a record's "done" marker: at least the runtime's 9 days, and a
+    /// day longer than a record can come again, which is until its input topic drops it (a group
+    /// whose offsets expired replays from the oldest retained record) or until its last retry or
+    /// wait ends. Derived rather than checked, so a longer topic retention (the 30-day
+    /// `iap.entitlements` the webhook stage reads) cannot outlive its markers and repeat a side
+    /// effect (D24).
+    public static func idempotencyRetention(of spec: StageSpec, in file: PipelineFile) -> Duration {
         let retained = spec.inputs.compactMap { input in file.topics.first { $0.name == input }?.retention?.duration }.max() ?? .zero
-        let lastDelivery = max(retained, spec.retry.horizon + window("unmatched"))
-        try outlasts(
-            Self.idempotencyRetention, "the idempotency retention (9d)", lastDelivery,
-            "the inputs' retention and the retry horizon plus the unmatched window", spec
-        )
+        let waited = spec.windows.values.map(\.duration).max() ?? .zero
+        let lastDelivery = max(retained, spec.retry.horizon + waited)
+        return max(idempotencyRetention, lastDelivery + .seconds(24 * 3600))
     }
 
     private func outlasts(_ long: Duration, _ longName: String, _ short: Duration, _ shortName: String, _ spec: StageSpec) throws(PipelineFileError) {

@@ -33,7 +33,7 @@ public enum WorkerMain {
             let spec = try pipeline.stage(named: stage.rawValue)
             try StageLayout.of(stage).check(spec, in: pipeline)
             let assembly = StageAssembly(
-                stage: stage, spec: spec, settings: settings, stageSettings: try StageSettings(stage: stage, reader: reader),
+                stage: stage, spec: spec, file: pipeline, settings: settings, stageSettings: try StageSettings(stage: stage, reader: reader),
                 logger: Logger(label: stage.executable)
             )
             try await assembly.run()

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import Gateway
+import Hosting
+import Pipeline
+import Workers
+
+/// `iap config keys|check`: every setting in one table, and a configuration checked the way the
+/// executables will read it, before a deployment finds out by restart-looping.
+struct ConfigCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config",
+        abstract: "List every setting, or check a configuration the way the executables read it.",
+        subcommands: [Keys.self, Check.self]
+    )
+
+    struct Keys: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print every setting of every executable (the table of docs/operations.md) as Markdown."
+        )
+
+        func run() {
+            print(SettingsCatalog.pipeline.markdown, terminator: "")
+        }
+    }
+
+    struct Check: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the effective settings (secrets redacted) and refuse what a process would refuse.",
+            discussion: """
+                Reads the environment, then the file IAP_CONFIG_FILE names, then defaults, exactly as the executables \
+                do. Refuses unknown IAP_ keys, values that break a key's rule, keys a stage cannot run without, \
+                unreadable key or certificate files, and pipeline files whose stages lack a topic role, name an \
+                unknown window or hold durations that do not outlast each other. Exits 1 after listing every problem.
+                """
+        )
+
+        enum Process: String, ExpressibleByArgument, CaseIterable {
+            case intake, verify, match, grant, webhook, gateway
+        }
+
+        @Option(name: .long, help: "Check only this process (repeatable): \(Process.allCases.map(\.rawValue).joined(separator: ", ")). Default: the four workers and the gateway.")
+        var stage: [Process] = []
+
+        @Option(name: .long, help: "The pipeline file (overrides IAP_PIPELINE).") var pipeline: String?
+
+        func run() async throws {
+            let reader = try await SettingsReader.load()
+            var problems: [String] = []
+            func attempt(_ body: () throws -> Void) {
+                do { try body() } catch { problems.append("\(error)") }
+            }
+            attempt { try SettingsCatalog.pipeline.refuseUnknownNames(in: reader) }
+            if let file = reader.filePath { print("settings file: \(file)") }
+            let processes = stage.isEmpty ? [.intake, .verify, .match, .grant, .gateway] : stage
+            var file: PipelineFile?
+            let path = try pipeline ?? reader.value(ClusterSettings.pipeline)
+            attempt { file = try PipelineFile.load(path: path) }
+            for process in processes {
+                print("\n[\(process.rawValue)]")
+                for section in sections(for: process) { show(section, reader) }
+                if process == .gateway {
+                    attempt {
+                        var settings = try GatewaySettings(reader: reader)
+                        if let pipeline { settings.pipelinePath = pipeline }
+                        try settings.validate()
+                        if settings.topic == nil, let file { _ = try GatewaySettings.notificationsTopic(in: file) }
+                    }
+                    continue
+                }
+                guard let name = StageName(rawValue: process.rawValue) else { continue }
+                attempt { _ = try WorkerSettings(stage: name.rawValue, reader: reader) }
+                attempt {
+                    let settings = try StageSettings(stage: name, reader: reader)
+                    for path in settings.rootCertificatePaths + [settings.appleAPI?.privateKeyPath].compactMap({ $0 }) {
+                        guard FileManager.default.isReadableFile(atPath: path) else { throw ValidationError("\(process.rawValue): cannot read \(path)") }
+                    }
+                }
+                if let file {
+                    attempt { try StageLayout.of(name).check(try file.stage(named: name.rawValue), in: file) }
+                }
+            }
+            print("")
+            guard problems.isEmpty else {
+                for problem in problems { print("refused: \(problem)") }
+                throw ExitCode.failure
+            }
+            print("ok: \(processes.map(\.rawValue).joined(separator: ", ")) would start with these settings and \(path)")
+        }
+
+        private func sections(for process: Process) -> [SettingsSection] {
+            let common = [HostSettings.section, ClusterSettings.section]
+            switch process {
+            case .gateway: return common + [GatewaySettings.section]
+            case .grant: return common + [RedisSettings.section, WorkerSettings.section]
+            default:
+                let own = StageSettings.sections.filter { $0.title.lowercased() == process.rawValue }
+                return common + [RedisSettings.section, WorkerSettings.section] + own
+            }
+        }
+
+        private func show(_ section: SettingsSection, _ reader: SettingsReader) {
+            for setting in section.settings {
+                let shown: String
+                let source: String
+                if let (text, from) = reader.lookup(setting.name) {
+                    shown = setting.redact(text)
+                    source = from.rawValue
+                } else if let defaultText = setting.defaultText {
+                    shown = defaultText
+                    source = "default"
+                } else {
+                    shown = "(unset)"
+                    source = "-"
+                }
+                print("  \(setting.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(shown)  [\(source)]")
+            }
+        }
+    }
+}
