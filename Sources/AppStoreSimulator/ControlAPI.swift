@@ -1,7 +1,7 @@
 import Hummingbird
 import NIOCore
 
-/// The simulator's control API under `/sim/v1` (contract: DESIGN.md "Local stand-ins").
+/// The simulator's control API under `/sim/v1` (contract: docs/simulator.md).
 ///
 /// Tests and `iap demo` drive purchases and lifecycle changes here. Every change also produces
 /// the notification Apple would send: returned as `signedPayload` and sent to the notify URL.

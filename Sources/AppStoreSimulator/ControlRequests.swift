@@ -1,4 +1,4 @@
-/// Bodies of the control API (`/sim/v1`), the contract in DESIGN.md "Local stand-ins".
+/// Bodies of the control API (`/sim/v1`), the contract in docs/simulator.md.
 
 /// `POST /sim/v1/purchases`.
 ///

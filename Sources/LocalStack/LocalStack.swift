@@ -16,7 +16,7 @@ import Glibc
 import Darwin
 #endif
 
-/// The embedded stack of DESIGN.md's `iap dev up`: librdkafka's mock cluster in this process
+/// The embedded stack of `iap dev up`: librdkafka's mock cluster in this process
 /// (real Kafka protocol on loopback), a `redis-server` child, the App Store simulator in this
 /// process, and the workers (and gateway) as child processes configured against them.
 ///

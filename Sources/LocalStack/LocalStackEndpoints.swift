@@ -1,5 +1,5 @@
 /// Where everything of a running local stack listens: `iap dev up --json`'s ready line
-/// (a contract, DESIGN.md "Local stand-ins"). Keys beyond the contract's are additions.
+/// (a contract, README "The `iap` CLI"). Keys beyond the contract's are additions.
 public struct LocalStackEndpoints: Codable, Sendable {
     /// Bootstrap servers of the embedded broker.
     public var kafka: String

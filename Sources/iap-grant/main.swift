@@ -1,4 +1,4 @@
 import Workers
 
-/// `iap-grant`: the grant stage as a process (DESIGN.md "Executables"; settings: docs/operations.md).
+/// `iap-grant`: the grant stage as a process (docs/architecture.md; settings: docs/operations.md).
 await WorkerMain.run(.grant)

@@ -2,7 +2,7 @@ import AppStore
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and
 /// releases transactions that waited for an order.
 ///
-/// Precedence (DESIGN.md): (1) the Apple-signed appAccountToken → its order, or a user through
+/// Precedence (docs/events.md "Match rules"): (1) the Apple-signed appAccountToken → its order, or a user through
 /// the configured token scheme; (2) the publisher's orderId hint, when that order's user and
 /// product agree; (3) the user the originalTransactionId is already bound to; (4) the
 /// publisher's userId. The first binding of a purchase to a user is final.

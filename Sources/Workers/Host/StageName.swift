@@ -4,6 +4,6 @@ public enum StageName: String, Sendable, CaseIterable {
     /// Optional webhook delivery of entitlement changes, run by `iap-grant --webhook`.
     case webhook
 
-    /// The executable's name, as in DESIGN.md.
+    /// The executable's name, as in docs/architecture.md.
     public var executable: String { self == .webhook ? "iap-grant" : "iap-\(rawValue)" }
 }

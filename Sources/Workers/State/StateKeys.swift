@@ -22,7 +22,7 @@ public import Purchases
 /// The business id in each key is a Redis Cluster hash tag (`{…}`), so an entity's companion
 /// keys (an order and its claim) live in one slot. Every script of these stores touches
 /// exactly one key; a future script that touches several must only use keys sharing a tag
-/// (DESIGN.md's runtime rules). Keys of *different* entities (a waiting record and its
+/// (the runtime's rule, docs/architecture.md). Keys of *different* entities (a waiting record and its
 /// indexes) are written with separate commands, never one script. The one exception is an
 /// order and its token index, written and read in one `MULTI`/`EXEC` so match never sees one
 /// without the other (decision D18): fine on one Redis server, to be redesigned for a Cluster.
