@@ -318,6 +318,7 @@ let package = Package(
             dependencies: [
                 "Workers", "Purchases", "Pipeline", "Hosting", "Kafka", "AppStore", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),

@@ -52,8 +52,10 @@ public enum WorkerMain {
 }
 
 /// The flags of a worker executable; unknown flags are refused.
-struct WorkerCommand: ParsableArguments {
+struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
+        // The executable's own name (iap-intake, ...) in usage and errors.
+        commandName: URL(fileURLWithPath: CommandLine.arguments.first ?? "iap-worker").lastPathComponent,
         abstract: "Runs one stage of the pipeline file until SIGTERM or SIGINT, which drains in-flight work, commits and leaves the group.",
         discussion: """
             Settings come from the environment, then the file IAP_CONFIG_FILE names, then defaults: KAFKA_BROKERS, REDIS_URL, \

@@ -1,0 +1,17 @@
+import ArgumentParser
+import Testing
+@testable import Workers
+
+/// The worker executables' flags: a typo is refused instead of silently running the defaults.
+@Suite(.timeLimit(.minutes(2))) struct WorkerCommandTests {
+    @Test func unknownFlagsAreRefused() {
+        #expect(throws: (any Error).self) { try WorkerCommand.parse(["--pipline", "x"]) }
+        #expect(throws: (any Error).self) { try WorkerCommand.parse(["extra"]) }
+    }
+
+    @Test func knownFlagsAreRead() throws {
+        let command = try WorkerCommand.parse(["--pipeline", "/etc/iap/iap.yaml", "--webhook"])
+        #expect(command.pipeline == "/etc/iap/iap.yaml" && command.webhook)
+        #expect(try WorkerCommand.parse([]).pipeline == nil)
+    }
+}
