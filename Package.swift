@@ -146,6 +146,18 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Topology
+        /// The pipeline file (topics, stages, retry policies, windows) and where the cluster is:
+        /// read by the runtime, the gateway and the CLI alike, so none needs another's code.
+        .target(
+            name: "Topology",
+            dependencies: [
+                "Hosting",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Runtime
         .target(
             name: "Pipeline",
@@ -153,6 +165,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Topology",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -174,6 +187,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Topology",
                 "Pipeline",
                 "Purchases",
                 "AppStore",
@@ -203,6 +217,7 @@ let package = Package(
                 "Kafka",
                 "Purchases",
                 "Redis",
+                "Topology",
                 "Pipeline",
                 "AppStoreSimulator",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -222,7 +237,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "Hosting",
-                "Pipeline",
+                "Topology",
                 "AppStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -251,6 +266,7 @@ let package = Package(
                 "LocalStack",
                 "Workers",
                 "Hosting",
+                "Topology",
                 "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -266,7 +282,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Hosting",
-                "Pipeline",
+                "Topology",
                 "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -283,6 +299,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Pipeline",
+                "Topology",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TestSupport",
@@ -316,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Purchases", "Pipeline", "Hosting", "Kafka", "AppStore", "Redis", "TestSupport",
+                "Workers", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -325,7 +342,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Hosting", "Kafka", "Redis", "TestSupport",
+                "Pipeline", "Hosting", "Topology", "Kafka", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -338,7 +355,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Hosting", "Kafka", "Pipeline", "TestSupport",
+                "Gateway", "Hosting", "Kafka", "Topology", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

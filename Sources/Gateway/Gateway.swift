@@ -1,7 +1,6 @@
 import Hosting
 import Kafka
 public import Logging
-import Pipeline
 public import Prometheus
 import ServiceLifecycle
 public import UnixSignals

@@ -1,6 +1,6 @@
 public import Foundation
 public import Hosting
-public import Pipeline
+public import Topology
 
 /// Settings of `iap-gateway`: the host's (``HostSettings``), the cluster's (``ClusterSettings``)
 /// and the keys below; the executable's flags override them. A bad value fails start-up with a

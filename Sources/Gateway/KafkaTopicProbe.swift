@@ -1,6 +1,5 @@
 import Hosting
 import Kafka
-import Pipeline
 import ServiceLifecycle
 import Synchronization
 

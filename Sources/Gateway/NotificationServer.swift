@@ -8,7 +8,6 @@ import Kafka
 import Logging
 import NIOCore
 import NIOSSL
-import Pipeline
 import ServiceLifecycle
 
 /// The public listener: `POST /apple/notifications` and nothing else (operations endpoints are

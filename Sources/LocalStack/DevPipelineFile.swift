@@ -1,4 +1,5 @@
 import Pipeline
+import Topology
 
 /// Writes the dev variant of a pipeline file: same topics and stages, with the embedded
 /// broker's partition count and laptop-sized backoffs and windows.

@@ -4,6 +4,7 @@ import Gateway
 import Hosting
 import Pipeline
 import Workers
+import Topology
 
 /// `iap config keys|check`: every setting in one table, and a configuration checked the way the
 /// executables will read it, before a deployment finds out by restart-looping.

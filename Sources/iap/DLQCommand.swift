@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import Pipeline
+import Topology
 
 /// `iap dlq list|replay`: what sits in the dead-letter topics, and sending it back once fixed.
 struct DLQCommand: AsyncParsableCommand {

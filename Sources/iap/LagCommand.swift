@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import Pipeline
+import Topology
 
 /// `iap lag`: consumer-group lag per partition, as dashboards and autoscalers see it.
 struct LagCommand: AsyncParsableCommand {

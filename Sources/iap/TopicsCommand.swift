@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import Pipeline
+import Topology
 
 /// `iap topics`: topic administration against a real Kafka cluster.
 struct TopicsCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import Hosting
 import Pipeline
 import Testing
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct GatewaySettingsTests {
     @Test func defaults() throws {

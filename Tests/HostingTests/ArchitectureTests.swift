@@ -74,6 +74,7 @@ import Testing
         #expect(reach("Kafka").isDisjoint(with: ["Redis", "Pipeline", "Purchases", "AppStore"]))
         #expect(reach("Redis").isDisjoint(with: ["Kafka", "Pipeline", "Purchases", "AppStore"]))
         #expect(reach("Pipeline").isDisjoint(with: ["Purchases", "AppStore", "Workers", "Gateway"]), "the runtime runs any stage")
-        #expect(!reach("Gateway").contains("Workers"), "the gateway module does not link the stages")
+        #expect(reach("Gateway").isDisjoint(with: ["Pipeline", "Workers", "Redis"]), "the gateway links neither the runtime nor the stages")
+        #expect(reach("Topology").isDisjoint(with: runtime.union(["Purchases", "AppStore"])), "the pipeline file is data")
     }
 }

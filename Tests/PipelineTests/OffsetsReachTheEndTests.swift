@@ -2,6 +2,7 @@ import Kafka
 import Pipeline
 import Testing
 import TestSupport
+import Topology
 
 /// Once every record up to the high watermark is finished, whatever its outcome, the group's
 /// committed offset is the high watermark: lag returns to 0 and a restart replays nothing.

@@ -1,6 +1,7 @@
 import Foundation
 import Pipeline
 import Testing
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct PipelineFileTests {
     /// The repository's own `pipelines/iap.yaml`, found relative to this file.

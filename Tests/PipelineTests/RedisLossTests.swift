@@ -6,6 +6,7 @@ import Redis
 import Synchronization
 import Testing
 import TestSupport
+import Topology
 
 /// Redis forgetting everything (`FLUSHALL`: a failover to an asynchronously replicated replica, a
 /// restart without persistence) while records wait and retry loses none of them: the deliveries

@@ -1,5 +1,6 @@
 import Pipeline
 import Testing
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
     let exact = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(60), multiplier: 2, jitter: 0, maxAttempts: 5)

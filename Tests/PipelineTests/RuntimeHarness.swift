@@ -5,6 +5,7 @@ import Pipeline
 import ServiceLifecycle
 import Synchronization
 import TestSupport
+import Topology
 
 /// The test stage: `{"schema":"test.v1","id":"…","action":"ok|retry|block|fail"}`.
 ///

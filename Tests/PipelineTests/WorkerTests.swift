@@ -10,6 +10,7 @@ import Pipeline
 import Synchronization
 import Testing
 import TestSupport
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct WorkerTests {
     private func get(_ client: HTTPClient, _ url: String) async throws -> (status: UInt, body: String) {

@@ -8,6 +8,7 @@ import Pipeline
 import Purchases
 public import Redis
 import Synchronization
+public import Topology
 
 /// `iap soak`: the embedded stack under load with faults on demand, judged by what reached the
 /// topics (``SoakReport``). Faults come at fixed points of the publishing (a quarter in: Redis

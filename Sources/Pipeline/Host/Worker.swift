@@ -1,3 +1,4 @@
+public import Topology
 public import Hosting
 public import Kafka
 public import Logging

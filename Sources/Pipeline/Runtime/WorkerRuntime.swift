@@ -1,3 +1,4 @@
+import Topology
 import Foundation
 public import Kafka
 public import Logging

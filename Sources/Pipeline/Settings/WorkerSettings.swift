@@ -1,3 +1,4 @@
+import Topology
 public import Foundation
 public import Hosting
 

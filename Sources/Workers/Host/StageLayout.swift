@@ -1,5 +1,6 @@
 public import Pipeline
 import Purchases
+public import Topology
 
 /// What each stage needs from its pipeline-file entry beyond what every stage has: topics by
 /// role, the windows it reads, and the durations that must outlast one another. Checked when a

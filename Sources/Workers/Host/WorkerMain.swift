@@ -4,6 +4,7 @@ import Hosting
 import Logging
 import Pipeline
 
+import Topology
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -4,6 +4,7 @@ import Kafka
 import LocalStack
 import Pipeline
 import Purchases
+import Topology
 
 /// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as
 /// separate processes on the embedded stack.

@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import Pipeline
 import UnixSignals
+import Topology
 
 /// `iap dev broker`: an in-process Kafka broker with the pipeline's topics, until interrupted.
 struct DevBrokerCommand: AsyncParsableCommand {

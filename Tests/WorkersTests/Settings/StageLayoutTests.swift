@@ -3,6 +3,7 @@ import Hosting
 import Pipeline
 import Testing
 import Workers
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct StageLayoutTests {
     static let shipped = SettingsTableTests.repository.appendingPathComponent("pipelines/iap.yaml").path
