@@ -96,6 +96,12 @@ import Testing
         let object = try #require(try JSONSerialization.jsonObject(with: Data(event.encoded())) as? [String: String])
         #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00Z", "signedPayload": "h.p/+.s"])
     }
+
+    /// The record value byte for byte (wire-format golden; see WireFormatGoldenTests).
+    @Test func eventEncodesToTheGoldenBytes() {
+        let event = NotificationEvent(signedPayload: "h.p/+.s", receivedAt: Date(timeIntervalSince1970: 1_795_294_800.75))
+        #expect(String(decoding: event.encoded(), as: UTF8.self) == #"{"receivedAt":"2026-11-21T21:00:00Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#)
+    }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct NotificationBodyTests {
