@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Pipeline", targets: ["Pipeline"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+        .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
         .executable(name: "iap-gateway", targets: ["iap-gateway"]),
@@ -111,13 +112,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Contracts
+        /// Every topic's event type, the reason codes, the event codec (`EventDecoder`,
+        /// `EventEncoder` and the hand-written JSON of decision D17) and every business key
+        /// (`BusinessKeys.swift`). The one owner of the wire format: no Kafka, Redis or runtime.
+        .target(
+            name: "Contracts",
+            dependencies: [
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Domain
-        /// Events and the intake/verify/match/grant rules, as plain code: no Kafka, Redis or
-        /// runtime imports (DESIGN.md's dependency rules; decision D9).
+        /// The intake/verify/match/grant rules over the `Contracts` events, as plain code: no
+        /// Kafka, Redis or runtime imports (DESIGN.md's dependency rules; decision D9).
         .target(
             name: "Purchases",
             dependencies: [
                 "AppStore",
+                "Contracts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -128,6 +143,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
+                "Contracts",
                 "Kafka",
                 "Redis",
                 .product(name: "Logging", package: "swift-log"),
@@ -153,6 +169,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Pipeline",
+                "Contracts",
                 "Purchases",
                 "AppStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -177,6 +194,7 @@ let package = Package(
             name: "LocalStack",
             dependencies: [
                 "Kafka",
+                "Contracts",
                 "Purchases",
                 "Redis",
                 "Pipeline",
@@ -199,6 +217,7 @@ let package = Package(
                 "Kafka",
                 "Pipeline",
                 "AppStore",
+                "Contracts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -222,6 +241,7 @@ let package = Package(
                 "Pipeline",
                 "AppStore",
                 "AppStoreSimulator",
+                "Contracts",
                 "Purchases",
                 "LocalStack",
                 "Workers",
@@ -267,20 +287,20 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Purchases", "Kafka",
+                "LocalStack", "Contracts", "Purchases", "Kafka",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "WorkersTests",
-            dependencies: ["Workers", "Purchases", "Pipeline", "Kafka", "AppStore", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Workers", "Contracts", "Purchases", "Pipeline", "Kafka", "AppStore", "Redis", "TestSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Kafka", "Redis", "TestSupport",
+                "Pipeline", "Contracts", "Kafka", "Redis", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -294,7 +314,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Kafka", "Pipeline", "TestSupport",
+                "Gateway", "Contracts", "Kafka", "Pipeline", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -315,6 +335,7 @@ let package = Package(
         .testTarget(
             name: "PurchasesTests",
             dependencies: [
+                "Contracts",
                 "Purchases",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -323,6 +344,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        /// The wire format: byte-for-byte goldens, the codec's refusals, and the check that
+        /// every stored field of a contract type is on its hand-written JSON path.
+        .testTarget(
+            name: "ContractsTests",
+            dependencies: ["Contracts", "Purchases", "AppStore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import Kafka
 import LocalStack
+import Contracts
 import Purchases
 
 /// `iap publish`: publish purchase and order events the way a backend does, for trying the

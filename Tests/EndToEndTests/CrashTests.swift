@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import LocalStack
+import Contracts
 import Purchases
 import Testing
 

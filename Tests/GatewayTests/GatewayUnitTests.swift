@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 @testable import Gateway
 import Pipeline
@@ -92,15 +93,23 @@ import Testing
     }
 
     @Test func eventEncodesTheContractShape() throws {
-        let event = NotificationEvent(signedPayload: "h.p/+.s", receivedAt: Date(timeIntervalSince1970: 1_795_294_800.75))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(event.encoded())) as? [String: String])
-        #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00Z", "signedPayload": "h.p/+.s"])
+        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: String])
+        #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00.750Z", "signedPayload": "h.p/+.s"])
     }
 
     /// The record value byte for byte (wire-format golden; see WireFormatGoldenTests).
-    @Test func eventEncodesToTheGoldenBytes() {
-        let event = NotificationEvent(signedPayload: "h.p/+.s", receivedAt: Date(timeIntervalSince1970: 1_795_294_800.75))
-        #expect(String(decoding: event.encoded(), as: UTF8.self) == #"{"receivedAt":"2026-11-21T21:00:00Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#)
+    ///
+    /// Changed on purpose when the gateway's own copy of the event gave way to the one in
+    /// `Contracts` (decision D22): `receivedAt` was whole seconds (`…T21:00:00Z`, the fraction
+    /// dropped) and is now milliseconds like every other timestamp of the pipeline
+    /// (`…T21:00:00.750Z`). Intake, the only reader, parses both.
+    @Test func eventEncodesToTheGoldenBytes() throws {
+        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        #expect(
+            String(decoding: try EventEncoder.encode(event), as: UTF8.self)
+                == #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#
+        )
     }
 }
 

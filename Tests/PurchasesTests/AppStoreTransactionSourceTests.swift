@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import Contracts
 import Purchases
 import Synchronization
 import Testing

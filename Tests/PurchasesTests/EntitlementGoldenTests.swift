@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Contracts
 import Purchases
 import Testing
 

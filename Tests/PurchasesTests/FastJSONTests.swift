@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Contracts
 import Purchases
 import Testing
 
@@ -166,7 +167,7 @@ import Testing
         let bytes = Array(text.utf8)
         if text.contains("iap.matched.v1") {
             #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(MatchedTransaction.self, from: bytes) }
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 _ = try EventDecoder.decode(MatchedTransaction.self, from: bytes)
                 Issue.record("a matched record without 'verified' decoded")
             } catch {
@@ -177,7 +178,7 @@ import Testing
         }
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: bytes) }
         let reference = try? JSONDecoder().decode(VerifyRequest.self, from: Data(bytes))
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             let decoded = try EventDecoder.decode(VerifyRequest.self, from: bytes)
             #expect(decoded == reference)
         } catch {
@@ -235,9 +236,9 @@ import Testing
 
     @Test func eventDecoderReadsTheOtherTypeOfItsListThroughJSONDecoder() throws {
         let order = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "t", quantity: 2)
-        let decoded = try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: Self.foundation(order))
-        #expect(decoded as? OrderEvent == order)
-        let verified = try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: Self.foundation(Self.fullVerified))
-        #expect(verified as? VerifiedTransaction == Self.fullVerified)
+        let decoded = try EventDecoder.decode(MatchInput.self, from: Self.foundation(order))
+        #expect(decoded == .order(order))
+        let verified = try EventDecoder.decode(MatchInput.self, from: Self.foundation(Self.fullVerified))
+        #expect(verified == .verified(Self.fullVerified))
     }
 }

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Contracts
 import Purchases
 import Testing
 
@@ -34,8 +35,8 @@ import Testing
 
     @Test func decodingReportsTheBadValue() throws {
         let data = Data(#"{"schema":"iap.notification.v1","receivedAt":"yesterday","signedPayload":"x"}"#.utf8)
-        #expect(throws: PurchaseRejection(.malformedEvent, "")) { try EventDecoder.decode(NotificationEvent.self, from: data) }
-        do throws(PurchaseRejection) {
+        #expect(throws: Rejection(.malformedEvent, "")) { try EventDecoder.decode(NotificationEvent.self, from: data) }
+        do throws(Rejection) {
             _ = try EventDecoder.decode(NotificationEvent.self, from: data)
         } catch {
             #expect(error.detail.contains("field 'receivedAt'"))

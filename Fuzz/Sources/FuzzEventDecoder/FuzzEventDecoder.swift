@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Purchases
 
@@ -23,16 +24,24 @@ public func fuzzEventDecoder(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     readsAndWritesLikeCodable(PublisherHints.self, bytes)
     readsAndWritesLikeCodable(NotificationContext.self, bytes)
     readsAndWritesLikeCodable(RenewalDetails.self, bytes)
-    _ = try? EventDecoder.decode(oneOf: eventTypes, from: bytes)
+    _ = try? EventDecoder.decode(AnyEvent.self, from: bytes)
     _ = try? EventDecoder.schema(of: bytes)
     return 0
 }
 
 /// Every event a stage decodes, fast reader or not.
-private let eventTypes: [any PipelineEvent.Type] = [
-    PurchaseEvent.self, OrderEvent.self, NotificationEvent.self, VerifyRequest.self, VerifiedTransaction.self,
-    MatchedTransaction.self, UnmatchedTransaction.self, EntitlementEvent.self,
-]
+private enum AnyEvent: StageInput {
+    case purchase(PurchaseEvent), order(OrderEvent), notification(NotificationEvent), request(VerifyRequest)
+    case verified(VerifiedTransaction), matched(MatchedTransaction), unmatched(UnmatchedTransaction)
+    case entitlement(EntitlementEvent)
+
+    static let cases: [EventCase<Self>] = [
+        EventCase(PurchaseEvent.self) { .purchase($0) }, EventCase(OrderEvent.self) { .order($0) },
+        EventCase(NotificationEvent.self) { .notification($0) }, EventCase(VerifyRequest.self) { .request($0) },
+        EventCase(VerifiedTransaction.self) { .verified($0) }, EventCase(MatchedTransaction.self) { .matched($0) },
+        EventCase(UnmatchedTransaction.self) { .unmatched($0) }, EventCase(EntitlementEvent.self) { .entitlement($0) },
+    ]
+}
 
 /// The value the fast reader read, after checking `JSONDecoder` reads the same; nil when the
 /// fast reader refused the input.

@@ -1,5 +1,6 @@
 import Foundation
 public import Kafka
+public import Contracts
 public import Purchases
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.

@@ -1,3 +1,4 @@
+public import Contracts
 public import AppStore
 
 /// What grant knows about one purchase (originalTransactionId): the basis for deciding which

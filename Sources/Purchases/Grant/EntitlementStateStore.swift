@@ -1,3 +1,4 @@
+import Contracts
 /// Grant's state per purchase (originalTransactionId).
 ///
 /// `iap.matched` is keyed by originalTransactionId, so one lane reads and writes a purchase's

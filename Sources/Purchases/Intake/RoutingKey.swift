@@ -1,3 +1,4 @@
+import Contracts
 import AppStore
 import Foundation
 

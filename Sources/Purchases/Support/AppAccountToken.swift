@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// `appAccountToken` values are UUIDs that Apple, apps and backends spell in either case;

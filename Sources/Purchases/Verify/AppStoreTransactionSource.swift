@@ -1,3 +1,4 @@
+public import Contracts
 public import AppStore
 
 /// ``AppleTransactionSource`` over `AppStoreServerAPIClient` and `VerifyReceiptClient`.

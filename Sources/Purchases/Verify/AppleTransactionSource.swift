@@ -1,3 +1,4 @@
+public import Contracts
 public import AppStore
 
 /// The Apple calls verify makes, one attempt in one environment each.

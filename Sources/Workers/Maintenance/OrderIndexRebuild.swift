@@ -1,6 +1,7 @@
 import Foundation
 public import Kafka
 public import Logging
+import Contracts
 import Purchases
 
 /// Rebuilds the Redis order index from the compacted `iap.orders` topic (`iap orders rebuild`):
@@ -48,7 +49,7 @@ public enum OrderIndexRebuild {
                 if let key { latest[key] = .some(nil) }
                 continue
             }
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 let order = try EventDecoder.decode(OrderEvent.self, from: record.value)
                 latest[key ?? "orderId:\(order.orderId)"] = order
             } catch {

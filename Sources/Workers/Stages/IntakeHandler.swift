@@ -1,5 +1,6 @@
 import Kafka
 public import Pipeline
+public import Contracts
 public import Purchases
 
 /// The intake stage: validates and normalises purchases and notifications, drops exact
@@ -24,7 +25,7 @@ public struct IntakeHandler: MessageHandler {
         case .forward(let request, let key, let dedupeKey):
             return Prepared(Work(request: request, key: key), idempotencyKey: dedupeKey)
         case .reject(let rejection):
-            throw Rejection(rejection)
+            throw rejection
         }
     }
 

@@ -1,6 +1,7 @@
 import AppStore
 import Kafka
 public import Pipeline
+public import Contracts
 public import Purchases
 
 /// The verify stage: Apple's word on each request, through ``TransactionVerifier`` (local JWS
@@ -17,12 +18,8 @@ public struct VerifyHandler: MessageHandler {
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<VerifyRequest> {
-        do throws(PurchaseRejection) {
-            let request = try EventDecoder.decode(VerifyRequest.self, from: message.record.value)
-            return Prepared(request, idempotencyKey: TransactionVerifier.idempotencyKey(for: request))
-        } catch {
-            throw Rejection(error)
-        }
+        let request = try EventDecoder.decode(VerifyRequest.self, from: message.record.value)
+        return Prepared(request, idempotencyKey: request.idempotencyKey)
     }
 
     public func handle(_ request: VerifyRequest, message: InboundMessage) async throws -> StageOutcome {

@@ -1,4 +1,5 @@
 import AppStore
+public import Contracts
 public import Purchases
 public import Redis
 

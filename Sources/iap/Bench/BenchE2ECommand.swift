@@ -3,6 +3,7 @@ import Foundation
 import Kafka
 import LocalStack
 import Pipeline
+import Contracts
 import Purchases
 
 /// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as

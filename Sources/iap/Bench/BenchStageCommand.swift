@@ -1,3 +1,4 @@
+import Contracts
 import ArgumentParser
 import Foundation
 import Kafka

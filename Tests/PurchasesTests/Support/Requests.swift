@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import Contracts
 import Purchases
 import Testing
 
@@ -42,7 +43,7 @@ extension VerifyOutcome {
         return []
     }
 
-    var rejection: PurchaseRejection? {
+    var rejection: Rejection? {
         if case .reject(let rejection) = self { return rejection }
         return nil
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import Contracts
 import Purchases
 import Redis
 import TestSupport

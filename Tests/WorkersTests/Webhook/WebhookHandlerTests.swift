@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import Pipeline
+import Contracts
 import Purchases
 import Synchronization
 import Testing

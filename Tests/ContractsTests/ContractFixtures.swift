@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Purchases
 
 /// One value of every contract type with every optional field set, so that each field of the

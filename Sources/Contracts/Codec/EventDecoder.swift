@@ -11,52 +11,58 @@ public enum EventDecoder {
     public static func decode<Event: PipelineEvent>(
         _ type: Event.Type,
         from bytes: some Collection<UInt8>
-    ) throws(PurchaseRejection) -> Event {
-        // The table holds only `Event`, so the cast cannot fail.
-        try decode(oneOf: [type], from: bytes) as! Event
+    ) throws(Rejection) -> Event {
+        try self.decode(oneOf: [EventCase(type) { $0 }], from: bytes)
     }
 
-    /// Decodes `bytes` as whichever of `types` its `schema` names, in one JSON parse: workers
-    /// decode every record they read, and parsing 3 KiB events twice (once for the schema,
-    /// once for the body) was a tenth of a stage's CPU.
+    /// Decodes `bytes` as whichever of the stage's events its `schema` names, in one JSON
+    /// parse: workers decode every record they read, and parsing 3 KiB events twice (once for
+    /// the schema, once for the body) was a tenth of a stage's CPU.
     ///
-    /// A schema none of `types` reads is `unsupported_schema`, naming the schemas expected.
-    public static func decode(
-        oneOf types: [any PipelineEvent.Type],
+    /// A schema none of the cases reads is `unsupported_schema`, naming the schemas expected.
+    public static func decode<Input: StageInput>(
+        _ type: Input.Type,
         from bytes: some Collection<UInt8>
-    ) throws(PurchaseRejection) -> any PipelineEvent {
-        if let event = self.fastDecode(oneOf: types, from: bytes) { return event }
+    ) throws(Rejection) -> Input {
+        try self.decode(oneOf: Input.cases, from: bytes)
+    }
+
+    private static func decode<Input>(
+        oneOf cases: [EventCase<Input>],
+        from bytes: some Collection<UInt8>
+    ) throws(Rejection) -> Input {
+        if let input = self.fastDecode(oneOf: cases, from: bytes) { return input }
         let decoder = JSONDecoder()
-        decoder.userInfo[Dispatch.typesKey] = Dispatch.Table(types: types)
+        decoder.userInfo[Dispatch<Input>.casesKey] = Dispatch<Input>.Table(cases: cases)
         do {
-            return try decoder.decode(Dispatch.self, from: Data(bytes)).event
-        } catch let problem as Dispatch.SchemaProblem {
+            return try decoder.decode(Dispatch<Input>.self, from: Data(bytes)).input
+        } catch let problem as SchemaProblem {
             switch problem {
-            case .missing: throw PurchaseRejection.malformed("missing field 'schema'")
+            case .missing: throw Rejection.malformed("missing field 'schema'")
             case .unsupported(let schema):
-                let expected = types.map { $0.schema }.joined(separator: " or ")
-                throw PurchaseRejection(.unsupportedSchema, "schema '\(schema)' is not \(expected)")
+                let expected = cases.map(\.schema).joined(separator: " or ")
+                throw Rejection(.unsupportedSchema, "schema '\(schema)' is not \(expected)")
             }
-        } catch let body as Dispatch.BodyError {
+        } catch let body as BodyError {
             switch body.error {
             case let error as DecodingError: throw self.rejection(for: error, parsingJSON: false)
-            default: throw PurchaseRejection.malformed("does not decode: \(body.error)")
+            default: throw Rejection.malformed("does not decode: \(body.error)")
             }
         } catch let error as DecodingError {
             throw self.rejection(for: error, parsingJSON: true)
         } catch {
-            throw PurchaseRejection.malformed("not a JSON object: \(error)")
+            throw Rejection.malformed("not a JSON object: \(error)")
         }
     }
 
-    /// The first of `types` with a hand-written decoder that reads `bytes` (each checks its own
+    /// The first case with a hand-written reader that reads `bytes` (each checks its own
     /// `schema`), or nil to let `JSONDecoder` decide, refusals included.
-    private static func fastDecode(oneOf types: [any PipelineEvent.Type], from bytes: some Collection<UInt8>) -> (any PipelineEvent)? {
+    private static func fastDecode<Input>(oneOf cases: [EventCase<Input>], from bytes: some Collection<UInt8>) -> Input? {
         var array: [UInt8]?
-        for case let type as any (PipelineEvent & FastJSONReadable).Type in types {
+        for read in cases.compactMap(\.fastRead) {
             let document = array ?? (bytes as? [UInt8] ?? Array(bytes))
             array = document
-            if let event = try? self.read(type, from: document) { return event }
+            if let input = read(document) { return input }
         }
         return nil
     }
@@ -70,16 +76,16 @@ public enum EventDecoder {
     }
 
     /// The `schema` string of a JSON object, for tools that only route events.
-    public static func schema(of bytes: some Collection<UInt8>) throws(PurchaseRejection) -> String {
+    public static func schema(of bytes: some Collection<UInt8>) throws(Rejection) -> String {
         let probe: SchemaProbe
         do {
             probe = try JSONDecoder().decode(SchemaProbe.self, from: Data(bytes))
         } catch let error as DecodingError {
             throw self.rejection(for: error, parsingJSON: true)
         } catch {
-            throw PurchaseRejection.malformed("not a JSON object: \(error)")
+            throw Rejection.malformed("not a JSON object: \(error)")
         }
-        guard let schema = probe.schema else { throw PurchaseRejection.malformed("missing field 'schema'") }
+        guard let schema = probe.schema else { throw Rejection.malformed("missing field 'schema'") }
         return schema
     }
 
@@ -87,43 +93,43 @@ public enum EventDecoder {
         var schema: String?
     }
 
-    /// Reads `schema`, then lets the type it names decode the same object.
-    private struct Dispatch: Decodable {
-        static let typesKey = CodingUserInfoKey(rawValue: "iap.eventTypes")!
+    private enum SchemaProblem: Error {
+        case missing
+        case unsupported(String)
+    }
+
+    /// An error from the event's own decoding (its fields, its rules), as opposed to the JSON
+    /// text or the schema.
+    private struct BodyError: Error {
+        var error: any Error
+    }
+
+    /// Reads `schema`, then lets the case it names decode the same object.
+    private struct Dispatch<Input>: Decodable {
+        static var casesKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "iap.eventCases")! }
 
         struct Table: Sendable {
-            var types: [any PipelineEvent.Type]
-        }
-
-        enum SchemaProblem: Error {
-            case missing
-            case unsupported(String)
-        }
-
-        /// An error from the event's own decoding (its fields, its rules), as opposed to the
-        /// JSON text or the schema.
-        struct BodyError: Error {
-            var error: any Error
+            var cases: [EventCase<Input>]
         }
 
         private enum Key: String, CodingKey { case schema }
 
-        let event: any PipelineEvent
+        let input: Input
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
             guard let schema = try container.decodeIfPresent(String.self, forKey: .schema) else { throw SchemaProblem.missing }
-            let table = decoder.userInfo[Self.typesKey] as? Table
-            guard let type = table?.types.first(where: { $0.schema == schema }) else { throw SchemaProblem.unsupported(schema) }
+            let table = decoder.userInfo[Self.casesKey] as? Table
+            guard let eventCase = table?.cases.first(where: { $0.schema == schema }) else { throw SchemaProblem.unsupported(schema) }
             do {
-                event = try type.init(from: decoder)
+                input = try eventCase.decode(decoder)
             } catch {
                 throw BodyError(error: error)
             }
         }
     }
 
-    private static func rejection(for error: DecodingError, parsingJSON: Bool) -> PurchaseRejection {
+    private static func rejection(for error: DecodingError, parsingJSON: Bool) -> Rejection {
         switch error {
         case .keyNotFound(let key, let context):
             return .malformed("missing field '\(self.path(context.codingPath + [key]))'")

@@ -173,7 +173,7 @@ extension Int64 {
 
 extension Duration {
     /// The duration in whole milliseconds, truncated toward zero.
-    var wholeMilliseconds: Int64 {
+    package var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = self.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
