@@ -38,14 +38,12 @@ import Testing
         if let writable = value as? any FastJSONWritable {
             var writer = JSONWriter()
             writable.write(to: &writer)
-            let decoded = try JSONDecoder().decode(Value.self, from: Data(writer.bytes))
+            let decoded = try EventDecoder.decodeWithCodable(Value.self, from: Data(writer.bytes))
             #expect(decoded == value, "the hand-written writer drops a field of \(Value.self)", sourceLocation: sourceLocation)
             checked = true
         }
         if let readable = Value.self as? any FastJSONReadable.Type {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-            let read = try Self.read(readable, from: Array(try encoder.encode(value)))
+            let read = try Self.read(readable, from: try EventEncoder.encodeWithCodable(value))
             #expect(read as? Value == value, "the hand-written reader ignores a field of \(Value.self)", sourceLocation: sourceLocation)
             checked = true
         }

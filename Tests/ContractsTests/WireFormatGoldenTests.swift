@@ -8,14 +8,12 @@ import Testing
 /// every optional field set. Recorded before the contracts moved into one module, so a change
 /// here is a change of the wire format, never a side effect of a refactoring.
 @Suite(.timeLimit(.minutes(2))) struct WireFormatGoldenTests {
-    /// What `EventEncoder` writes (the fast path where there is one) and what `JSONEncoder` with
-    /// the pipeline's settings writes must both be `golden`, and `golden` must read back.
+    /// What `EventEncoder` writes (the fast path where there is one) and what its `Codable` path
+    /// writes must both be `golden`, and `golden` must read back through `Codable`.
     static func check<Value: Codable & Equatable>(_ value: Value, _ golden: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         #expect(String(decoding: try EventEncoder.encode(value: value), as: UTF8.self) == golden, sourceLocation: sourceLocation)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        #expect(String(decoding: try encoder.encode(value), as: UTF8.self) == golden, sourceLocation: sourceLocation)
-        #expect(try JSONDecoder().decode(Value.self, from: Data(golden.utf8)) == value, sourceLocation: sourceLocation)
+        #expect(String(decoding: try EventEncoder.encodeWithCodable(value), as: UTF8.self) == golden, sourceLocation: sourceLocation)
+        #expect(try EventDecoder.decodeWithCodable(Value.self, from: Data(golden.utf8)) == value, sourceLocation: sourceLocation)
     }
 
     @Test func purchase() throws {

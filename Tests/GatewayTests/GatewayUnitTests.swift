@@ -1,3 +1,4 @@
+import AppStore
 import Contracts
 import Foundation
 @testable import Gateway

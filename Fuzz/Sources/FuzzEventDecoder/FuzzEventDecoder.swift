@@ -50,7 +50,7 @@ private func readsLikeCodable<Value: FastJSONReadable & Decodable & Equatable>(_
     guard let fast = try? EventDecoder.read(type, from: bytes) else { return nil }
     let reference: Value
     do {
-        reference = try JSONDecoder().decode(type, from: Data(bytes))
+        reference = try EventDecoder.decodeWithCodable(type, from: bytes)
     } catch {
         finding("\(type): the fast reader accepts what JSONDecoder refuses (\(error))", fast)
     }
@@ -64,24 +64,17 @@ private func readsAndWritesLikeCodable<Value: FastJSONCodable & Codable & Equata
     value.write(to: &writer)
     let reference: [UInt8]
     do {
-        reference = Array(try eventFormat.encode(value))
+        reference = try EventEncoder.encodeWithCodable(value)
     } catch {
         finding("\(type): JSONEncoder refuses a value the fast reader read (\(error))", value)
     }
     guard writer.bytes == reference else {
         finding("\(type): the fast writer wrote \(String(decoding: writer.bytes, as: UTF8.self)), JSONEncoder \(String(decoding: reference, as: UTF8.self))", value)
     }
-    guard (try? JSONDecoder().decode(type, from: Data(reference))) == value else {
+    guard (try? EventDecoder.decodeWithCodable(type, from: reference)) == value else {
         finding("\(type): what was written does not read back: \(String(decoding: reference, as: UTF8.self))", value)
     }
 }
-
-/// `EventEncoder`'s format for types without a fast writer, which the fast writer must match.
-private let eventFormat: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-}()
 
 private func finding(_ problem: String, _ value: some Any) -> Never {
     fatalError("\(problem)\nfast reader's value: \(value)")

@@ -32,7 +32,7 @@ public enum EventDecoder {
         from bytes: some Collection<UInt8>
     ) throws(Rejection) -> Input {
         if let input = self.fastDecode(oneOf: cases, from: bytes) { return input }
-        let decoder = JSONDecoder()
+        let decoder = Self.codableDecoder()
         decoder.userInfo[Dispatch<Input>.casesKey] = Dispatch<Input>.Table(cases: cases)
         do {
             return try decoder.decode(Dispatch<Input>.self, from: Data(bytes)).input
@@ -65,6 +65,19 @@ public enum EventDecoder {
             if let input = read(document) { return input }
         }
         return nil
+    }
+
+    /// Decodes `bytes` as `type` through `Codable` only, never the hand-written reader, in the
+    /// events' format (timestamps as ISO-8601 strings): the reference the fast path is held to
+    /// (D17), and the reader of stored values the fast path did not take.
+    public static func decodeWithCodable<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>) throws -> Value {
+        try self.codableDecoder().decode(type, from: Data(bytes))
+    }
+
+    private static func codableDecoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.userInfo[Timestamp.jsonFormKey] = Timestamp.JSONForm.iso8601
+        return decoder
     }
 
     /// Reads one whole document as `type`, nothing after it.

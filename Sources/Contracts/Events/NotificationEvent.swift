@@ -1,4 +1,4 @@
-import AppStore
+public import AppStore
 
 /// An App Store Server Notification V2 as `iap-gateway` writes it (`iap.notification.v1` on
 /// `iap.notifications`, key: notificationUUID when decodable): `{"receivedAt", "schema",

@@ -1,3 +1,4 @@
+import AppStore
 import Foundation
 public import Kafka
 public import Contracts

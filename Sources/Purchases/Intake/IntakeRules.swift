@@ -1,5 +1,5 @@
 public import Contracts
-import AppStore
+public import AppStore
 import Foundation
 
 /// The intake stage's rules: validate and normalise a purchase or notification, pick its

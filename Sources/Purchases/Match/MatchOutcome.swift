@@ -1,3 +1,4 @@
+public import AppStore
 public import Contracts
 /// What match decided about one verified transaction.
 public enum MatchOutcome: Sendable, Hashable {

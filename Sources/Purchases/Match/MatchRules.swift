@@ -1,5 +1,5 @@
 public import Contracts
-import AppStore
+public import AppStore
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and
 /// releases transactions that waited for an order.
 ///

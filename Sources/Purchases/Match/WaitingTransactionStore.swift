@@ -1,3 +1,4 @@
+public import AppStore
 public import Contracts
 /// What a waiting transaction can be released by.
 public enum WaitKey: Hashable, Sendable, CustomStringConvertible {

@@ -81,7 +81,7 @@ extension TransactionVerifier {
             notificationType: type,
             subtype: notification.payload.subtype,
             notificationUUID: uuid,
-            signedDate: notification.payload.signedDate.map(Timestamp.init)
+            signedDate: notification.payload.signedDate
         )
         return .verified([self.record(
             transaction,

@@ -32,7 +32,7 @@ enum StateStorage {
             return value
         }
         do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
+            return try EventDecoder.decodeWithCodable(type, from: bytes)
         } catch {
             throw StateDecodingError(key: key, expected: "\(type)", detail: "\(error)")
         }

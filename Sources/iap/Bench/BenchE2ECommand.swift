@@ -1,3 +1,4 @@
+import AppStore
 import ArgumentParser
 import Foundation
 import Kafka

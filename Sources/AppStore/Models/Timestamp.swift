@@ -1,13 +1,29 @@
-public import AppStore
 public import Foundation
 
-/// An instant in the pipeline's own events: whole milliseconds since 1970 (UTC), written as an
-/// ISO-8601 string with milliseconds (`2026-11-21T21:00:00.000Z`).
+/// An instant: whole milliseconds since 1970 (UTC). The one date type of the code base: Apple
+/// signs its dates as millisecond instants, and the pipeline's events carry the same values.
 ///
 /// Integer milliseconds rather than `Date` so Apple's signed dates round-trip exactly (a `Date`
 /// built from `Double` can print `…560.999`), and the string form is computed with integer
-/// arithmetic for the same reason. Decoding accepts any RFC 3339 offset and 0–9 fraction digits.
+/// arithmetic for the same reason.
+///
+/// Two JSON forms, chosen by whoever encodes or decodes (``JSONForm``): Apple's number of
+/// milliseconds (the default, for Apple's payloads and requests; Xcode-signed fractional
+/// milliseconds are truncated toward zero), and the pipeline's ISO-8601 string with
+/// milliseconds (`2026-11-21T21:00:00.000Z`), which the event codec in `Contracts` selects.
+/// Reading the string form accepts any RFC 3339 offset and 0–9 fraction digits.
 public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// How a timestamp is written in JSON; set under ``jsonFormKey`` in an encoder's or
+    /// decoder's `userInfo`, Apple's ``milliseconds`` when absent.
+    public enum JSONForm: Sendable {
+        /// A number of milliseconds since 1970, as Apple signs and expects dates.
+        case milliseconds
+        /// An ISO-8601 UTC string with milliseconds, as the pipeline's events carry them.
+        case iso8601
+    }
+
+    public static let jsonFormKey = CodingUserInfoKey(rawValue: "iap.timestampJSONForm")!
+
     public var millisecondsSince1970: Int64
 
     public init(millisecondsSince1970: Int64) {
@@ -17,10 +33,6 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
     /// Truncates to the millisecond.
     public init(_ date: Date) {
         self.millisecondsSince1970 = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    public init(_ appleDate: AppStoreDate) {
-        self.millisecondsSince1970 = appleDate.millisecondsSince1970
     }
 
     public var date: Date { Date(timeIntervalSince1970: Double(self.millisecondsSince1970) / 1000) }
@@ -57,16 +69,32 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let text = try container.decode(String.self)
-        guard let parsed = Timestamp(iso8601: text) else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 (RFC 3339) date-time")
+        switch decoder.userInfo[Self.jsonFormKey] as? JSONForm ?? .milliseconds {
+        case .iso8601:
+            let text = try container.decode(String.self)
+            guard let parsed = Timestamp(iso8601: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 (RFC 3339) date-time")
+            }
+            self = parsed
+        case .milliseconds:
+            if let whole = try? container.decode(Int64.self) {
+                self.millisecondsSince1970 = whole
+                return
+            }
+            let fractional = try container.decode(Double.self)
+            guard fractional.isFinite, abs(fractional) < 9.0e15 else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "timestamp out of range")
+            }
+            self.millisecondsSince1970 = Int64(fractional.rounded(.towardZero))
         }
-        self = parsed
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        try container.encode(self.iso8601)
+        switch encoder.userInfo[Self.jsonFormKey] as? JSONForm ?? .milliseconds {
+        case .iso8601: try container.encode(self.iso8601)
+        case .milliseconds: try container.encode(self.millisecondsSince1970)
+        }
     }
 
     public var description: String { self.iso8601 }
@@ -87,7 +115,7 @@ extension Int64 {
 
 extension Duration {
     /// The duration in whole milliseconds, truncated toward zero.
-    package var wholeMilliseconds: Int64 {
+    fileprivate var wholeMilliseconds: Int64 {
         let (seconds, attoseconds) = self.components
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
