@@ -1,5 +1,5 @@
-public import Kafka
 public import Contracts
+public import Kafka
 public import Purchases
 
 /// The contract topics backends publish to, and their records under the contract keys:

@@ -1,9 +1,9 @@
+import Contracts
 import AppStore
 import ArgumentParser
 import Foundation
 import Kafka
 import LocalStack
-import Contracts
 import Purchases
 
 /// `iap publish`: publish purchase and order events the way a backend does, for trying the

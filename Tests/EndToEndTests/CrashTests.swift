@@ -1,7 +1,7 @@
+import Contracts
 import Foundation
 import Kafka
 import LocalStack
-import Contracts
 import Purchases
 import Testing
 

@@ -1,6 +1,5 @@
 import AppStore
 import AsyncHTTPClient
-import Contracts
 import Foundation
 @testable import Gateway
 import Kafka

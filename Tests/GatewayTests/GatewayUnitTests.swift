@@ -1,5 +1,5 @@
-import AppStore
 import Contracts
+import AppStore
 import Foundation
 @testable import Gateway
 import Pipeline

@@ -1,6 +1,6 @@
+import Contracts
 import Kafka
 import Testing
-import Contracts
 @testable import Pipeline
 
 /// The reject topic's record (`{"reason", "detail", "stage", "event"}` plus the `reject_reason`

@@ -1,7 +1,6 @@
 import AppStore
 import Crypto
 import Foundation
-import Contracts
 import Purchases
 import Synchronization
 import Testing

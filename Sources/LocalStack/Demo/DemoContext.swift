@@ -1,7 +1,7 @@
+public import Contracts
 import AppStore
 import Foundation
 public import Kafka
-public import Contracts
 public import Purchases
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.

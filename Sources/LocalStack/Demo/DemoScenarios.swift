@@ -1,5 +1,5 @@
-import Foundation
 import Contracts
+import Foundation
 import Purchases
 
 /// The demo's mixed batch (issue 4): every product type through StoreKit 2 and StoreKit 1,

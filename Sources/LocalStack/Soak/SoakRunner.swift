@@ -5,7 +5,6 @@ public import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
-import Contracts
 import Purchases
 public import Redis
 import Synchronization

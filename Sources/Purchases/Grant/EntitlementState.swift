@@ -1,4 +1,3 @@
-public import Contracts
 public import AppStore
 
 /// What grant knows about one purchase (originalTransactionId): the basis for deciding which

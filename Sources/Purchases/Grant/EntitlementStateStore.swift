@@ -1,4 +1,3 @@
-import Contracts
 /// Grant's state per purchase (originalTransactionId).
 ///
 /// `iap.matched` is keyed by originalTransactionId, so one lane reads and writes a purchase's

@@ -1,5 +1,5 @@
-public import AppStore
 public import Contracts
+public import AppStore
 /// What match decided about one verified transaction.
 public enum MatchOutcome: Sendable, Hashable {
     /// Publish to `iap.matched`.

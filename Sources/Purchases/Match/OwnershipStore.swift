@@ -1,4 +1,3 @@
-import Contracts
 /// Which user each purchase (originalTransactionId) belongs to. The first binding is final:
 /// every later delivery of the purchase (renewals, refunds, a receipt uploaded again) goes to
 /// that user, and another user claiming it is `ownership_conflict`.

@@ -1,4 +1,3 @@
-import Contracts
 import Foundation
 
 /// `appAccountToken` values are UUIDs that Apple, apps and backends spell in either case;

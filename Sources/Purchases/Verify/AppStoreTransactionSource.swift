@@ -1,4 +1,3 @@
-public import Contracts
 public import AppStore
 
 /// ``AppleTransactionSource`` over `AppStoreServerAPIClient` and `VerifyReceiptClient`.

@@ -1,4 +1,3 @@
-public import Contracts
 public import AppStore
 
 /// Consulted before every call to Apple, so all verify replicas together stay under Apple's

@@ -1,4 +1,3 @@
-public import Contracts
 public import AppStore
 
 /// The Apple calls verify makes, one attempt in one environment each.

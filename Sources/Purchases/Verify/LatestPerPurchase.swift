@@ -1,4 +1,3 @@
-import Contracts
 /// Keeps, per purchase (originalTransactionId), only its latest record.
 ///
 /// A subscription's receipt lists every renewal; the latest one carries the state grant acts

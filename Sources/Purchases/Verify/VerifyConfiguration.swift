@@ -1,4 +1,3 @@
-public import Contracts
 public import AppStore
 public import Foundation
 

@@ -2,7 +2,6 @@ import AppStore
 import Foundation
 import Logging
 import Pipeline
-import Contracts
 import Purchases
 
 /// Builds one stage's handler from its pipeline entry and settings and runs it in a ``Worker``.

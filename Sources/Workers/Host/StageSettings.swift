@@ -1,6 +1,5 @@
 public import AppStore
 public import Foundation
-public import Contracts
 public import Purchases
 
 /// What the stages read from the environment besides ``WorkerSettings`` (Kafka, Redis, ops,

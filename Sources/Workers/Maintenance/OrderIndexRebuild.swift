@@ -1,7 +1,7 @@
+import Contracts
 import Foundation
 public import Kafka
 public import Logging
-import Contracts
 import Purchases
 
 /// Rebuilds the Redis order index from the compacted `iap.orders` topic (`iap orders rebuild`):

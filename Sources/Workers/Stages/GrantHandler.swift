@@ -1,6 +1,6 @@
+public import Contracts
 import Kafka
 public import Pipeline
-public import Contracts
 public import Purchases
 
 /// The grant stage: exactly one effective change per (transaction, action). ``GrantRules``

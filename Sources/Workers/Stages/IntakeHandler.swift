@@ -1,6 +1,6 @@
+public import Contracts
 import Kafka
 public import Pipeline
-public import Contracts
 public import Purchases
 
 /// The intake stage: validates and normalises purchases and notifications, drops exact

@@ -1,8 +1,8 @@
+public import Contracts
 import AppStore
 import Kafka
 import Foundation
 public import Pipeline
-public import Contracts
 public import Purchases
 
 /// The match stage: indexes orders and ties each verified transaction to a user

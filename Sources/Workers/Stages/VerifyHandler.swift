@@ -1,7 +1,7 @@
+public import Contracts
 import AppStore
 import Kafka
 public import Pipeline
-public import Contracts
 public import Purchases
 
 /// The verify stage: Apple's word on each request, through ``TransactionVerifier`` (local JWS

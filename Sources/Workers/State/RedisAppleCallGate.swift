@@ -1,5 +1,4 @@
 import AppStore
-public import Contracts
 public import Purchases
 public import Redis
 

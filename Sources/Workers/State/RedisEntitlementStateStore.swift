@@ -1,4 +1,3 @@
-public import Contracts
 public import Purchases
 public import Redis
 

@@ -1,4 +1,3 @@
-public import Contracts
 public import Purchases
 
 /// Every Redis key the match, verify and grant state stores use, named in one place under

@@ -1,7 +1,7 @@
+public import Contracts
 public import Foundation
 import Kafka
 public import Pipeline
-public import Contracts
 public import Purchases
 
 /// Delivers each entitlement change to the backend's HTTP webhook (the optional `webhook`

@@ -1,10 +1,10 @@
+import Contracts
 import AppStore
 import ArgumentParser
 import Foundation
 import Kafka
 import LocalStack
 import Pipeline
-import Contracts
 import Purchases
 
 /// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as

@@ -1,6 +1,5 @@
 import AppStore
 import Foundation
-import Contracts
 import Purchases
 import Synchronization
 

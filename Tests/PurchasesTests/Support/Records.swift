@@ -1,5 +1,5 @@
-import AppStore
 import Contracts
+import AppStore
 import Purchases
 
 /// Verified and matched records for match and grant tests, without signing anything.

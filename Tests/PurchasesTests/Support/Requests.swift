@@ -1,6 +1,6 @@
+import Contracts
 import AppStore
 import Foundation
-import Contracts
 import Purchases
 import Testing
 

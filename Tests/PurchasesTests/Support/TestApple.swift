@@ -1,6 +1,5 @@
 import AppStore
 import Foundation
-import Contracts
 import Purchases
 
 /// An App Store stand-in for tests: a signing chain, builders for the signed data Apple

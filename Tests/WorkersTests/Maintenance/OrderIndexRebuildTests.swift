@@ -1,6 +1,6 @@
+import Contracts
 import Foundation
 import Kafka
-import Contracts
 import Purchases
 import Redis
 import TestSupport

@@ -1,5 +1,4 @@
 import AppStore
-import Contracts
 import Purchases
 import Redis
 import TestSupport

@@ -1,5 +1,5 @@
-import AppStore
 import Contracts
+import AppStore
 import Purchases
 import Redis
 import TestSupport

@@ -1,7 +1,7 @@
+import Contracts
 import Foundation
 import Kafka
 import Pipeline
-import Contracts
 import Purchases
 import Synchronization
 import Testing
