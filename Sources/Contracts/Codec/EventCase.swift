@@ -15,17 +15,13 @@ public struct EventCase<Input>: Sendable {
         if let readable = Event.self as? any FastJSONReadable.Type {
             self.fastRead = { bytes in
                 // `readable` is `Event.self`, so the value read is an `Event`.
-                guard let event = Self.read(readable, from: bytes) as? Event else { return nil }
+                guard let event = EventDecoder.readIfPossible(readable, from: bytes) as? Event else { return nil }
                 return wrap(event)
             }
         } else {
             self.fastRead = nil
         }
         self.decode = { decoder in wrap(try Event(from: decoder)) }
-    }
-
-    private static func read<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) -> Value? {
-        try? EventDecoder.read(type, from: bytes)
     }
 }
 

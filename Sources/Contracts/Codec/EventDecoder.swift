@@ -12,7 +12,13 @@ public enum EventDecoder {
         _ type: Event.Type,
         from bytes: some Collection<UInt8>
     ) throws(Rejection) -> Event {
-        try self.decode(oneOf: [EventCase(type) { $0 }], from: bytes)
+        // The hand-written reader first, without building a case list: this runs per record.
+        if let readable = Event.self as? any FastJSONReadable.Type,
+            let event = Self.readIfPossible(readable, from: bytes as? [UInt8] ?? Array(bytes)) as? Event
+        {
+            return event
+        }
+        return try self.decodeWithJSONDecoder(oneOf: [EventCase(type) { $0 }], from: bytes)
     }
 
     /// Decodes `bytes` as whichever of the stage's events its `schema` names, in one JSON
@@ -32,6 +38,14 @@ public enum EventDecoder {
         from bytes: some Collection<UInt8>
     ) throws(Rejection) -> Input {
         if let input = self.fastDecode(oneOf: cases, from: bytes) { return input }
+        return try self.decodeWithJSONDecoder(oneOf: cases, from: bytes)
+    }
+
+    /// `JSONDecoder`'s decision, refusals included, worded for the reject topic.
+    private static func decodeWithJSONDecoder<Input>(
+        oneOf cases: [EventCase<Input>],
+        from bytes: some Collection<UInt8>
+    ) throws(Rejection) -> Input {
         let decoder = Self.codableDecoder()
         decoder.userInfo[Dispatch<Input>.casesKey] = Dispatch<Input>.Table(cases: cases)
         do {
@@ -59,7 +73,8 @@ public enum EventDecoder {
     /// `schema`), or nil to let `JSONDecoder` decide, refusals included.
     private static func fastDecode<Input>(oneOf cases: [EventCase<Input>], from bytes: some Collection<UInt8>) -> Input? {
         var array: [UInt8]?
-        for read in cases.compactMap(\.fastRead) {
+        for eventCase in cases {
+            guard let read = eventCase.fastRead else { continue }
             let document = array ?? (bytes as? [UInt8] ?? Array(bytes))
             array = document
             if let input = read(document) { return input }
@@ -78,6 +93,11 @@ public enum EventDecoder {
         let decoder = JSONDecoder()
         decoder.userInfo[Timestamp.jsonFormKey] = Timestamp.JSONForm.iso8601
         return decoder
+    }
+
+    /// ``read(_:from:)`` without its failure, for a type known only at run time.
+    static func readIfPossible<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) -> Value? {
+        try? self.read(type, from: bytes)
     }
 
     /// Reads one whole document as `type`, nothing after it.
