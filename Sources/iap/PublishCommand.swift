@@ -1,6 +1,6 @@
-import Contracts
 import AppStore
 import ArgumentParser
+import Contracts
 import Foundation
 import Kafka
 import LocalStack

@@ -1,6 +1,6 @@
 import AppStore
-import Foundation
 import Contracts
+import Foundation
 import Purchases
 import Testing
 

@@ -1,7 +1,7 @@
 import Contracts
 import Kafka
-import Testing
 @testable import Pipeline
+import Testing
 
 /// The reject topic's record (`{"reason", "detail", "stage", "event"}` plus the `reject_reason`
 /// header) byte for byte: a contract other systems parse, pinned before the reason codes moved

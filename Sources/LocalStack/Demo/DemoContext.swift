@@ -1,5 +1,5 @@
-public import Contracts
 import AppStore
+public import Contracts
 import Foundation
 public import Kafka
 public import Purchases

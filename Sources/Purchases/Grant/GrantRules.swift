@@ -1,5 +1,5 @@
-public import Contracts
 import AppStore
+public import Contracts
 
 /// The grant stage's rules: decides which entitlement changes a matched transaction makes,
 /// given what grant already applied for the purchase.

@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 import Foundation
 
 /// The intake stage's rules: validate and normalise a purchase or notification, pick its

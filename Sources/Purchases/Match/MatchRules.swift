@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and
 /// releases transactions that waited for an order.
 ///

@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 
 extension ReasonCode {
     /// The contract code of an Apple call that failed for good: the one place where Apple's

@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 
 /// Which App Store environments a deployment accepts purchases from.
 ///

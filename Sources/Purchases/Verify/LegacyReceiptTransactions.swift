@@ -1,5 +1,5 @@
-import Contracts
 import AppStore
+import Contracts
 
 /// Transactions from a verifyReceipt answer (Apple checked the receipt; the answer came over
 /// TLS from Apple, so its fields are as trusted as a signed transaction's).

@@ -1,5 +1,5 @@
-import Contracts
 import AppStore
+import Contracts
 import Logging
 
 extension TransactionVerifier {

@@ -1,5 +1,5 @@
-import Contracts
 import AppStore
+import Contracts
 
 extension TransactionVerifier {
     /// A StoreKit 2 signed transaction: verified locally with the verifier of the environment

@@ -1,5 +1,5 @@
-import Contracts
 import AppStore
+import Contracts
 
 extension TransactionVerifier {
     /// A StoreKit 1 `transactionReceipt`: decoded locally (no trust) for its transaction id,

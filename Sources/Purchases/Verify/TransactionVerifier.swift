@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 public import Foundation
 public import Logging
 

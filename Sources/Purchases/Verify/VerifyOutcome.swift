@@ -1,5 +1,5 @@
-public import Contracts
 public import AppStore
+public import Contracts
 
 /// What the verify stage decided about one request. Retry versus reject is the case itself.
 public enum VerifyOutcome: Sendable, Hashable {

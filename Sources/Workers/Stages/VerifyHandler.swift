@@ -1,5 +1,5 @@
-public import Contracts
 import AppStore
+public import Contracts
 import Kafka
 public import Pipeline
 public import Purchases
