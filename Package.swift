@@ -194,6 +194,7 @@ let package = Package(
             name: "LocalStack",
             dependencies: [
                 "Kafka",
+                "AppStore",
                 "Contracts",
                 "Purchases",
                 "Redis",
@@ -314,7 +315,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Contracts", "Kafka", "Pipeline", "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Kafka", "Pipeline", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
