@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Pipeline", targets: ["Pipeline"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
+        .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "Hosting", targets: ["Hosting"]),
@@ -114,13 +115,27 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        // MARK: Contracts
+        /// Every topic's event type, the reason codes, the event codec (`EventDecoder`,
+        /// `EventEncoder` and the hand-written JSON of decision D17) and every business key
+        /// (`BusinessKeys.swift`). The one owner of the wire format: no Kafka, Redis or runtime.
+        .target(
+            name: "Contracts",
+            dependencies: [
+                "AppStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Domain
-        /// Events and the intake/verify/match/grant rules, as plain code: no Kafka, Redis or
-        /// runtime imports (DESIGN.md's dependency rules; decision D9).
+        /// The intake/verify/match/grant rules over the `Contracts` events, as plain code: no
+        /// Kafka, Redis or runtime imports (DESIGN.md's dependency rules; decision D9).
         .target(
             name: "Purchases",
             dependencies: [
                 "AppStore",
+                "Contracts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -162,6 +177,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
+                "Contracts",
                 "Kafka",
                 "Redis",
                 "Hosting",
@@ -189,6 +205,7 @@ let package = Package(
                 "Hosting",
                 "Topology",
                 "Pipeline",
+                "Contracts",
                 "Purchases",
                 "AppStore",
                 "Gateway",
@@ -215,6 +232,8 @@ let package = Package(
             name: "LocalStack",
             dependencies: [
                 "Kafka",
+                "AppStore",
+                "Contracts",
                 "Purchases",
                 "Redis",
                 "Topology",
@@ -239,6 +258,7 @@ let package = Package(
                 "Hosting",
                 "Topology",
                 "AppStore",
+                "Contracts",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -262,6 +282,7 @@ let package = Package(
                 "Pipeline",
                 "AppStore",
                 "AppStoreSimulator",
+                "Contracts",
                 "Purchases",
                 "LocalStack",
                 "Workers",
@@ -325,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Purchases", "Kafka",
+                "LocalStack", "Contracts", "Purchases", "Kafka",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -333,7 +354,7 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis", "TestSupport",
+                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -342,7 +363,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Hosting", "Topology", "Kafka", "Redis", "TestSupport",
+                "Pipeline", "Contracts", "Hosting", "Topology", "Kafka", "Redis", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -355,7 +376,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "Hosting", "Kafka", "Topology", "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Hosting", "Kafka", "Topology", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -376,6 +397,7 @@ let package = Package(
         .testTarget(
             name: "PurchasesTests",
             dependencies: [
+                "Contracts",
                 "Purchases",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -384,6 +406,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        /// The wire format: byte-for-byte goldens, the codec's refusals, and the check that
+        /// every stored field of a contract type is on its hand-written JSON path.
+        .testTarget(
+            name: "ContractsTests",
+            dependencies: ["Contracts", "Purchases", "AppStore"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -19,7 +19,10 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "FuzzEventDecoder",
-            dependencies: [.product(name: "Purchases", package: "iap-pipeline")],
+            dependencies: [
+                .product(name: "Contracts", package: "iap-pipeline"),
+                .product(name: "Purchases", package: "iap-pipeline"),
+            ],
             swiftSettings: strictSettings
         ),
         .executableTarget(

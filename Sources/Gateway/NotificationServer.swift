@@ -1,3 +1,5 @@
+import AppStore
+import Contracts
 import CoreMetrics
 import Foundation
 import Hummingbird
@@ -104,8 +106,9 @@ struct NotificationServer: Service {
             metrics.unkeyed.increment()
             logger.warning("notification payload does not decode; writing it without a key", metadata: ["bytes": "\(signedPayload.utf8.count)"])
         }
-        let event = NotificationEvent(signedPayload: signedPayload, receivedAt: Date())
-        let record = KafkaRecord(topic: topic, key: key.map { Array($0.utf8) }, value: event.encoded())
+        let event = NotificationEvent(receivedAt: Timestamp(Date()), signedPayload: signedPayload)
+        // Two strings and a timestamp always encode; a failure here would be a Foundation bug.
+        let record = KafkaRecord(topic: topic, key: key.map { Array($0.utf8) }, value: (try? EventEncoder.encode(event)) ?? [])
 
         let started = ContinuousClock.now
         let result = await writer.write(record)

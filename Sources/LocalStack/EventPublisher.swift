@@ -1,3 +1,4 @@
+public import Contracts
 public import Kafka
 public import Purchases
 

@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Contracts
 import Foundation
 import Kafka
 import LocalStack

@@ -18,7 +18,7 @@ import Testing
     }
     static func receipt(_ json: String) -> AppleResponse { .verifyReceipt(status: 200, body: body(json)) }
     static func retry(_ seconds: Int, _ code: RetryReason.Code) -> AppleOutcome { .retry(after: .seconds(seconds), reason: RetryReason(code)) }
-    static func terminal(_ code: PipelineReasonCode) -> AppleOutcome { .terminal(TerminalReason(code)) }
+    static func terminal(_ code: TerminalReason.Code) -> AppleOutcome { .terminal(TerminalReason(code)) }
 
     static let sandboxDisallowed = ClassificationContext(sandboxAllowed: false)
     static let inSandbox = ClassificationContext(environment: .sandbox, switchedEnvironment: true)

@@ -1,3 +1,4 @@
+import AppStore
 import AsyncHTTPClient
 import Foundation
 @testable import Gateway
@@ -27,8 +28,9 @@ import TestSupport
             #expect(value["schema"] as? String == "iap.notification.v1")
             #expect(value["signedPayload"] as? String == signedPayload)
             let receivedAt = try #require(value["receivedAt"] as? String)
-            #expect(receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z/) != nil, "ISO-8601 UTC: \(receivedAt)")
-            let instant = try #require(try? Date(receivedAt, strategy: .iso8601))
+            // Milliseconds like every pipeline timestamp (decision D22; whole seconds before).
+            #expect(receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "ISO-8601 UTC: \(receivedAt)")
+            let instant = try #require(Timestamp(iso8601: receivedAt)).date
             #expect(instant >= before.addingTimeInterval(-1) && instant <= after.addingTimeInterval(1))
             #expect(Set(value.keys) == ["schema", "receivedAt", "signedPayload"])
 

@@ -1,3 +1,5 @@
+import AppStore
+import Contracts
 import Foundation
 @testable import Gateway
 import Hosting
@@ -94,9 +96,23 @@ import Topology
     }
 
     @Test func eventEncodesTheContractShape() throws {
-        let event = NotificationEvent(signedPayload: "h.p/+.s", receivedAt: Date(timeIntervalSince1970: 1_795_294_800.75))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(event.encoded())) as? [String: String])
-        #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00Z", "signedPayload": "h.p/+.s"])
+        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: String])
+        #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00.750Z", "signedPayload": "h.p/+.s"])
+    }
+
+    /// The record value byte for byte (wire-format golden; see WireFormatGoldenTests).
+    ///
+    /// Changed on purpose when the gateway's own copy of the event gave way to the one in
+    /// `Contracts` (decision D22): `receivedAt` was whole seconds (`…T21:00:00Z`, the fraction
+    /// dropped) and is now milliseconds like every other timestamp of the pipeline
+    /// (`…T21:00:00.750Z`). Intake, the only reader, parses both.
+    @Test func eventEncodesToTheGoldenBytes() throws {
+        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        #expect(
+            String(decoding: try EventEncoder.encode(event), as: UTF8.self)
+                == #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#
+        )
     }
 }
 

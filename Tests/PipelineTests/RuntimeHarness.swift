@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Kafka
 import Logging
@@ -17,7 +18,9 @@ import Topology
 /// - reject: refuse, quoting the id in the detail;
 /// - wait: wait (``StageOutcome/wait(until:since:reason:)``, half a second at a time) until the
 ///   harness gate opens, then ok.
-struct TestEvent: Decodable, Sendable {
+struct TestEvent: PipelineEvent {
+    static let schema = "test.v1"
+
     var schema: String
     var id: String
     var action: String
@@ -30,7 +33,7 @@ final class TestStage: MessageHandler {
     let gate = Gate()
 
     func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<TestEvent> {
-        let event = try JSONEnvelope.decode(TestEvent.self, from: message.record.value, schemas: ["test.v1"])
+        let event = try EventDecoder.decode(TestEvent.self, from: message.record.value)
         return Prepared(event, idempotencyKey: "test:\(event.id)")
     }
 

@@ -110,7 +110,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         #expect(byKey["b"]?["reason"] as? String == "unsupported_schema")
         #expect((byKey["b"]?["event"] as? [String: Any])?["schema"] as? String == "other.v9", "JSON events are embedded as JSON")
         #expect(byKey["c"]?["reason"] as? String == "malformed_event")
-        #expect(byKey["c"]?["detail"] as? String == "missing required field \"id\"")
+        #expect(byKey["c"]?["detail"] as? String == "missing field 'id'")
         #expect(byKey["d"]?["reason"] as? String == "malformed_event")
         #expect((byKey["d"]?["detail"] as? String)?.contains("10000 bytes") == true)
         #expect(byKey["e"]?["reason"] as? String == "malformed_event")

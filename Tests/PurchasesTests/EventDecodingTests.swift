@@ -1,12 +1,13 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing
 
 /// Contract field names, and the specific detail of every refusal.
 @Suite(.timeLimit(.minutes(2))) struct EventDecodingTests {
-    static func refusal(_ json: String) -> PurchaseRejection? {
-        do throws(PurchaseRejection) {
+    static func refusal(_ json: String) -> Rejection? {
+        do throws(Rejection) {
             _ = try EventDecoder.decode(PurchaseEvent.self, from: Array(json.utf8))
             return nil
         } catch {
@@ -47,7 +48,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("not json", PurchaseRejectReason.malformedEvent, "not valid JSON"),
+        ("not json", ReasonCode.malformedEvent, "not valid JSON"),
         ("[1, 2]", .malformedEvent, "not a JSON object"),
         (#"{"eventId": "e"}"#, .malformedEvent, "missing field 'schema'"),
         (#"{"schema": 1}"#, .malformedEvent, "field 'schema' is not a string"),
@@ -66,7 +67,7 @@ import Testing
             .malformedEvent, "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found none"
         ),
     ])
-    func refusalsNameTheProblem(json: String, reason: PurchaseRejectReason, detail: String) throws {
+    func refusalsNameTheProblem(json: String, reason: ReasonCode, detail: String) throws {
         let refusal = try #require(Self.refusal(json))
         #expect(refusal.reason == reason)
         #expect(refusal.detail == detail)
@@ -85,12 +86,12 @@ import Testing
         #expect(notification.receivedAt == Timestamp(iso8601: "2026-11-21T21:00:00.000Z"))
         #expect(notification.signedPayload == "a.b.c")
 
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             let json = #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","quantity":"one","bundleId":"b"}"#
             _ = try EventDecoder.decode(OrderEvent.self, from: Array(json.utf8))
             Issue.record("a string quantity decoded")
         } catch {
-            #expect(error == PurchaseRejection(.malformedEvent, ""))
+            #expect(error == Rejection(.malformedEvent, ""))
             #expect(error.detail == "field 'quantity' is not an integer")
         }
     }

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing
@@ -6,11 +7,10 @@ import Testing
 /// The hand-written JSON of the per-purchase types is `JSONEncoder`'s output byte for byte, reads
 /// back what `JSONDecoder` reads, and falls back to it for anything it does not read itself.
 @Suite(.timeLimit(.minutes(2))) struct FastJSONTests {
-    /// The pipeline's event format, as `EventEncoder` configured it before the fast path.
+    /// The pipeline's event format through `JSONEncoder`, as `EventEncoder` configured it
+    /// before the fast path.
     static func foundation(_ value: some Encodable) throws -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Array(try encoder.encode(value))
+        try EventEncoder.encodeWithCodable(value)
     }
 
     static func fast(_ value: some FastJSONWritable) -> [UInt8] {
@@ -115,7 +115,7 @@ import Testing
 
     /// What `JSONDecoder` makes of the same text is what the fast reader makes of it.
     static func readsLikeJSONDecoder<Value: FastJSONReadable & Decodable & Equatable>(_ text: [UInt8], as type: Value.Type) throws {
-        let reference = try JSONDecoder().decode(type, from: Data(text))
+        let reference = try EventDecoder.decodeWithCodable(type, from: Data(text))
         #expect(try EventDecoder.read(type, from: text) == reference)
     }
 
@@ -131,6 +131,7 @@ import Testing
         // explicit nulls for optionals.
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted]
+        encoder.userInfo[Timestamp.jsonFormKey] = Timestamp.JSONForm.iso8601
         for value in Self.matchedValues {
             try Self.readsLikeJSONDecoder(Array(try encoder.encode(value)), as: MatchedTransaction.self)
         }
@@ -166,7 +167,7 @@ import Testing
         let bytes = Array(text.utf8)
         if text.contains("iap.matched.v1") {
             #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(MatchedTransaction.self, from: bytes) }
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 _ = try EventDecoder.decode(MatchedTransaction.self, from: bytes)
                 Issue.record("a matched record without 'verified' decoded")
             } catch {
@@ -176,8 +177,8 @@ import Testing
             return
         }
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: bytes) }
-        let reference = try? JSONDecoder().decode(VerifyRequest.self, from: Data(bytes))
-        do throws(PurchaseRejection) {
+        let reference = try? EventDecoder.decodeWithCodable(VerifyRequest.self, from: Data(bytes))
+        do throws(Rejection) {
             let decoded = try EventDecoder.decode(VerifyRequest.self, from: bytes)
             #expect(decoded == reference)
         } catch {
@@ -220,7 +221,7 @@ import Testing
         request(payload: #"\u007f\u+000\u001f"#),
     ])
     func leavesWhatJSONDecoderRefusesToIt(bytes: [UInt8]) {
-        #expect(throws: (any Error).self) { try JSONDecoder().decode(VerifyRequest.self, from: Data(bytes)) }
+        #expect(throws: (any Error).self) { try EventDecoder.decodeWithCodable(VerifyRequest.self, from: Data(bytes)) }
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: bytes) }
     }
 
@@ -230,14 +231,14 @@ import Testing
         let text = #"{"schema":"iap.verify-request.v1","kind":"transactionId","payload":"1","hints":{"orderId":"o-456","orderId":"o"},"source":"storekit2","receivedAt":"2026-11-21T21:00:00Z"}"#
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: Array(text.utf8)) }
         let decoded = try EventDecoder.decode(VerifyRequest.self, from: Array(text.utf8))
-        #expect(decoded == (try JSONDecoder().decode(VerifyRequest.self, from: Data(text.utf8))))
+        #expect(decoded == (try EventDecoder.decodeWithCodable(VerifyRequest.self, from: Data(text.utf8))))
     }
 
     @Test func eventDecoderReadsTheOtherTypeOfItsListThroughJSONDecoder() throws {
         let order = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "t", quantity: 2)
-        let decoded = try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: Self.foundation(order))
-        #expect(decoded as? OrderEvent == order)
-        let verified = try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: Self.foundation(Self.fullVerified))
-        #expect(verified as? VerifiedTransaction == Self.fullVerified)
+        let decoded = try EventDecoder.decode(MatchInput.self, from: Self.foundation(order))
+        #expect(decoded == .order(order))
+        let verified = try EventDecoder.decode(MatchInput.self, from: Self.foundation(Self.fullVerified))
+        #expect(verified == .verified(Self.fullVerified))
     }
 }

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Purchases
 import Testing
 
@@ -227,6 +228,6 @@ import Testing
         #expect(first == second)
         try await self.rules.commit(second)
         #expect(try await self.rules.decide(matched).events.isEmpty)
-        #expect(GrantRules.idempotencyKey(for: matched) == matched.verified.recordKey)
+        #expect(matched.idempotencyKey == matched.verified.recordKey)
     }
 }

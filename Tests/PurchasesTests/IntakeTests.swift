@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing
@@ -21,7 +22,7 @@ import Testing
         }
     }
 
-    func rejection(_ bytes: [UInt8]) -> PurchaseRejection? {
+    func rejection(_ bytes: [UInt8]) -> Rejection? {
         if case .reject(let rejection) = self.rules.evaluate(bytes, receivedAt: Self.now) { return rejection }
         return nil
     }

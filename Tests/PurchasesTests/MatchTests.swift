@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Purchases
 import Testing
 
@@ -268,7 +269,7 @@ import Testing
 
     @Test func ordersAreValidated() async throws {
         let outcome = try await self.rules().acceptOrder(OrderEvent(orderId: "o", userId: " ", productId: "p", bundleId: "b"))
-        #expect(outcome == .reject(PurchaseRejection(.malformedEvent, "")))
+        #expect(outcome == .reject(Rejection(.malformedEvent, "")))
         let badToken = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "nope")
         guard case .reject(let refusal) = try await self.rules().acceptOrder(badToken) else {
             Issue.record("accepted a bad token")
@@ -280,7 +281,7 @@ import Testing
     @Test func keysIdentifyDeliveries() {
         let purchase = Records.verified(Records.transaction(), userId: "u", eventId: "e-1")
         let refund = Records.verified(Records.transaction(revocationDate: 1), notification: .refund, uuid: "n-9")
-        #expect(MatchRules.idempotencyKey(for: purchase) == "2000000000000001|e:e-1")
-        #expect(MatchRules.idempotencyKey(for: refund) == "2000000000000001|n:n-9")
+        #expect(purchase.recordKey == "2000000000000001|e:e-1")
+        #expect(refund.recordKey == "2000000000000001|n:n-9")
     }
 }

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing
@@ -34,8 +35,8 @@ import Testing
 
     @Test func decodingReportsTheBadValue() throws {
         let data = Data(#"{"schema":"iap.notification.v1","receivedAt":"yesterday","signedPayload":"x"}"#.utf8)
-        #expect(throws: PurchaseRejection(.malformedEvent, "")) { try EventDecoder.decode(NotificationEvent.self, from: data) }
-        do throws(PurchaseRejection) {
+        #expect(throws: Rejection(.malformedEvent, "")) { try EventDecoder.decode(NotificationEvent.self, from: data) }
+        do throws(Rejection) {
             _ = try EventDecoder.decode(NotificationEvent.self, from: data)
         } catch {
             #expect(error.detail.contains("field 'receivedAt'"))

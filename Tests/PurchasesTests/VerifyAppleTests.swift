@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing

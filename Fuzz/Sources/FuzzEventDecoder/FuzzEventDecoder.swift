@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Purchases
 
@@ -23,16 +24,24 @@ public func fuzzEventDecoder(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     readsAndWritesLikeCodable(PublisherHints.self, bytes)
     readsAndWritesLikeCodable(NotificationContext.self, bytes)
     readsAndWritesLikeCodable(RenewalDetails.self, bytes)
-    _ = try? EventDecoder.decode(oneOf: eventTypes, from: bytes)
+    _ = try? EventDecoder.decode(AnyEvent.self, from: bytes)
     _ = try? EventDecoder.schema(of: bytes)
     return 0
 }
 
 /// Every event a stage decodes, fast reader or not.
-private let eventTypes: [any PipelineEvent.Type] = [
-    PurchaseEvent.self, OrderEvent.self, NotificationEvent.self, VerifyRequest.self, VerifiedTransaction.self,
-    MatchedTransaction.self, UnmatchedTransaction.self, EntitlementEvent.self,
-]
+private enum AnyEvent: StageInput {
+    case purchase(PurchaseEvent), order(OrderEvent), notification(NotificationEvent), request(VerifyRequest)
+    case verified(VerifiedTransaction), matched(MatchedTransaction), unmatched(UnmatchedTransaction)
+    case entitlement(EntitlementEvent)
+
+    static let cases: [EventCase<Self>] = [
+        EventCase(PurchaseEvent.self) { .purchase($0) }, EventCase(OrderEvent.self) { .order($0) },
+        EventCase(NotificationEvent.self) { .notification($0) }, EventCase(VerifyRequest.self) { .request($0) },
+        EventCase(VerifiedTransaction.self) { .verified($0) }, EventCase(MatchedTransaction.self) { .matched($0) },
+        EventCase(UnmatchedTransaction.self) { .unmatched($0) }, EventCase(EntitlementEvent.self) { .entitlement($0) },
+    ]
+}
 
 /// The value the fast reader read, after checking `JSONDecoder` reads the same; nil when the
 /// fast reader refused the input.
@@ -41,7 +50,7 @@ private func readsLikeCodable<Value: FastJSONReadable & Decodable & Equatable>(_
     guard let fast = try? EventDecoder.read(type, from: bytes) else { return nil }
     let reference: Value
     do {
-        reference = try JSONDecoder().decode(type, from: Data(bytes))
+        reference = try EventDecoder.decodeWithCodable(type, from: bytes)
     } catch {
         finding("\(type): the fast reader accepts what JSONDecoder refuses (\(error))", fast)
     }
@@ -55,24 +64,17 @@ private func readsAndWritesLikeCodable<Value: FastJSONCodable & Codable & Equata
     value.write(to: &writer)
     let reference: [UInt8]
     do {
-        reference = Array(try eventFormat.encode(value))
+        reference = try EventEncoder.encodeWithCodable(value)
     } catch {
         finding("\(type): JSONEncoder refuses a value the fast reader read (\(error))", value)
     }
     guard writer.bytes == reference else {
         finding("\(type): the fast writer wrote \(String(decoding: writer.bytes, as: UTF8.self)), JSONEncoder \(String(decoding: reference, as: UTF8.self))", value)
     }
-    guard (try? JSONDecoder().decode(type, from: Data(reference))) == value else {
+    guard (try? EventDecoder.decodeWithCodable(type, from: reference)) == value else {
         finding("\(type): what was written does not read back: \(String(decoding: reference, as: UTF8.self))", value)
     }
 }
-
-/// `EventEncoder`'s format for types without a fast writer, which the fast writer must match.
-private let eventFormat: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-}()
 
 private func finding(_ problem: String, _ value: some Any) -> Never {
     fatalError("\(problem)\nfast reader's value: \(value)")

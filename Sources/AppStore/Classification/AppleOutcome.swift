@@ -8,7 +8,7 @@ public enum AppleOutcome: Sendable, Hashable {
     case retry(after: Duration, reason: RetryReason)
     /// The data lives in the other environment: repeat the call there, once.
     case switchEnvironment(to: AppStoreEnvironment)
-    /// Final: the same input will always fail; dead-letter or reject with the reason code.
+    /// Final: the same input will always fail (the pipeline rejects it).
     case terminal(TerminalReason)
 }
 
@@ -62,14 +62,38 @@ public struct RetryReason: Hashable, Sendable, CustomStringConvertible {
     public var description: String { self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)" }
 }
 
-/// Why a call failed for good, as one of the pipeline's reason codes. Equal by code.
+/// Why a call failed for good, in Apple's terms. Equal by code. (The pipeline maps these onto
+/// its contract reason codes; this module does not know them.)
 public struct TerminalReason: Hashable, Sendable, CustomStringConvertible {
-    public var code: PipelineReasonCode
+    /// What made the call final. A closed set on purpose: whoever maps it (the purchase rules)
+    /// must decide about every new one.
+    public enum Code: String, Hashable, Sendable, CustomStringConvertible {
+        /// Our own request could not be encoded (never reached Apple).
+        case requestNotEncodable = "request_not_encodable"
+        /// The JWS signature does not verify.
+        case invalidSignature = "invalid_signature"
+        /// The certificate chain, its OIDs or its revocation status are wrong.
+        case invalidCertificate = "invalid_certificate"
+        /// Signed or looked up for another bundle id.
+        case wrongBundle = "wrong_bundle"
+        /// Signed for, or only found in, the other environment.
+        case wrongEnvironment = "wrong_environment"
+        /// verifyReceipt refused the receipt for good.
+        case receiptInvalid = "receipt_invalid"
+        /// Apple does not know the transaction (or the account behind a receipt).
+        case transactionNotFound = "transaction_not_found"
+        /// A sandbox receipt where only production is accepted.
+        case sandboxNotAllowed = "sandbox_not_allowed"
+
+        public var description: String { self.rawValue }
+    }
+
+    public var code: Code
     public var detail: String
     /// Apple's `errorCode` (Server API) or `status` (verifyReceipt), when there was one.
     public var appleCode: Int64?
 
-    public init(_ code: PipelineReasonCode, _ detail: String = "", appleCode: Int64? = nil) {
+    public init(_ code: Code, _ detail: String = "", appleCode: Int64? = nil) {
         self.code = code
         self.detail = detail
         self.appleCode = appleCode
@@ -78,22 +102,4 @@ public struct TerminalReason: Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
     public var description: String { self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)" }
-}
-
-/// The pipeline's rejection reason codes (a contract shared with `iap.rejected` consumers).
-public struct PipelineReasonCode: OpenEnumeration {
-    public let rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-
-    public static let malformedEvent = Self(rawValue: "malformed_event")
-    public static let unsupportedSchema = Self(rawValue: "unsupported_schema")
-    public static let invalidSignature = Self(rawValue: "invalid_signature")
-    public static let invalidCertificate = Self(rawValue: "invalid_certificate")
-    public static let wrongBundle = Self(rawValue: "wrong_bundle")
-    public static let wrongEnvironment = Self(rawValue: "wrong_environment")
-    public static let receiptInvalid = Self(rawValue: "receipt_invalid")
-    public static let transactionNotFound = Self(rawValue: "transaction_not_found")
-    public static let ownershipConflict = Self(rawValue: "ownership_conflict")
-    public static let sandboxNotAllowed = Self(rawValue: "sandbox_not_allowed")
-    public static let xcodeNotAllowed = Self(rawValue: "xcode_not_allowed")
 }

@@ -6,16 +6,16 @@ public struct AppTransaction: SignedPayload, Hashable {
     public var bundleId: String?
     public var applicationVersion: String?
     public var versionExternalIdentifier: Int64?
-    public var receiptCreationDate: AppStoreDate?
-    public var originalPurchaseDate: AppStoreDate?
+    public var receiptCreationDate: Timestamp?
+    public var originalPurchaseDate: Timestamp?
     public var originalApplicationVersion: String?
     public var deviceVerification: String?
     public var deviceVerificationNonce: String?
-    public var preorderDate: AppStoreDate?
+    public var preorderDate: Timestamp?
     public var appTransactionId: String?
     public var originalPlatform: String?
 
     public init() {}
 
-    public var signingDate: AppStoreDate? { self.receiptCreationDate }
+    public var signingDate: Timestamp? { self.receiptCreationDate }
 }

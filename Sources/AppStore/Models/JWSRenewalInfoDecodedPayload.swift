@@ -38,16 +38,16 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload, Hashable {
     public var autoRenewStatus: AutoRenewStatus?
     public var expirationIntent: ExpirationIntent?
     public var isInBillingRetryPeriod: Bool?
-    public var gracePeriodExpiresDate: AppStoreDate?
+    public var gracePeriodExpiresDate: Timestamp?
     public var priceIncreaseStatus: PriceIncreaseStatus?
     public var offerType: OfferType?
     public var offerIdentifier: String?
     public var offerDiscountType: OfferDiscountType?
     public var offerPeriod: String?
-    public var signedDate: AppStoreDate?
+    public var signedDate: Timestamp?
     public var environment: AppStoreEnvironment?
-    public var recentSubscriptionStartDate: AppStoreDate?
-    public var renewalDate: AppStoreDate?
+    public var recentSubscriptionStartDate: Timestamp?
+    public var renewalDate: Timestamp?
     public var currency: String?
     /// Price of the next renewal in milliunits of `currency`.
     public var renewalPrice: Int64?
@@ -59,7 +59,7 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload, Hashable {
 
     public init() {}
 
-    public var signingDate: AppStoreDate? { self.signedDate }
+    public var signingDate: Timestamp? { self.signedDate }
 
     /// `appAccountToken` when it is a well-formed UUID.
     public var appAccountTokenUUID: UUID? { self.appAccountToken.flatMap(UUID.init(uuidString:)) }

@@ -11,18 +11,18 @@ public struct JWSTransactionDecodedPayload: SignedPayload, Hashable {
     public var bundleId: String?
     public var productId: String?
     public var subscriptionGroupIdentifier: String?
-    public var purchaseDate: AppStoreDate?
-    public var originalPurchaseDate: AppStoreDate?
-    public var expiresDate: AppStoreDate?
+    public var purchaseDate: Timestamp?
+    public var originalPurchaseDate: Timestamp?
+    public var expiresDate: Timestamp?
     public var quantity: Int32?
     public var type: ProductType?
     /// The app's own user identifier, when the app set one at purchase.
     /// Kept as the raw string: a malformed token must not make the whole payload undecodable.
     public var appAccountToken: String?
     public var inAppOwnershipType: InAppOwnershipType?
-    public var signedDate: AppStoreDate?
+    public var signedDate: Timestamp?
     public var revocationReason: RevocationReason?
-    public var revocationDate: AppStoreDate?
+    public var revocationDate: Timestamp?
     public var revocationType: RevocationType?
     /// Refunded share in milliunits (1000 = 100 %).
     public var revocationPercentage: Int32?
@@ -46,7 +46,7 @@ public struct JWSTransactionDecodedPayload: SignedPayload, Hashable {
 
     public init() {}
 
-    public var signingDate: AppStoreDate? { self.signedDate }
+    public var signingDate: Timestamp? { self.signedDate }
 
     /// `appAccountToken` when it is a well-formed UUID.
     public var appAccountTokenUUID: UUID? { self.appAccountToken.flatMap(UUID.init(uuidString:)) }

@@ -7,7 +7,7 @@ public struct ResponseBodyV2DecodedPayload: SignedPayload, Hashable {
     /// Stable across Apple's delivery retries: the inbound dedupe key.
     public var notificationUUID: String?
     public var version: String?
-    public var signedDate: AppStoreDate?
+    public var signedDate: Timestamp?
     public var data: NotificationData?
     public var summary: NotificationSummary?
     public var externalPurchaseToken: ExternalPurchaseToken?
@@ -15,7 +15,7 @@ public struct ResponseBodyV2DecodedPayload: SignedPayload, Hashable {
 
     public init() {}
 
-    public var signingDate: AppStoreDate? { self.signedDate }
+    public var signingDate: Timestamp? { self.signedDate }
 }
 
 /// The app and signed transaction data of a notification.
@@ -52,7 +52,7 @@ public struct NotificationSummary: Codable, Hashable, Sendable {
 public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     /// Starts with "SANDBOX" for sandbox tokens, which is how the environment is inferred.
     public var externalPurchaseId: String?
-    public var tokenCreationDate: AppStoreDate?
+    public var tokenCreationDate: Timestamp?
     public var appAppleId: Int64?
     public var bundleId: String?
 

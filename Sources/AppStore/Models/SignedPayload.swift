@@ -2,5 +2,5 @@
 public protocol SignedPayload: Codable, Sendable {
     /// The instant the certificate chain is checked at when validating at the signing date:
     /// `signedDate` for most payloads, `receiptCreationDate` for an app transaction.
-    var signingDate: AppStoreDate? { get }
+    var signingDate: Timestamp? { get }
 }

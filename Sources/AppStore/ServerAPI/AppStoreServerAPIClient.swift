@@ -105,7 +105,7 @@ public struct AppStoreServerAPIClient: Sendable {
             body = Array(try JSONEncoder().encode(request))
         } catch {
             throw AppStoreAPIError(
-                outcome: .terminal(TerminalReason(.malformedEvent, "notification history request does not encode: \(error)")),
+                outcome: .terminal(TerminalReason(.requestNotEncodable, "notification history request does not encode: \(error)")),
                 environment: self.configuration.environment
             )
         }
@@ -138,7 +138,7 @@ public struct AppStoreServerAPIClient: Sendable {
             body = Array(try JSONEncoder().encode(request))
         } catch {
             throw AppStoreAPIError(
-                outcome: .terminal(TerminalReason(.malformedEvent, "consumption request does not encode: \(error)")),
+                outcome: .terminal(TerminalReason(.requestNotEncodable, "consumption request does not encode: \(error)")),
                 environment: self.configuration.environment
             )
         }

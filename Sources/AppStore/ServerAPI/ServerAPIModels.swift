@@ -50,16 +50,16 @@ public struct RefundHistoryResponse: Codable, Hashable, Sendable {
 /// Body of `POST /inApps/v1/notifications/history`. `transactionId` and `notificationType`
 /// are mutually exclusive (4000019).
 public struct NotificationHistoryRequest: Codable, Hashable, Sendable {
-    public var startDate: AppStoreDate
-    public var endDate: AppStoreDate
+    public var startDate: Timestamp
+    public var endDate: Timestamp
     public var notificationType: NotificationTypeV2?
     public var notificationSubtype: NotificationSubtype?
     public var transactionId: String?
     public var onlyFailures: Bool?
 
     public init(
-        startDate: AppStoreDate,
-        endDate: AppStoreDate,
+        startDate: Timestamp,
+        endDate: Timestamp,
         notificationType: NotificationTypeV2? = nil,
         notificationSubtype: NotificationSubtype? = nil,
         transactionId: String? = nil,
@@ -87,7 +87,7 @@ public struct NotificationHistoryResponseItem: Codable, Hashable, Sendable {
 }
 
 public struct SendAttemptItem: Codable, Hashable, Sendable {
-    public var attemptDate: AppStoreDate?
+    public var attemptDate: Timestamp?
     public var sendAttemptResult: SendAttemptResult?
 }
 

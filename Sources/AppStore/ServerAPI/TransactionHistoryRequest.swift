@@ -17,8 +17,8 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
     }
 
     /// Includes transactions with `startDate <= purchaseDate < endDate`.
-    public var startDate: AppStoreDate?
-    public var endDate: AppStoreDate?
+    public var startDate: Timestamp?
+    public var endDate: Timestamp?
     public var productIds: [String]
     public var productTypes: [HistoryProductType]
     public var sort: Order?
@@ -27,8 +27,8 @@ public struct TransactionHistoryRequest: Hashable, Sendable {
     public var revoked: Bool?
 
     public init(
-        startDate: AppStoreDate? = nil,
-        endDate: AppStoreDate? = nil,
+        startDate: Timestamp? = nil,
+        endDate: Timestamp? = nil,
         productIds: [String] = [],
         productTypes: [HistoryProductType] = [],
         sort: Order? = nil,

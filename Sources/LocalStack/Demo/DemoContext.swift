@@ -1,3 +1,5 @@
+import AppStore
+public import Contracts
 import Foundation
 public import Kafka
 public import Purchases

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 public import Kafka
 import Purchases

@@ -1,3 +1,4 @@
+public import Contracts
 public import Foundation
 public import Kafka
 
@@ -24,7 +25,7 @@ public struct InboundMessage: Sendable {
 public protocol MessageHandler: Sendable {
     associatedtype Work: Sendable
 
-    /// Validates and decodes a record. Throw `Rejection` for input that can never succeed.
+    /// Validates and decodes a record. Throw a contract `Rejection` for input that can never succeed.
     func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work>
 
     /// Decides the outcome. A thrown error is treated as transient and retried with backoff.

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Kafka
 
@@ -6,16 +7,16 @@ enum RejectRecord {
     /// `{"reason": "<code>", "detail": "...", "stage": "...", "event": <original>}`, the
     /// reject-topic contract. The original is embedded as JSON when it is JSON, as a string
     /// otherwise, and truncated when it is larger than a Kafka record may be.
-    static func make(for message: KafkaMessage, reason: RejectReason, detail: String, stage: String, topic: String, group: String) -> KafkaRecord {
+    static func make(for message: KafkaMessage, reason: ReasonCode, detail: String, stage: String, topic: String, group: String) -> KafkaRecord {
         var value = Array("{\"reason\":".utf8)
-        value += jsonString(reason.code)
+        value += jsonString(reason.rawValue)
         value += Array(",\"detail\":".utf8) + jsonString(detail)
         value += Array(",\"stage\":".utf8) + jsonString(stage)
         value += Array(",\"event\":".utf8) + embeddable(message.value)
         value.append(UInt8(ascii: "}"))
         return KafkaRecord(
             topic: topic, key: message.key.map(Array.init), value: value,
-            headers: sourceHeaders(of: message, group: group) + [KafkaHeader(name: PipelineHeaders.rejectReason, string: reason.code)]
+            headers: sourceHeaders(of: message, group: group) + [KafkaHeader(name: PipelineHeaders.rejectReason, string: reason.rawValue)]
         )
     }
 

@@ -1,3 +1,4 @@
+public import Contracts
 public import Foundation
 public import Kafka
 
@@ -22,31 +23,7 @@ public enum StageOutcome: Sendable {
     /// lost its data) still measures its window from the start.
     case wait(until: Date, since: Date, reason: String)
     /// Refuse for good: the record goes to the reject topic with this reason code.
-    case reject(RejectReason, detail: String)
+    case reject(ReasonCode, detail: String)
     /// Nothing to do (a duplicate, an event this stage ignores).
     case skip(reason: String)
-}
-
-/// A reason code written to the reject topic. Codes are a contract other systems parse, so
-/// they are plain strings; modules add their own as static members in extensions.
-public struct RejectReason: Hashable, Sendable, CustomStringConvertible {
-    public let code: String
-    public init(_ code: String) { self.code = code }
-    public var description: String { code }
-
-    /// Not JSON, too large, or missing required fields.
-    public static let malformedEvent = RejectReason("malformed_event")
-    /// A `schema` this stage does not read.
-    public static let unsupportedSchema = RejectReason("unsupported_schema")
-}
-
-/// Thrown by `MessageHandler.prepare` to refuse a record before any work is done.
-public struct Rejection: Error, Sendable {
-    public var reason: RejectReason
-    public var detail: String
-
-    public init(_ reason: RejectReason, _ detail: String) {
-        self.reason = reason
-        self.detail = detail
-    }
 }

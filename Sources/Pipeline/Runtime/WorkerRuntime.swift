@@ -1,3 +1,4 @@
+import Contracts
 import Topology
 import Foundation
 public import Kafka

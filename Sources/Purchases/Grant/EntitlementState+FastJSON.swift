@@ -1,3 +1,4 @@
+public import Contracts
 extension EntitlementState: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

@@ -1,3 +1,4 @@
+public import Contracts
 /// What grant decided about one matched transaction.
 ///
 /// Two phases so no change is lost: publish ``changes`` to `iap.entitlements`, and only after

@@ -1,4 +1,5 @@
 import AppStore
+public import Contracts
 
 /// The grant stage's rules: decides which entitlement changes a matched transaction makes,
 /// given what grant already applied for the purchase.
@@ -18,11 +19,6 @@ public struct GrantRules: Sendable {
 
     public init(store: any EntitlementStateStore) {
         self.store = store
-    }
-
-    /// The business id grant guards a matched record on (``MatchedTransaction/idempotencyKey``).
-    public static func idempotencyKey(for matched: MatchedTransaction) -> String {
-        matched.idempotencyKey
     }
 
     public func decide(_ matched: MatchedTransaction) async throws -> GrantDecision {
@@ -237,12 +233,9 @@ private struct ChangeBuilder {
         return state
     }
 
-    /// `<transactionId>|<effect>`; a renewal also names the period end, so an extension of
-    /// the same transaction (RENEWAL_EXTENDED) is a change of its own.
+    /// ``BusinessKeys/effectKey(transactionId:effect:periodEnd:)``.
     private static func key(_ transactionId: String, _ effect: EntitlementEffect, expiresDate: Timestamp?) -> String {
-        let key = EntitlementEffect.idempotencyKey(transactionId: transactionId, effect: effect)
-        guard effect == .renew, let expiresDate else { return key }
-        return "\(key)|\(expiresDate.millisecondsSince1970)"
+        BusinessKeys.effectKey(transactionId: transactionId, effect: effect, periodEnd: expiresDate)
     }
 
     private func make(
@@ -259,7 +252,7 @@ private struct ChangeBuilder {
     ) -> EntitlementChange {
         let transaction = self.transaction
         let event = EntitlementEvent(
-            eventId: Digest.uuid(fromSHA256Of: key),
+            eventId: BusinessKeys.entitlementEventId(effectKey: key),
             action: effect.action,
             userId: self.matched.userId,
             orderId: orderId,

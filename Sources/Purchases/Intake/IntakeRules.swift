@@ -1,4 +1,5 @@
-import AppStore
+public import AppStore
+public import Contracts
 import Foundation
 
 /// The intake stage's rules: validate and normalise a purchase or notification, pick its
@@ -18,11 +19,10 @@ public struct IntakeRules: Sendable {
         guard bytes.count <= self.configuration.maximumEventBytes else {
             return .reject(.malformed("event of \(bytes.count) bytes exceeds \(self.configuration.maximumEventBytes)"))
         }
-        do throws(PurchaseRejection) {
-            switch try EventDecoder.decode(oneOf: [PurchaseEvent.self, NotificationEvent.self], from: bytes) {
-            case let purchase as PurchaseEvent: return self.purchase(purchase, receivedAt: receivedAt)
-            case let notification as NotificationEvent: return self.notification(notification)
-            case let other: return .reject(.malformed("unexpected event type \(type(of: other))"))
+        do throws(Rejection) {
+            switch try EventDecoder.decode(IntakeInput.self, from: bytes) {
+            case .purchase(let purchase): return self.purchase(purchase, receivedAt: receivedAt)
+            case .notification(let notification): return self.notification(notification)
             }
         } catch {
             return .reject(error)
@@ -31,7 +31,7 @@ public struct IntakeRules: Sendable {
 
     /// Validates and normalises a decoded purchase.
     public func purchase(_ event: PurchaseEvent, receivedAt: Timestamp) -> IntakeDecision {
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             let request = try self.normalise(event, receivedAt: receivedAt)
             let key = try self.routingKey(for: request) ?? request.hints.eventId ?? request.dedupeKey
             return .forward(request, key: key, dedupeKey: request.dedupeKey)
@@ -68,9 +68,9 @@ public struct IntakeRules: Sendable {
 
     // MARK: - Purchases
 
-    private func normalise(_ event: PurchaseEvent, receivedAt: Timestamp) throws(PurchaseRejection) -> VerifyRequest {
-        func required(_ value: String, _ name: String) throws(PurchaseRejection) -> String {
-            guard let trimmed = value.trimmedNonEmpty else { throw PurchaseRejection.malformed("\(name) is empty") }
+    private func normalise(_ event: PurchaseEvent, receivedAt: Timestamp) throws(Rejection) -> VerifyRequest {
+        func required(_ value: String, _ name: String) throws(Rejection) -> String {
+            guard let trimmed = value.trimmedNonEmpty else { throw Rejection.malformed("\(name) is empty") }
             return trimmed
         }
         let eventId = try required(event.eventId, "eventId")
@@ -81,15 +81,15 @@ public struct IntakeRules: Sendable {
         var token: String?
         if let raw = event.appAccountToken?.trimmedNonEmpty {
             guard let canonical = AppAccountToken.canonical(raw) else {
-                throw PurchaseRejection.malformed("appAccountToken '\(raw)' is not a UUID")
+                throw Rejection.malformed("appAccountToken '\(raw)' is not a UUID")
             }
             token = canonical
         }
         if let environment = event.environment, environment != .production, environment != .sandbox {
-            throw PurchaseRejection.malformed("environment '\(environment)' is not Production or Sandbox")
+            throw Rejection.malformed("environment '\(environment)' is not Production or Sandbox")
         }
         if case .transactionId = event.payload, !payload.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
-            throw PurchaseRejection.malformed("transactionId '\(payload)' is not a decimal number")
+            throw Rejection.malformed("transactionId '\(payload)' is not a decimal number")
         }
         return VerifyRequest(
             kind: event.payload.kind,
@@ -117,7 +117,7 @@ public struct IntakeRules: Sendable {
     }
 
     /// nil when the artefact names no id locally; the caller falls back to the eventId.
-    private func routingKey(for request: VerifyRequest) throws(PurchaseRejection) -> String? {
+    private func routingKey(for request: VerifyRequest) throws(Rejection) -> String? {
         switch request.kind {
         case .signedTransaction:
             do throws(VerificationError) {
@@ -134,10 +134,10 @@ public struct IntakeRules: Sendable {
 
     /// A JWS that does not even parse is refused the way verify would refuse it (through the
     /// shared classifier), so the reason code does not depend on which stage noticed.
-    private static func rejection(for error: VerificationError, field: String) -> PurchaseRejection {
+    private static func rejection(for error: VerificationError, field: String) -> Rejection {
         switch AppleOutcomeClassifier.classify(.verification(error)) {
-        case .terminal(let reason): PurchaseRejection(reason.code, "\(field): \(error)")
-        default: PurchaseRejection(.invalidSignature, "\(field): \(error)")
+        case .terminal(let reason): Rejection(ReasonCode(reason.code), "\(field): \(error)")
+        default: Rejection(.invalidSignature, "\(field): \(error)")
         }
     }
 }

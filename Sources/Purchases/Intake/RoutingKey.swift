@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 
 /// Routing keys for `iap.verify`, read from the Apple artefact *without verification*.

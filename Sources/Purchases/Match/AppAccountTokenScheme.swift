@@ -1,3 +1,4 @@
+import Contracts
 import Crypto
 
 /// Ways apps derive `appAccountToken` from their own user id (docs/events.md).

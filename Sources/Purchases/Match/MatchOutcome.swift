@@ -1,3 +1,5 @@
+public import AppStore
+public import Contracts
 /// What match decided about one verified transaction.
 public enum MatchOutcome: Sendable, Hashable {
     /// Publish to `iap.matched`.
@@ -8,12 +10,12 @@ public enum MatchOutcome: Sendable, Hashable {
     /// The window passed: publish to `iap.unmatched`.
     case unmatched(UnmatchedTransaction)
     /// `ownership_conflict`: write to `iap.rejected`.
-    case reject(PurchaseRejection)
+    case reject(Rejection)
 }
 
 /// What match did with an order.
 public enum OrderOutcome: Sendable, Hashable {
     /// Indexed. Re-publish `released` to `iap.verified`: they waited for this order.
     case indexed(released: [VerifiedTransaction])
-    case reject(PurchaseRejection)
+    case reject(Rejection)
 }

@@ -1,4 +1,5 @@
-import AppStore
+public import AppStore
+public import Contracts
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and
 /// releases transactions that waited for an order.
 ///
@@ -26,11 +27,6 @@ public struct MatchRules: Sendable {
         self.orders = orders
         self.ownership = ownership
         self.waiting = waiting
-    }
-
-    /// The business id match guards a verified record on (``VerifiedTransaction/recordKey``).
-    public static func idempotencyKey(for verified: VerifiedTransaction) -> String {
-        verified.recordKey
     }
 
     private struct Candidate {
@@ -136,7 +132,7 @@ public struct MatchRules: Sendable {
     /// Indexes an order and returns the transactions that were waiting for it.
     public func acceptOrder(_ order: OrderEvent) async throws -> OrderOutcome {
         let normalised: OrderEvent
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             normalised = try Self.normalise(order)
         } catch {
             return .reject(error)
@@ -182,14 +178,14 @@ public struct MatchRules: Sendable {
     /// Either way, a publisher hint that disagrees with Apple's token or a confirmed order is
     /// only a warning: signed data outranks hints, also when a notification of the purchase
     /// (no hints) was matched before the backend's own event of it (decision D20).
-    private func ownershipRefusal(_ candidate: Candidate, existingOwner: String?, verified: VerifiedTransaction) async throws -> PurchaseRejection? {
+    private func ownershipRefusal(_ candidate: Candidate, existingOwner: String?, verified: VerifiedTransaction) async throws -> Rejection? {
         let originalTransactionId = verified.transaction.originalTransactionId
         let owner: String
         if let existingOwner {
             owner = existingOwner
             let signedOrOrdered = candidate.matchedBy == .appAccountToken || candidate.matchedBy == .orderId
             if !signedOrOrdered, let hinted = verified.hints.userId, hinted != owner {
-                return PurchaseRejection(
+                return Rejection(
                     .ownershipConflict,
                     "originalTransactionId \(originalTransactionId) belongs to another user than the publisher's userId"
                 )
@@ -198,7 +194,7 @@ public struct MatchRules: Sendable {
             owner = try await self.ownership.bind(originalTransactionId: originalTransactionId, userId: candidate.userId)
         }
         guard owner == candidate.userId else {
-            return PurchaseRejection(
+            return Rejection(
                 .ownershipConflict,
                 "originalTransactionId \(originalTransactionId) belongs to another user than the one matched by \(candidate.matchedBy)"
             )
@@ -234,20 +230,20 @@ public struct MatchRules: Sendable {
         return keys
     }
 
-    private static func normalise(_ order: OrderEvent) throws(PurchaseRejection) -> OrderEvent {
-        func required(_ value: String, _ name: String) throws(PurchaseRejection) -> String {
-            guard let trimmed = value.trimmedNonEmpty else { throw PurchaseRejection.malformed("\(name) is empty") }
+    private static func normalise(_ order: OrderEvent) throws(Rejection) -> OrderEvent {
+        func required(_ value: String, _ name: String) throws(Rejection) -> String {
+            guard let trimmed = value.trimmedNonEmpty else { throw Rejection.malformed("\(name) is empty") }
             return trimmed
         }
         var token: String?
         if let raw = order.appAccountToken?.trimmedNonEmpty {
             guard let canonical = AppAccountToken.canonical(raw) else {
-                throw PurchaseRejection.malformed("appAccountToken '\(raw)' is not a UUID")
+                throw Rejection.malformed("appAccountToken '\(raw)' is not a UUID")
             }
             token = canonical
         }
         if let quantity = order.quantity, quantity < 1 {
-            throw PurchaseRejection.malformed("quantity \(quantity) is not positive")
+            throw Rejection.malformed("quantity \(quantity) is not positive")
         }
         return OrderEvent(
             orderId: try required(order.orderId, "orderId"),

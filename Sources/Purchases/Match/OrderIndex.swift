@@ -1,3 +1,4 @@
+public import Contracts
 /// Orders backends published, found by the token Apple signs into the transaction or by the
 /// publisher's orderId hint.
 public protocol OrderIndex: Sendable {

@@ -1,4 +1,5 @@
 public import AppStore
+public import Contracts
 
 /// Which App Store environments a deployment accepts purchases from.
 ///
@@ -21,17 +22,17 @@ public struct EnvironmentPolicy: Sendable, Hashable {
     }
 
     /// nil when data from `environment` is accepted, else the refusal.
-    public func refusal(for environment: AppStoreEnvironment) -> PurchaseRejection? {
+    public func refusal(for environment: AppStoreEnvironment) -> Rejection? {
         switch environment {
         case .xcode, .localTesting:
-            return self.acceptXcode ? nil : PurchaseRejection(.xcodeNotAllowed, "\(environment) data is not signed by Apple and is not accepted")
+            return self.acceptXcode ? nil : Rejection(.xcodeNotAllowed, "\(environment) data is not signed by Apple and is not accepted")
         case .production:
-            return self.deployment == .production ? nil : PurchaseRejection(.wrongEnvironment, "Production data in a \(self.deployment) deployment")
+            return self.deployment == .production ? nil : Rejection(.wrongEnvironment, "Production data in a \(self.deployment) deployment")
         case .sandbox:
             if self.deployment == .sandbox || self.acceptSandboxInProduction { return nil }
-            return PurchaseRejection(.sandboxNotAllowed, "Sandbox data is not accepted by this Production deployment")
+            return Rejection(.sandboxNotAllowed, "Sandbox data is not accepted by this Production deployment")
         default:
-            return PurchaseRejection(.wrongEnvironment, "unknown environment '\(environment)'")
+            return Rejection(.wrongEnvironment, "unknown environment '\(environment)'")
         }
     }
 

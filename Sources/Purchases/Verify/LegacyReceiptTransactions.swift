@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 
 /// Transactions from a verifyReceipt answer (Apple checked the receipt; the answer came over
 /// TLS from Apple, so its fields are as trusted as a signed transaction's).
@@ -7,12 +8,12 @@ enum LegacyReceiptTransactions {
         in response: VerifyReceiptResponse,
         environment: AppStoreEnvironment,
         bundleId: String
-    ) throws(PurchaseRejection) -> [TransactionDetails] {
+    ) throws(Rejection) -> [TransactionDetails] {
         guard let receipt = response.receipt else {
-            throw PurchaseRejection(.receiptInvalid, "verifyReceipt answered status \(response.status) without a receipt")
+            throw Rejection(.receiptInvalid, "verifyReceipt answered status \(response.status) without a receipt")
         }
         if let receiptBundle = receipt.bundleId, receiptBundle != bundleId {
-            throw PurchaseRejection(.wrongBundle, "verifyReceipt bundle_id '\(receiptBundle)' is not \(bundleId)")
+            throw Rejection(.wrongBundle, "verifyReceipt bundle_id '\(receiptBundle)' is not \(bundleId)")
         }
         // latest_receipt_info is Apple's current view (renewals, cancellations) and wins for
         // ids in both; the receipt's in_app adds finished consumables that view leaves out.

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Logging
 
 extension TransactionVerifier {
@@ -14,7 +15,7 @@ extension TransactionVerifier {
     /// request when none does.
     func lookUp(_ ids: [String], for request: VerifyRequest) async throws -> VerifyOutcome {
         var records: [VerifiedTransaction] = []
-        var refusals: [PurchaseRejection] = []
+        var refusals: [Rejection] = []
         for id in ids {
             switch try await self.transaction(id: id) {
             case .value(let transaction, _):
@@ -26,7 +27,7 @@ extension TransactionVerifier {
             }
         }
         guard !records.isEmpty else {
-            return .reject(refusals.first ?? PurchaseRejection(.transactionNotFound, "no transaction id to look up"))
+            return .reject(refusals.first ?? Rejection(.transactionNotFound, "no transaction id to look up"))
         }
         if let first = refusals.first {
             self.logger.warning(
@@ -66,7 +67,7 @@ extension TransactionVerifier {
         switch await verifier.verifyAndDecodeTransaction(signed) {
         case .valid(let payload):
             let transaction: TransactionDetails
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 transaction = try TransactionDetails(verified: payload)
             } catch {
                 return .failed(.reject(error))
@@ -111,7 +112,7 @@ extension TransactionVerifier {
             case .retry(let after, let reason):
                 return .failed(.retry(after: after, reason: reason))
             case .terminal(let reason):
-                return .failed(.reject(PurchaseRejection(reason.code, "\(subject): \(reason)")))
+                return .failed(.reject(Rejection(ReasonCode(reason.code), "\(subject): \(reason)")))
             case .ok:
                 return .failed(.retry(
                     after: AppleOutcomeClassifier.Delay.invalidBody,
@@ -131,16 +132,16 @@ extension TransactionVerifier {
         to next: AppStoreEnvironment,
         policy: EnvironmentPolicy,
         switched: Bool
-    ) -> PurchaseRejection {
+    ) -> Rejection {
         let why = switched ? "\(next) was asked already" : "\(next) is not accepted"
         switch endpoint {
         case .transactionInfo:
-            return PurchaseRejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
+            return Rejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
         case .verifyReceipt:
             if !switched, let refusal = policy.refusal(for: next) {
-                return PurchaseRejection(refusal.reason, "\(subject): \(environment) says it belongs to \(next); \(refusal.detail)")
+                return Rejection(refusal.reason, "\(subject): \(environment) says it belongs to \(next); \(refusal.detail)")
             }
-            return PurchaseRejection(.wrongEnvironment, "\(subject): \(environment) says it belongs to \(next); \(why)")
+            return Rejection(.wrongEnvironment, "\(subject): \(environment) says it belongs to \(next); \(why)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 
 extension TransactionVerifier {
     /// A StoreKit 2 signed transaction: verified locally with the verifier of the environment
@@ -24,7 +25,7 @@ extension TransactionVerifier {
         switch await verifier.verifyAndDecodeTransaction(parsed) {
         case .valid(let payload):
             let transaction: TransactionDetails
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 transaction = try TransactionDetails(verified: payload)
             } catch {
                 return .reject(error)
@@ -67,10 +68,10 @@ extension TransactionVerifier {
             return .skip(SkipReason(.notificationWithoutTransaction, "\(type?.rawValue ?? "untyped") notification carries no transaction"))
         }
         guard let type, let uuid = notification.payload.notificationUUID?.trimmedNonEmpty else {
-            return .reject(PurchaseRejection(.malformedEvent, "notification has no notificationType or notificationUUID"))
+            return .reject(Rejection(.malformedEvent, "notification has no notificationType or notificationUUID"))
         }
         let transaction: TransactionDetails
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             transaction = try TransactionDetails(verified: signedTransaction)
         } catch {
             return .reject(error)
@@ -80,7 +81,7 @@ extension TransactionVerifier {
             notificationType: type,
             subtype: notification.payload.subtype,
             notificationUUID: uuid,
-            signedDate: notification.payload.signedDate.map(Timestamp.init)
+            signedDate: notification.payload.signedDate
         )
         return .verified([self.record(
             transaction,
@@ -98,7 +99,7 @@ extension TransactionVerifier {
     /// accepted environment's verifier; a signature or chain failure wins over the refusal.
     /// Xcode and LocalTesting data is never Apple-signed, so its refusal stands as it is.
     func forgeryOr(
-        _ refusal: PurchaseRejection, claimed: AppStoreEnvironment?, check: (SignedDataVerifier) async -> VerificationError?
+        _ refusal: Rejection, claimed: AppStoreEnvironment?, check: (SignedDataVerifier) async -> VerificationError?
     ) async -> VerifyOutcome {
         guard claimed?.isUnsignedTestEnvironment != true, let verifier = self.anyVerifier, let error = await check(verifier) else { return .reject(refusal) }
         let outcome = Self.outcome(for: error, field: "signature")

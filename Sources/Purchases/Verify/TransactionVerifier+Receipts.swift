@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 
 extension TransactionVerifier {
     /// A StoreKit 1 `transactionReceipt`: decoded locally (no trust) for its transaction id,
@@ -8,13 +9,13 @@ extension TransactionVerifier {
         do throws(ReceiptError) {
             receipt = try TransactionReceiptDecoder.decode(base64: request.payload)
         } catch {
-            return .reject(PurchaseRejection(.receiptInvalid, "transactionReceipt: \(error)"))
+            return .reject(Rejection(.receiptInvalid, "transactionReceipt: \(error)"))
         }
         if let bundleId = receipt.bundleId, bundleId != self.configuration.bundleId {
-            return .reject(PurchaseRejection(.wrongBundle, "transactionReceipt bid '\(bundleId)' is not \(self.configuration.bundleId)"))
+            return .reject(Rejection(.wrongBundle, "transactionReceipt bid '\(bundleId)' is not \(self.configuration.bundleId)"))
         }
         guard let id = receipt.transactionId?.trimmedNonEmpty, id != "0" else {
-            return .reject(PurchaseRejection(.receiptInvalid, "transactionReceipt has no usable transaction-id"))
+            return .reject(Rejection(.receiptInvalid, "transactionReceipt has no usable transaction-id"))
         }
         return try await self.lookUp([id], for: request)
     }
@@ -27,7 +28,7 @@ extension TransactionVerifier {
         do throws(ReceiptError) {
             receipt = try AppReceiptDecoder.decode(base64: request.payload)
         } catch {
-            return .reject(PurchaseRejection(.receiptInvalid, "appReceipt: \(error)"))
+            return .reject(Rejection(.receiptInvalid, "appReceipt: \(error)"))
         }
         if let refusal = self.refusal(forLocal: receipt) { return .reject(refusal) }
         let ids = Self.lookupIds(receipt)
@@ -55,7 +56,7 @@ extension TransactionVerifier {
         case .failed(let outcome):
             return outcome
         case .value(let response, let environment):
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 transactions = try LegacyReceiptTransactions.transactions(
                     in: response, environment: environment, bundleId: self.configuration.bundleId
                 )
@@ -74,13 +75,13 @@ extension TransactionVerifier {
 
     /// Refusals visible without Apple: an Xcode receipt (signed by a local StoreKit key; Apple
     /// knows none of its ids) or another app's receipt.
-    private func refusal(forLocal receipt: AppReceipt) -> PurchaseRejection? {
+    private func refusal(forLocal receipt: AppReceipt) -> Rejection? {
         if receipt.environment == AppStoreEnvironment.xcode.rawValue {
             return self.configuration.environmentPolicy.refusal(for: .xcode)
-                ?? PurchaseRejection(.receiptInvalid, "Xcode receipts are signed locally; Apple cannot look up their transactions")
+                ?? Rejection(.receiptInvalid, "Xcode receipts are signed locally; Apple cannot look up their transactions")
         }
         if let bundleId = receipt.bundleId, bundleId != self.configuration.bundleId {
-            return PurchaseRejection(.wrongBundle, "appReceipt bundleId '\(bundleId)' is not \(self.configuration.bundleId)")
+            return Rejection(.wrongBundle, "appReceipt bundleId '\(bundleId)' is not \(self.configuration.bundleId)")
         }
         return nil
     }

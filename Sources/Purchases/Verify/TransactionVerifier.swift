@@ -1,4 +1,5 @@
 public import AppStore
+public import Contracts
 public import Foundation
 public import Logging
 
@@ -50,15 +51,10 @@ public struct TransactionVerifier: Sendable {
         self.verifiers = verifiers
     }
 
-    /// The business id the verify stage guards a request on (see ``VerifyRequest/idempotencyKey``).
-    public static func idempotencyKey(for request: VerifyRequest) -> String {
-        request.idempotencyKey
-    }
-
     /// Verifies one request.
     public func verify(_ request: VerifyRequest) async throws -> VerifyOutcome {
         if request.kind != .notification, let bundleId = request.bundleId, bundleId != self.configuration.bundleId {
-            return .reject(PurchaseRejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
+            return .reject(Rejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
         }
         switch request.kind {
         case .signedTransaction:
@@ -85,11 +81,11 @@ public struct TransactionVerifier: Sendable {
     }
 
     /// The verifier for data claiming `environment`, or the policy's refusal.
-    func verifier(for environment: AppStoreEnvironment?) -> Result<SignedDataVerifier, PurchaseRejection> {
-        guard let environment else { return .failure(PurchaseRejection(.wrongEnvironment, "payload names no environment")) }
+    func verifier(for environment: AppStoreEnvironment?) -> Result<SignedDataVerifier, Rejection> {
+        guard let environment else { return .failure(Rejection(.wrongEnvironment, "payload names no environment")) }
         if let refusal = self.configuration.environmentPolicy.refusal(for: environment) { return .failure(refusal) }
         guard let verifier = self.verifiers[environment] else {
-            return .failure(PurchaseRejection(.wrongEnvironment, "no verifier for \(environment)"))
+            return .failure(Rejection(.wrongEnvironment, "no verifier for \(environment)"))
         }
         return .success(verifier)
     }
@@ -116,8 +112,8 @@ public struct TransactionVerifier: Sendable {
     static func outcome(for error: VerificationError, field: String) -> VerifyOutcome {
         switch AppleOutcomeClassifier.classify(.verification(error)) {
         case .retry(let after, let reason): .retry(after: after, reason: reason)
-        case .terminal(let reason): .reject(PurchaseRejection(reason.code, "\(field): \(error)"))
-        case .ok, .switchEnvironment: .reject(PurchaseRejection(.invalidSignature, "\(field): \(error)"))
+        case .terminal(let reason): .reject(Rejection(ReasonCode(reason.code), "\(field): \(error)"))
+        case .ok, .switchEnvironment: .reject(Rejection(.invalidSignature, "\(field): \(error)"))
         }
     }
 }

@@ -1,4 +1,5 @@
 public import AppStore
+public import Contracts
 
 /// What the verify stage decided about one request. Retry versus reject is the case itself.
 public enum VerifyOutcome: Sendable, Hashable {
@@ -7,7 +8,7 @@ public enum VerifyOutcome: Sendable, Hashable {
     /// Try the whole request again, no earlier than `after` (Apple's Retry-After is a floor).
     case retry(after: Duration, reason: RetryReason)
     /// Write to `iap.rejected` with a contract reason code.
-    case reject(PurchaseRejection)
+    case reject(Rejection)
     /// Nothing to verify or forward (a TEST notification, an empty receipt).
     case skip(SkipReason)
 }

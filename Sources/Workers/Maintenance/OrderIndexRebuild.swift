@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 public import Kafka
 public import Logging
@@ -48,7 +49,7 @@ public enum OrderIndexRebuild {
                 if let key { latest[key] = .some(nil) }
                 continue
             }
-            do throws(PurchaseRejection) {
+            do throws(Rejection) {
                 let order = try EventDecoder.decode(OrderEvent.self, from: record.value)
                 latest[key ?? "orderId:\(order.orderId)"] = order
             } catch {

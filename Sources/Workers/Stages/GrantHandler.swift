@@ -1,3 +1,4 @@
+public import Contracts
 import Kafka
 public import Pipeline
 public import Purchases
@@ -16,12 +17,8 @@ public struct GrantHandler: MessageHandler {
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchedTransaction> {
-        do throws(PurchaseRejection) {
-            let matched = try EventDecoder.decode(MatchedTransaction.self, from: message.record.value)
-            return Prepared(matched, idempotencyKey: GrantRules.idempotencyKey(for: matched))
-        } catch {
-            throw Rejection(error)
-        }
+        let matched = try EventDecoder.decode(MatchedTransaction.self, from: message.record.value)
+        return Prepared(matched, idempotencyKey: matched.idempotencyKey)
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {

@@ -1,3 +1,4 @@
+public import Contracts
 import Kafka
 public import Pipeline
 public import Purchases
@@ -24,7 +25,7 @@ public struct IntakeHandler: MessageHandler {
         case .forward(let request, let key, let dedupeKey):
             return Prepared(Work(request: request, key: key), idempotencyKey: dedupeKey)
         case .reject(let rejection):
-            throw Rejection(rejection)
+            throw rejection
         }
     }
 

@@ -1,3 +1,4 @@
+public import Contracts
 import AppStore
 import Kafka
 import Foundation
@@ -9,11 +10,6 @@ public import Purchases
 /// runtime wait, journaled in Kafka, not charged to the retry budget); its order arriving
 /// releases it at once by re-publishing it to the verified topic (decisions D9, D19).
 public struct MatchHandler: MessageHandler {
-    public enum Work: Sendable {
-        case verified(VerifiedTransaction)
-        case order(OrderEvent)
-    }
-
     /// Where match reads verified transactions and writes its two outcomes.
     public struct Topics: Sendable {
         public var verified: String
@@ -35,23 +31,18 @@ public struct MatchHandler: MessageHandler {
         self.topics = topics
     }
 
-    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
-        do throws(PurchaseRejection) {
-            switch try EventDecoder.decode(oneOf: [VerifiedTransaction.self, OrderEvent.self], from: message.record.value) {
-            case let order as OrderEvent:
-                // Orders are replayable (a compacted topic): indexing one again changes nothing.
-                return Prepared(.order(order))
-            case let verified as VerifiedTransaction:
-                return Prepared(.verified(verified), idempotencyKey: MatchRules.idempotencyKey(for: verified))
-            case let other:
-                throw PurchaseRejection(.malformedEvent, "unexpected event type \(type(of: other))")
-            }
-        } catch {
-            throw Rejection(error)
+    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchInput> {
+        let input = try EventDecoder.decode(MatchInput.self, from: message.record.value)
+        switch input {
+        case .order:
+            // Orders are replayable (a compacted topic): indexing one again changes nothing.
+            return Prepared(input)
+        case .verified(let verified):
+            return Prepared(input, idempotencyKey: verified.recordKey)
         }
     }
 
-    public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {
+    public func handle(_ work: MatchInput, message: InboundMessage) async throws -> StageOutcome {
         switch work {
         case .order(let order):
             switch try await rules.acceptOrder(order) {

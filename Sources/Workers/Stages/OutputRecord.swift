@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Kafka
 import Pipeline
@@ -11,16 +12,9 @@ extension KafkaRecord {
     }
 }
 
-extension Rejection {
-    /// A rules-level refusal as the runtime's reject, keeping the contract code.
-    init(_ rejection: PurchaseRejection) {
-        self.init(RejectReason(rejection.reason.rawValue), rejection.detail)
-    }
-}
-
 extension StageOutcome {
-    static func reject(_ rejection: PurchaseRejection) -> StageOutcome {
-        .reject(RejectReason(rejection.reason.rawValue), detail: rejection.detail)
+    static func reject(_ rejection: Rejection) -> StageOutcome {
+        .reject(rejection.reason, detail: rejection.detail)
     }
 }
 

@@ -1,4 +1,5 @@
 import AppStore
+public import Contracts
 import Kafka
 public import Pipeline
 public import Purchases
@@ -17,12 +18,8 @@ public struct VerifyHandler: MessageHandler {
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<VerifyRequest> {
-        do throws(PurchaseRejection) {
-            let request = try EventDecoder.decode(VerifyRequest.self, from: message.record.value)
-            return Prepared(request, idempotencyKey: TransactionVerifier.idempotencyKey(for: request))
-        } catch {
-            throw Rejection(error)
-        }
+        let request = try EventDecoder.decode(VerifyRequest.self, from: message.record.value)
+        return Prepared(request, idempotencyKey: request.idempotencyKey)
     }
 
     public func handle(_ request: VerifyRequest, message: InboundMessage) async throws -> StageOutcome {

@@ -1,3 +1,4 @@
+public import Contracts
 public import Purchases
 public import Redis
 

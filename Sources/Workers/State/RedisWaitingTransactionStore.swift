@@ -1,3 +1,5 @@
+public import AppStore
+public import Contracts
 public import Purchases
 public import Redis
 

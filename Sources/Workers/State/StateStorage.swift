@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Purchases
 import Redis
@@ -19,7 +20,7 @@ enum StateStorage {
 
     /// Decodes a stored event, checking its `schema` as a reader of the topic would.
     static func decodeEvent<Event: PipelineEvent>(_ type: Event.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Event {
-        do throws(PurchaseRejection) {
+        do throws(Rejection) {
             return try EventDecoder.decode(type, from: bytes)
         } catch {
             throw StateDecodingError(key: key, expected: "\(type)", detail: error.detail)
@@ -31,7 +32,7 @@ enum StateStorage {
             return value
         }
         do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
+            return try EventDecoder.decodeWithCodable(type, from: bytes)
         } catch {
             throw StateDecodingError(key: key, expected: "\(type)", detail: "\(error)")
         }

@@ -1,3 +1,4 @@
+public import Contracts
 public import Foundation
 import Kafka
 public import Pipeline
@@ -33,13 +34,9 @@ public struct WebhookHandler: MessageHandler {
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
-        do throws(PurchaseRejection) {
-            let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
-            // The body is the event exactly as published, so receivers see the contract.
-            return Prepared(Work(eventId: event.eventId, body: Array(message.record.value)), idempotencyKey: "webhook:\(event.eventId)")
-        } catch {
-            throw Rejection(error)
-        }
+        let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
+        // The body is the event exactly as published, so receivers see the contract.
+        return Prepared(Work(eventId: event.eventId, body: Array(message.record.value)), idempotencyKey: BusinessKeys.webhookKey(eventId: event.eventId))
     }
 
     public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {

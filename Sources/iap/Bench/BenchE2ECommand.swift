@@ -1,4 +1,6 @@
+import AppStore
 import ArgumentParser
+import Contracts
 import Foundation
 import Kafka
 import LocalStack

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Contracts
 import Foundation
 import Kafka
 import Pipeline

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Purchases
 
 /// Verified and matched records for match and grant tests, without signing anything.

@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Foundation
 import Purchases
 import Testing
@@ -42,7 +43,7 @@ extension VerifyOutcome {
         return []
     }
 
-    var rejection: PurchaseRejection? {
+    var rejection: Rejection? {
         if case .reject(let rejection) = self { return rejection }
         return nil
     }

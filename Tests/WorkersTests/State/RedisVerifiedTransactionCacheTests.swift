@@ -1,3 +1,4 @@
+import Contracts
 import Purchases
 import Redis
 import TestSupport

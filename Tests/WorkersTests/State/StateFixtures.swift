@@ -1,4 +1,5 @@
 import AppStore
+import Contracts
 import Purchases
 import Redis
 import TestSupport

@@ -1,3 +1,4 @@
+import AppStore
 extension VerifyRequest: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

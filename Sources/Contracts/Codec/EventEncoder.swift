@@ -1,12 +1,14 @@
+import AppStore
 import Foundation
 
-/// Writes events as compact JSON with stable key order.
+/// Writes events as compact JSON with stable key order, timestamps as ISO-8601 strings.
 public enum EventEncoder {
     /// One configured encoder for every event: `JSONEncoder` is thread-safe once configured,
     /// and workers encode on every record.
     private static let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.userInfo[Timestamp.jsonFormKey] = Timestamp.JSONForm.iso8601
         return encoder
     }()
 
@@ -21,6 +23,12 @@ public enum EventEncoder {
             fast.write(to: &writer)
             return writer.bytes
         }
-        return Array(try encoder.encode(value))
+        return try self.encodeWithCodable(value)
+    }
+
+    /// The same format through `Codable` only, never the hand-written writer: the reference
+    /// the fast path is held to (D17), and the writer of every type without one.
+    public static func encodeWithCodable(_ value: some Encodable) throws -> [UInt8] {
+        Array(try encoder.encode(value))
     }
 }

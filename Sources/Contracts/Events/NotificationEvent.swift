@@ -1,33 +1,26 @@
-import AppStore
-public import Foundation
+public import AppStore
 
-/// The `iap.notification.v1` event the gateway writes, one per request Apple sends
-/// (DESIGN.md, contract): `{"schema", "receivedAt", "signedPayload"}`.
+/// An App Store Server Notification V2 as `iap-gateway` writes it (`iap.notification.v1` on
+/// `iap.notifications`, key: notificationUUID when decodable): `{"receivedAt", "schema",
+/// "signedPayload"}`.
 ///
-/// `signedPayload` is passed on exactly as Apple sent it; verifying it is intake's and
-/// verify's job, never the gateway's.
-public struct NotificationEvent: Codable, Sendable, Hashable {
+/// `signedPayload` is passed on exactly as Apple sent it; verifying it is intake's and verify's
+/// job, never the gateway's. `receivedAt` is a ``Timestamp`` with milliseconds like every
+/// timestamp of the pipeline (decision D22).
+public struct NotificationEvent: PipelineEvent, Hashable {
     public static let schema = "iap.notification.v1"
     /// Keys longer than this are not a notificationUUID; such records are written unkeyed.
     static let maximumKeyLength = 128
 
-    public var schema: String
-    /// ISO-8601 in UTC, whole seconds (`2026-11-21T21:00:00Z`).
-    public var receivedAt: String
+    public private(set) var schema: String = Self.schema
+    /// When the gateway received the notification.
+    public var receivedAt: Timestamp
+    /// Apple's `signedPayload`, untouched.
     public var signedPayload: String
 
-    public init(signedPayload: String, receivedAt: Date) {
-        self.schema = Self.schema
-        self.receivedAt = receivedAt.formatted(Date.ISO8601FormatStyle())  // UTC unless told otherwise
+    public init(receivedAt: Timestamp, signedPayload: String) {
+        self.receivedAt = receivedAt
         self.signedPayload = signedPayload
-    }
-
-    /// The event as UTF-8 JSON, the Kafka record value.
-    public func encoded() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Three strings always encode; a failure here would be a Foundation bug.
-        return Array((try? encoder.encode(self)) ?? Data())
     }
 
     /// The record key: the notification's `notificationUUID`, read from the JWS payload

@@ -70,15 +70,15 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
 
     /// The fields of a verified `JWSTransactionDecodedPayload`. Apple always sets the ids,
     /// bundle, product and environment; a payload without them cannot be acted on.
-    public init(verified payload: JWSTransactionDecodedPayload) throws(PurchaseRejection) {
-        func required(_ value: String?, _ name: String) throws(PurchaseRejection) -> String {
+    public init(verified payload: JWSTransactionDecodedPayload) throws(Rejection) {
+        func required(_ value: String?, _ name: String) throws(Rejection) -> String {
             guard let value = value?.trimmedNonEmpty else {
-                throw PurchaseRejection(.malformedEvent, "signed transaction has no \(name)")
+                throw Rejection(.malformedEvent, "signed transaction has no \(name)")
             }
             return value
         }
         guard let environment = payload.environment else {
-            throw PurchaseRejection(.wrongEnvironment, "signed transaction has no environment")
+            throw Rejection(.wrongEnvironment, "signed transaction has no environment")
         }
         let transactionId = try required(payload.transactionId, "transactionId")
         self.init(
@@ -89,15 +89,15 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
             productType: payload.type,
             quantity: payload.quantity.map(Int.init) ?? 1,
             environment: environment,
-            purchaseDate: payload.purchaseDate.map(Timestamp.init),
-            originalPurchaseDate: payload.originalPurchaseDate.map(Timestamp.init),
-            expiresDate: payload.expiresDate.map(Timestamp.init),
-            revocationDate: payload.revocationDate.map(Timestamp.init),
+            purchaseDate: payload.purchaseDate,
+            originalPurchaseDate: payload.originalPurchaseDate,
+            expiresDate: payload.expiresDate,
+            revocationDate: payload.revocationDate,
             revocationReason: payload.revocationReason,
             appAccountToken: payload.appAccountToken,
             inAppOwnershipType: payload.inAppOwnershipType,
             isUpgraded: payload.isUpgraded,
-            signedDate: payload.signedDate.map(Timestamp.init),
+            signedDate: payload.signedDate,
             webOrderLineItemId: payload.webOrderLineItemId,
             subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier
         )

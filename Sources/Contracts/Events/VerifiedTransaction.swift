@@ -1,3 +1,4 @@
+public import AppStore
 /// Verify → match (`iap.verified.v1` on `iap.verified`, key: originalTransactionId).
 ///
 /// One transaction Apple vouched for, with the lifecycle context it arrived in and the
@@ -38,13 +39,5 @@ public struct VerifiedTransaction: PipelineEvent, Hashable {
     /// goes through one lane, in order (decision D9).
     public var partitionKey: String { self.transaction.originalTransactionId }
 
-    /// Identifies this delivery of this transaction: `<transactionId>|n:<notificationUUID>` for
-    /// notifications, `<transactionId>|e:<eventId>` for purchases. Match and grant guard on
-    /// it, so a retry copy or a re-published waiting record is processed once, while the same
-    /// transaction in a new notification (a refund) or a new purchase event is not mistaken
-    /// for a duplicate.
-    public var recordKey: String {
-        let delivery = self.notification.map { "n:\($0.notificationUUID)" } ?? "e:\(self.hints.eventId ?? "")"
-        return "\(self.transaction.transactionId)|\(delivery)"
-    }
+    // recordKey: BusinessKeys.swift.
 }

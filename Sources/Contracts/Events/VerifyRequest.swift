@@ -1,3 +1,4 @@
+public import AppStore
 /// Intake → verify (`iap.verify-request.v1` on `iap.verify`, key: the routing key).
 ///
 /// One purchase or notification, validated and normalised, still unverified. Field reference:
@@ -47,18 +48,5 @@ public struct VerifyRequest: PipelineEvent, Hashable {
         self.notificationUUID = notificationUUID
     }
 
-    /// SHA-256 over kind, bundle id, user and payload: the same artefact published again for
-    /// the same user is an exact duplicate and can be dropped. The user is part of it on
-    /// purpose: the same receipt sent for *another* user must reach match, which reports it as
-    /// `ownership_conflict` instead of silently dropping it.
-    public var dedupeKey: String {
-        Digest.sha256Hex([self.kind.rawValue, self.bundleId ?? "", self.hints.userId ?? "", self.payload])
-    }
-
-    /// The business id the verify stage guards on: `notification:<notificationUUID>` (stable
-    /// across Apple's retries), else `purchase:<dedupeKey>`.
-    public var idempotencyKey: String {
-        if self.kind == .notification, let uuid = self.notificationUUID { return "notification:\(uuid)" }
-        return "purchase:\(self.dedupeKey)"
-    }
+    // dedupeKey and idempotencyKey: BusinessKeys.swift.
 }

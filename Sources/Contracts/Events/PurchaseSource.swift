@@ -15,5 +15,5 @@ public struct PurchaseSource: OpenEnumeration {
     public static let reconcile = Self(rawValue: "reconcile")
 
     /// The values a publisher may claim; `notification` is only ever set by intake.
-    static let publisherValues: Set<PurchaseSource> = [.storeKit2, .storeKit1, .reconcile]
+    package static let publisherValues: Set<PurchaseSource> = [.storeKit2, .storeKit1, .reconcile]
 }

@@ -25,6 +25,5 @@ public struct MatchedTransaction: PipelineEvent, Hashable {
 
     public var partitionKey: String { self.verified.partitionKey }
 
-    /// The business id grant guards the whole record on (the verified record's key).
-    public var idempotencyKey: String { self.verified.recordKey }
+    // idempotencyKey: BusinessKeys.swift.
 }

@@ -25,10 +25,5 @@ public struct EntitlementEffect: OpenEnumeration {
         }
     }
 
-    /// `<transactionId>|<effect>`: the idempotency key of this change (the runtime may guard
-    /// on it) and the input of its eventId (SHA-256 as a UUID). A renewal appends the period
-    /// end (see ``EntitlementChange/idempotencyKey``).
-    public static func idempotencyKey(transactionId: String, effect: EntitlementEffect) -> String {
-        "\(transactionId)|\(effect.rawValue)"
-    }
+    // The key of a change and its eventId: BusinessKeys.swift.
 }

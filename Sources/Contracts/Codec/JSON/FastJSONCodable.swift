@@ -1,3 +1,4 @@
+public import AppStore
 /// A type with a hand-written JSON encoder, used by ``EventEncoder`` instead of `JSONEncoder`.
 ///
 /// Every record a worker handles is decoded and encoded at least once, and `JSONEncoder` /

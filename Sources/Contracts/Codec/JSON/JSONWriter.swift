@@ -1,3 +1,4 @@
+public import AppStore
 /// Appends compact JSON to a byte buffer, for the hand-written encoders of ``FastJSONWritable``.
 ///
 /// The output is byte for byte what `JSONEncoder` writes with `[.sortedKeys,

@@ -1,0 +1,72 @@
+public import AppStore
+
+/// Every key the pipeline derives from business data to recognise "the same thing again", in
+/// one place. A change here changes what counts as a duplicate (and, for `eventId`, what the
+/// consumers of `iap.entitlements` see), so each derivation says who uses it and for what.
+///
+/// | Key | Form | Layer | What it recognises |
+/// |---|---|---|---|
+/// | ``VerifyRequest/dedupeKey`` | hex SHA-256 of (kind, bundleId, userId, payload) | intake: the runtime's guard | the same Apple artefact published again for the same user (dropped); for another user it is a new key, so match can report `ownership_conflict` |
+/// | ``VerifyRequest/idempotencyKey`` | `notification:<notificationUUID>`, else `purchase:<dedupeKey>` | verify: the runtime's guard | one Apple verification per request; Apple's delivery retries of a notification keep its UUID |
+/// | ``VerifiedTransaction/recordKey`` | `<transactionId>\|n:<notificationUUID>` or `<transactionId>\|e:<eventId>` | match and grant: the runtime's guard (``MatchedTransaction/idempotencyKey``); match's waiting store | one processing of one delivery of a transaction (a retry copy, a re-published waiting record), while a new notification of it (a refund) or a new purchase event is new |
+/// | ``effectKey(transactionId:effect:periodEnd:)`` | `<transactionId>\|<effect>`, renewals `…\|<expiresDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per transaction and effect (a renewal extended again is a change of its own), the input of its eventId |
+/// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
+/// | ``webhookKey(eventId:)`` | `webhook:<eventId>` | webhook: the runtime's guard | one delivery of one entitlement event to the receiver |
+/// | done marker | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard` over the Redis driver's `IdempotencyStore`, which builds the string) | a business id of the rows above already done by this stage |
+///
+/// Not duplicates but lanes: the Kafka keys (routing key, originalTransactionId, userId) only
+/// choose a partition (docs/events.md, "Topics and keys").
+public enum BusinessKeys {
+    /// `<transactionId>|<effect>`; a renewal also names the period end, so an extension of the
+    /// same transaction (RENEWAL_EXTENDED) is a change of its own.
+    public static func effectKey(transactionId: String, effect: EntitlementEffect, periodEnd: Timestamp? = nil) -> String {
+        let key = "\(transactionId)|\(effect.rawValue)"
+        guard effect == .renew, let periodEnd else { return key }
+        return "\(key)|\(periodEnd.millisecondsSince1970)"
+    }
+
+    /// The `eventId` of the entitlement event of a change: the first 16 bytes of SHA-256 of its
+    /// effect key as a UUID, so the same change always gets the same id.
+    public static func entitlementEventId(effectKey: String) -> String {
+        Digest.uuid(fromSHA256Of: effectKey)
+    }
+
+    /// The webhook stage's guard: one delivery per entitlement event.
+    public static func webhookKey(eventId: String) -> String {
+        "webhook:\(eventId)"
+    }
+}
+
+extension VerifyRequest {
+    /// SHA-256 over kind, bundle id, user and payload: the same artefact published again for
+    /// the same user is an exact duplicate and can be dropped. The user is part of it on
+    /// purpose: the same receipt sent for *another* user must reach match, which reports it as
+    /// `ownership_conflict` instead of silently dropping it.
+    public var dedupeKey: String {
+        Digest.sha256Hex([self.kind.rawValue, self.bundleId ?? "", self.hints.userId ?? "", self.payload])
+    }
+
+    /// The business id the verify stage guards on: `notification:<notificationUUID>` (stable
+    /// across Apple's retries), else `purchase:<dedupeKey>`.
+    public var idempotencyKey: String {
+        if self.kind == .notification, let uuid = self.notificationUUID { return "notification:\(uuid)" }
+        return "purchase:\(self.dedupeKey)"
+    }
+}
+
+extension VerifiedTransaction {
+    /// Identifies this delivery of this transaction: `<transactionId>|n:<notificationUUID>` for
+    /// notifications, `<transactionId>|e:<eventId>` for purchases. Match and grant guard on
+    /// it, so a retry copy or a re-published waiting record is processed once, while the same
+    /// transaction in a new notification (a refund) or a new purchase event is not mistaken
+    /// for a duplicate.
+    public var recordKey: String {
+        let delivery = self.notification.map { "n:\($0.notificationUUID)" } ?? "e:\(self.hints.eventId ?? "")"
+        return "\(self.transaction.transactionId)|\(delivery)"
+    }
+}
+
+extension MatchedTransaction {
+    /// The business id grant guards the whole record on (the verified record's key).
+    public var idempotencyKey: String { self.verified.recordKey }
+}

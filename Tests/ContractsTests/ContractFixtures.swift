@@ -1,0 +1,77 @@
+import AppStore
+import Contracts
+import Purchases
+
+/// One value of every contract type with every optional field set, so that each field of the
+/// wire format appears in the golden bytes (``WireFormatGoldenTests``) and in the fast-path
+/// round trips (``FastPathCompletenessTests``).
+enum ContractFixtures {
+    static func at(_ milliseconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: milliseconds) }
+
+    static let hints = PublisherHints(
+        eventId: "e-1", userId: "u-123", orderId: "o-456", appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", environment: .sandbox
+    )
+
+    static let transaction = TransactionDetails(
+        transactionId: "2000000000000002", originalTransactionId: "2000000000000001", bundleId: "com.example.game",
+        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 2, environment: .sandbox,
+        purchaseDate: at(1_763_000_000_123), originalPurchaseDate: at(1_700_000_000_000), expiresDate: at(1_765_000_000_999),
+        revocationDate: at(1_764_000_000_001), revocationReason: RevocationReason(rawValue: 1),
+        appAccountToken: "7E3D2A1C-0000-4000-8000-000000000001", inAppOwnershipType: .familyShared, isUpgraded: true,
+        signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1"
+    )
+
+    static let notification = NotificationContext(
+        notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1", signedDate: at(1_763_000_001_500)
+    )
+
+    static let renewal = RenewalDetails(autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on)
+
+    static let purchases: [PurchaseEvent] = [
+        .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"), .transactionId("2000000000000002"),
+    ].map {
+        PurchaseEvent(
+            eventId: "e-1", bundleId: "com.example.game", userId: "u-123", payload: $0, orderId: "o-456",
+            appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", environment: .sandbox, source: .storeKit2
+        )
+    }
+
+    static let order = OrderEvent(
+        orderId: "o-456", userId: "u-123", productId: "gems_100", bundleId: "com.example.game",
+        appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", quantity: 1
+    )
+
+    static let notificationEvent = NotificationEvent(receivedAt: at(1_795_294_800_750), signedPayload: "h.p/+.s")
+
+    static let verifyRequest = VerifyRequest(
+        kind: .notification, payload: "h.p/+.s", bundleId: "com.example.game", hints: hints, source: .notification,
+        receivedAt: at(1_763_000_002_000), notificationUUID: "n-1"
+    )
+
+    static let verified = VerifiedTransaction(
+        transaction: transaction, hints: hints, source: .notification, receivedAt: at(1_763_000_002_000),
+        verifiedAt: at(1_763_000_002_345), notification: notification, renewal: renewal
+    )
+
+    static let matched = MatchedTransaction(
+        verified: verified, userId: "u-123", orderId: "o-456", matchedBy: .appAccountToken, warnings: [.orderAlreadyClaimed, .userHintMismatch]
+    )
+
+    static let unmatched = UnmatchedTransaction(
+        verified: verified, since: at(1_763_000_002_400), unmatchedAt: at(1_763_086_402_400), reason: .noOrderOrUser
+    )
+
+    static let entitlement = EntitlementEvent(
+        eventId: "ev-1", action: .revoke, userId: "u-123", orderId: "o-456", bundleId: "com.example.game",
+        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 2,
+        transactionId: "2000000000000002", originalTransactionId: "2000000000000001", environment: .sandbox,
+        purchaseDate: at(1_763_000_000_123), expiresDate: at(1_765_000_000_999), revocationDate: at(1_764_000_000_001),
+        matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2
+    )
+
+    static let state = EntitlementState(
+        originalTransactionId: "2000000000000001", userId: "u-123", orderId: "o-456", productId: "com.example.game.pro.monthly",
+        productType: .autoRenewableSubscription, transactionId: "2000000000000002", purchaseDate: at(1_763_000_000_123),
+        expiresDate: at(1_765_000_000_999), status: .revoked, signedDate: at(1_763_000_001_000), revokedTransactionIds: ["2000000000000002"]
+    )
+}
