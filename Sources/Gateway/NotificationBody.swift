@@ -3,7 +3,7 @@ import Foundation
 /// Why a request body was refused. The gateway answers 400 with
 /// `{"reason": "malformed_event", "detail": <detail>}` and writes nothing.
 public struct MalformedNotification: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The contract reason code (DESIGN.md) every refused body carries.
+    /// The contract reason code (docs/events.md) every refused body carries.
     public static let reason = "malformed_event"
 
     public let detail: String

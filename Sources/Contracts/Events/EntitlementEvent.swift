@@ -2,7 +2,7 @@ public import AppStore
 
 /// The pipeline's output: one effective entitlement change (`iap.entitlement.v1` on
 /// `iap.entitlements`, key: userId). A contract: field names and `null`s are exactly as in
-/// DESIGN.md; dates are ISO-8601 UTC strings with milliseconds.
+/// docs/events.md; dates are ISO-8601 UTC strings with milliseconds.
 public struct EntitlementEvent: PipelineEvent, Hashable {
     public static let schema = "iap.entitlement.v1"
 
