@@ -56,10 +56,16 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
         ),
 
+        // MARK: Basics
+        /// Value types every layer shares (`OpenEnumeration`, the `Duration` conversions): the
+        /// standard library only, so any module may depend on it.
+        .target(name: "Basics", swiftSettings: strictSettings),
+
         // MARK: Adapters
         .target(
             name: "Kafka",
             dependencies: [
+                "Basics",
                 "CRdKafka",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -69,6 +75,7 @@ let package = Package(
         .target(
             name: "Redis",
             dependencies: [
+                "Basics",
                 "CHiredis",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -80,6 +87,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
+                "Basics",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -96,6 +104,7 @@ let package = Package(
         .target(
             name: "AppStoreSimulator",
             dependencies: [
+                "Basics",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -117,6 +126,7 @@ let package = Package(
         .target(
             name: "Purchases",
             dependencies: [
+                "Basics",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,6 +138,7 @@ let package = Package(
         .target(
             name: "Pipeline",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Redis",
                 .product(name: "Logging", package: "swift-log"),
@@ -150,6 +161,7 @@ let package = Package(
         .target(
             name: "Workers",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Redis",
                 "Pipeline",
@@ -196,6 +208,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Pipeline",
                 "AppStore",
@@ -217,6 +230,7 @@ let package = Package(
         .executableTarget(
             name: "iap",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Redis",
                 "Pipeline",
@@ -259,6 +273,7 @@ let package = Package(
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a

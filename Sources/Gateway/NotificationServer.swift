@@ -1,3 +1,4 @@
+import Basics
 import CoreMetrics
 import Foundation
 import Hummingbird
@@ -158,14 +159,5 @@ private struct StatusCountingMiddleware<Context: RequestContext>: RouterMiddlewa
             metrics.countRequest(status: 500)
             throw error
         }
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, as swift-metrics' `Timer` records them (saturating).
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

@@ -1,3 +1,5 @@
+public import Basics
+
 /// What the pipeline does next with an Apple answer. Retry-versus-reject is decided here, by
 /// type, so no caller ever has to interpret a message or a status code.
 public enum AppleOutcome: Sendable, Hashable {

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 public import Kafka
 public import Logging
@@ -341,10 +342,3 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 }
 
 private enum BackpressureChange { case pause, resume }
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

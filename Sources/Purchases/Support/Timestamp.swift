@@ -1,4 +1,5 @@
 public import AppStore
+import Basics
 public import Foundation
 
 /// An instant in the pipeline's own events: whole milliseconds since 1970 (UTC), written as an
@@ -29,7 +30,7 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// This instant moved by `duration` (millisecond precision).
     public func advanced(by duration: Duration) -> Timestamp {
-        Timestamp(millisecondsSince1970: self.millisecondsSince1970 + duration.wholeMilliseconds)
+        Timestamp(millisecondsSince1970: self.millisecondsSince1970 + duration.milliseconds(rounding: .towardZero))
     }
 
     /// How long after `earlier` this instant is (negative when it is before).
@@ -168,13 +169,5 @@ extension Int64 {
     fileprivate func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let quotient = self >= 0 ? self / divisor : -((-self - 1) / divisor) - 1
         return (quotient, self - quotient * divisor)
-    }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds, truncated toward zero.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = self.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
