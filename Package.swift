@@ -77,6 +77,7 @@ let package = Package(
             dependencies: [
                 "Basics",
                 "CHiredis",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
