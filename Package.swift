@@ -261,8 +261,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        /// Harness shared by test targets: a real `redis-server` child on a free port and the
-        /// librdkafka mock cluster. Not shipped in any product.
+        /// Harness shared by test targets: a real `redis-server` child on a free port, the
+        /// librdkafka mock cluster and the test PKI (`TestSigningChain`). Not shipped in any product.
         .target(
             name: "TestSupport",
             dependencies: [
@@ -270,6 +270,9 @@ let package = Package(
                 "Redis",
                 "Pipeline",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
@@ -324,7 +327,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore", "AppStoreSimulator"],
+            dependencies: ["AppStore", "AppStoreSimulator", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
@@ -333,6 +336,7 @@ let package = Package(
             dependencies: [
                 "Purchases",
                 "AppStore",
+                "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Purchases
+import TestSupport
 import Testing
 
 /// Verify: signed transactions and notifications are checked locally, never with Apple.
