@@ -40,7 +40,9 @@ import Testing
         (.toNearestOrAwayFromZero, -2, 2, 3),
         (.toNearestOrEven, -2, 2, 2),
     ])
-    func millisecondsFollowEveryRule(rule: FloatingPointRoundingRule, minusOnePointFive: Int64, onePointFive: Int64, twoPointFive: Int64) {
+    func millisecondsFollowEveryRule(
+        rule: FloatingPointRoundingRule, minusOnePointFive: Int64, onePointFive: Int64, twoPointFive: Int64
+    ) {
         #expect(Duration.microseconds(-1500).milliseconds(rounding: rule) == minusOnePointFive)
         #expect(Duration.microseconds(1500).milliseconds(rounding: rule) == onePointFive)
         #expect(Duration.microseconds(2500).milliseconds(rounding: rule) == twoPointFive)

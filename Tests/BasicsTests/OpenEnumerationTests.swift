@@ -5,7 +5,6 @@ import Testing
 @Suite struct OpenEnumerationTests {
     struct Flavour: OpenEnumeration {
         let rawValue: String
-        init(rawValue: String) { self.rawValue = rawValue }
         static let vanilla = Flavour(rawValue: "vanilla")
     }
 

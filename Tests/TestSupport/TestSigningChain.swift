@@ -59,7 +59,9 @@ public struct TestSigningChain: Sendable {
                 Critical(KeyUsage(keyCertSign: true))
                 if wwdr { Certificate.Extension(oid: Self.wwdrOID, critical: false, value: [0x05, 0x00]) }
                 if let intermediateOCSP {
-                    AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(intermediateOCSP))])
+                    AuthorityInformationAccess([
+                        .init(method: .ocspServer, location: .uniformResourceIdentifier(intermediateOCSP))
+                    ])
                 }
             },
             issuerPrivateKey: .init(self.rootKey)
@@ -73,7 +75,9 @@ public struct TestSigningChain: Sendable {
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
-                if receiptOID { Certificate.Extension(oid: Self.receiptSignerOID, critical: false, value: [0x05, 0x00]) }
+                if receiptOID {
+                    Certificate.Extension(oid: Self.receiptSignerOID, critical: false, value: [0x05, 0x00])
+                }
                 if let ocsp {
                     AuthorityInformationAccess([.init(method: .ocspServer, location: .uniformResourceIdentifier(ocsp))])
                 }
@@ -92,7 +96,9 @@ public struct TestSigningChain: Sendable {
 
     /// A compact JWS of `payload` with `x5c` = [leaf, intermediate, root] unless overridden.
     public func sign(_ payload: [String: Any], x5c: [Certificate]? = nil, alg: String = "ES256") throws -> String {
-        let chain = try (x5c ?? [self.leaf, self.intermediate, self.root]).map { Data(try Self.der($0)).base64EncodedString() }
+        let chain = try (x5c ?? [self.leaf, self.intermediate, self.root]).map {
+            Data(try Self.der($0)).base64EncodedString()
+        }
         let header = try JSONSerialization.data(withJSONObject: ["alg": alg, "x5c": chain])
         let body = try JSONSerialization.data(withJSONObject: payload)
         let signingInput = "\(Self.base64URL(header)).\(Self.base64URL(body))"
