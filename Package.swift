@@ -60,10 +60,16 @@ let package = Package(
             providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
         ),
 
+        // MARK: Basics
+        /// Value types every layer shares (`OpenEnumeration`, the `Duration` conversions): the
+        /// standard library only, so any module may depend on it.
+        .target(name: "Basics", swiftSettings: strictSettings),
+
         // MARK: Adapters
         .target(
             name: "Kafka",
             dependencies: [
+                "Basics",
                 "CRdKafka",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -73,7 +79,9 @@ let package = Package(
         .target(
             name: "Redis",
             dependencies: [
+                "Basics",
                 "CHiredis",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
@@ -84,6 +92,7 @@ let package = Package(
         .target(
             name: "AppStore",
             dependencies: [
+                "Basics",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -100,6 +109,7 @@ let package = Package(
         .target(
             name: "AppStoreSimulator",
             dependencies: [
+                "Basics",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -122,6 +132,7 @@ let package = Package(
         .target(
             name: "Contracts",
             dependencies: [
+                "Basics",
                 "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -130,10 +141,11 @@ let package = Package(
 
         // MARK: Domain
         /// The intake/verify/match/grant rules over the `Contracts` events, as plain code: no
-        /// Kafka, Redis or runtime imports (DESIGN.md's dependency rules; decision D9).
+        /// Kafka, Redis or runtime imports (docs/architecture.md's rules; decision D9).
         .target(
             name: "Purchases",
             dependencies: [
+                "Basics",
                 "AppStore",
                 "Contracts",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -149,6 +161,7 @@ let package = Package(
         .target(
             name: "Hosting",
             dependencies: [
+                "Basics",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "Logging", package: "swift-log"),
@@ -167,6 +180,7 @@ let package = Package(
         .target(
             name: "Topology",
             dependencies: [
+                "Basics",
                 "Hosting",
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -178,6 +192,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "Contracts",
+                "Basics",
                 "Kafka",
                 "Redis",
                 "Hosting",
@@ -200,6 +215,7 @@ let package = Package(
         .target(
             name: "Workers",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Redis",
                 "Hosting",
@@ -254,6 +270,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Hosting",
                 "Topology",
@@ -277,6 +294,7 @@ let package = Package(
         .executableTarget(
             name: "iap",
             dependencies: [
+                "Basics",
                 "Kafka",
                 "Redis",
                 "Pipeline",
@@ -312,8 +330,8 @@ let package = Package(
         ),
 
         // MARK: Tests
-        /// Harness shared by test targets: a real `redis-server` child on a free port and the
-        /// librdkafka mock cluster. Not shipped in any product.
+        /// Harness shared by test targets: a real `redis-server` child on a free port, the
+        /// librdkafka mock cluster and the test PKI (`TestSigningChain`). Not shipped in any product.
         .target(
             name: "TestSupport",
             dependencies: [
@@ -322,6 +340,9 @@ let package = Package(
                 "Pipeline",
                 "Topology",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Tests/TestSupport",
             swiftSettings: strictSettings
@@ -338,6 +359,7 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
@@ -390,7 +412,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore", "AppStoreSimulator"],
+            dependencies: ["AppStore", "AppStoreSimulator", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
@@ -400,6 +422,7 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "AppStore",
+                "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,3 +1,4 @@
+import Basics
 import Crypto
 public import Foundation
 public import SwiftASN1
@@ -240,20 +241,6 @@ public struct CertificateAuthority: Sendable {
 
     private static func subjectKeyIdentifier(of certificate: Certificate) throws -> ArraySlice<UInt8>? {
         try certificate.extensions.subjectKeyIdentifier?.keyIdentifier
-    }
-}
-
-extension Duration {
-    /// The duration in seconds as a `TimeInterval`, for `Date` arithmetic.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-
-    /// Whole milliseconds, as Apple's JSON dates count.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
 

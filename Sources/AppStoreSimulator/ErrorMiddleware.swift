@@ -1,3 +1,4 @@
+import Basics
 import Hummingbird
 
 /// Renders `SimulatorError`s thrown by control API handlers as `{"error": code, "message": reason}`

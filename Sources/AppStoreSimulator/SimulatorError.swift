@@ -1,3 +1,5 @@
+public import Basics
+
 /// An error the simulator reports, either to its own caller (configuration, certificate files)
 /// or to an HTTP client as a clear 4xx/5xx JSON body instead of a crash (see `ErrorMiddleware`).
 ///
@@ -5,24 +7,20 @@
 /// `switch` statements. Errors compare equal by code only, which keeps `#expect(throws:)` simple.
 public struct SimulatorError: Error, CustomStringConvertible, Equatable, Sendable {
     /// The kind of failure.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        fileprivate enum Value: String, Sendable {
-            case badRequest, notFound, conflict, invalidConfiguration, certificateStore
-        }
-        fileprivate let value: Value
+    public struct Code: OpenEnumeration {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The request body or a parameter is malformed (HTTP 400).
-        public static let badRequest = Code(value: .badRequest)
+        public static let badRequest = Code(rawValue: "badRequest")
         /// The addressed transaction or subscription doesn't exist (HTTP 404).
-        public static let notFound = Code(value: .notFound)
+        public static let notFound = Code(rawValue: "notFound")
         /// The request contradicts the current state, e.g. refunding twice (HTTP 409).
-        public static let conflict = Code(value: .conflict)
+        public static let conflict = Code(rawValue: "conflict")
         /// A configuration value is out of range.
-        public static let invalidConfiguration = Code(value: .invalidConfiguration)
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// The CA files in the state directory can't be read or written.
-        public static let certificateStore = Code(value: .certificateStore)
-
-        public var description: String { value.rawValue }
+        public static let certificateStore = Code(rawValue: "certificateStore")
     }
 
     public let code: Code

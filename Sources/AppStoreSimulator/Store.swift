@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A notification the simulated App Store has produced, with its delivery record.
@@ -90,7 +91,7 @@ actor Store {
         let now = Self.milliseconds(Date())
         let isSubscription = request.type == AppleValues.ProductType.autoRenewable
         let group = isSubscription ? (request.subscriptionGroupIdentifier ?? "\(bundleId).subscriptions") : nil
-        let periodMs = request.expiresInSeconds.map { Int64($0 * 1000) } ?? settings.subscriptionPeriod.milliseconds
+        let periodMs = request.expiresInSeconds.map { Int64($0 * 1000) } ?? settings.subscriptionPeriod.milliseconds(rounding: .towardZero)
         let customer = Self.customerKey(bundleId: bundleId, environment: environment, token: request.appAccountToken)
         let appTransactionId = appTransactionIds[customer] ?? ids.nextAppTransactionId()
         appTransactionIds[customer] = appTransactionId
@@ -157,7 +158,7 @@ actor Store {
             throw SimulatorError(.conflict, "subscription \(originalTransactionId) was refunded or revoked")
         }
         let now = Self.milliseconds(Date())
-        let period = chain.periodMs ?? settings.subscriptionPeriod.milliseconds
+        let period = chain.periodMs ?? settings.subscriptionPeriod.milliseconds(rounding: .towardZero)
         let start = max(now, latest.expiresDate ?? now)
         var renewal = latest
         renewal.transactionId = ids.nextTransactionId()

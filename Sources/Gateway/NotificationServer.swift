@@ -1,4 +1,5 @@
 import AppStore
+import Basics
 import Contracts
 import CoreMetrics
 import Foundation
@@ -161,14 +162,5 @@ private struct StatusCountingMiddleware<Context: RequestContext>: RouterMiddlewa
             metrics.countRequest(status: 500)
             throw error
         }
-    }
-}
-
-extension Duration {
-    /// Whole nanoseconds, as swift-metrics' `Timer` records them (saturating).
-    fileprivate var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : scaled.addingReportingOverflow(attoseconds / 1_000_000_000).partialValue
     }
 }

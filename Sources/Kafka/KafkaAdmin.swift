@@ -1,3 +1,4 @@
+import Basics
 internal import CRdKafka
 public import Logging
 
@@ -22,7 +23,7 @@ public final class KafkaAdmin: Sendable {
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [String: Int32] in
             var metadata: UnsafePointer<rd_kafka_metadata>?
-            let err = rd_kafka_metadata(client.handle, 1, nil, &metadata, Int32(timeout.milliseconds))
+            let err = rd_kafka_metadata(client.handle, 1, nil, &metadata, Int32(timeout.milliseconds(rounding: .towardZero)))
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
                 throw KafkaError.from(err, code: .query, context: "metadata")
             }
@@ -57,7 +58,7 @@ public final class KafkaAdmin: Sendable {
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
             let list = RDKafkaPartitionList.make(partitions, offset: logical)
             defer { RDKafkaPartitionList.destroy(list) }
-            let err = rd_kafka_offsets_for_times(client.handle, list, Int32(timeout.milliseconds))
+            let err = rd_kafka_offsets_for_times(client.handle, list, Int32(timeout.milliseconds(rounding: .towardZero)))
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
                 throw KafkaError.from(err, code: .query, context: "\(what)s")
             }
@@ -118,9 +119,9 @@ public final class KafkaAdmin: Sendable {
             defer { rd_kafka_queue_destroy(queue) }
             let options = rd_kafka_AdminOptions_new(client.handle, RD_KAFKA_ADMIN_OP_CREATETOPICS)
             defer { rd_kafka_AdminOptions_destroy(options) }
-            _ = rd_kafka_AdminOptions_set_operation_timeout(options, Int32(timeout.milliseconds), &errstr, errstr.count)
+            _ = rd_kafka_AdminOptions_set_operation_timeout(options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
             rd_kafka_CreateTopics(client.handle, &newTopics, newTopics.count, options, queue)
-            guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds) + 5000) else {
+            guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds(rounding: .towardZero)) + 5000) else {
                 throw KafkaError(code: .query, message: "create topics: timed out")
             }
             defer { rd_kafka_event_destroy(event) }
@@ -151,14 +152,14 @@ public final class KafkaAdmin: Sendable {
         let options = rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS)
         defer { rd_kafka_AdminOptions_destroy(options) }
         var errstr = [CChar](repeating: 0, count: 256)
-        _ = rd_kafka_AdminOptions_set_request_timeout(options, Int32(timeout.milliseconds), &errstr, errstr.count)
+        _ = rd_kafka_AdminOptions_set_request_timeout(options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
         // Explicit partitions: the mock cluster (and some brokers) answer NULL with nothing.
         let list = RDKafkaPartitionList.make(partitions)
         defer { RDKafkaPartitionList.destroy(list) }
         var request: OpaquePointer? = rd_kafka_ListConsumerGroupOffsets_new(group, list)
         defer { rd_kafka_ListConsumerGroupOffsets_destroy(request) }
         rd_kafka_ListConsumerGroupOffsets(handle, &request, 1, options, queue)
-        guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds) + 1000) else {
+        guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds(rounding: .towardZero)) + 1000) else {
             throw KafkaError(code: .query, message: "list group offsets of \(group): timed out")
         }
         defer { rd_kafka_event_destroy(event) }

@@ -1,3 +1,4 @@
+import Basics
 internal import CRdKafka
 public import Logging
 import Synchronization
@@ -94,7 +95,7 @@ public final class KafkaConsumer: Sendable {
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartitionOffset] in
             let list = RDKafkaPartitionList.make(partitions)
             defer { RDKafkaPartitionList.destroy(list) }
-            let err = rd_kafka_committed(client.handle, list, Int32(timeout.milliseconds))
+            let err = rd_kafka_committed(client.handle, list, Int32(timeout.milliseconds(rounding: .towardZero)))
             if err != RD_KAFKA_RESP_ERR_NO_ERROR {
                 throw KafkaError.from(err, code: .query, context: "committed offsets")
             }

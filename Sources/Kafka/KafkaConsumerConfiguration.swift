@@ -1,3 +1,5 @@
+import Basics
+
 /// Settings for `KafkaConsumer`.
 ///
 /// The consumer is built for at-least-once processing with concurrent completion: offsets are
@@ -44,11 +46,11 @@ public struct KafkaConsumerConfiguration: Sendable {
             "bootstrap.servers": bootstrapServers,
             "group.id": groupId,
             "client.id": clientId,
-            "session.timeout.ms": String(sessionTimeout.milliseconds),
-            "heartbeat.interval.ms": String(heartbeatInterval.milliseconds),
+            "session.timeout.ms": String(sessionTimeout.milliseconds(rounding: .towardZero)),
+            "heartbeat.interval.ms": String(heartbeatInterval.milliseconds(rounding: .towardZero)),
             "enable.auto.commit": "true",
             "enable.auto.offset.store": "false",
-            "auto.commit.interval.ms": String(autoCommitInterval.milliseconds),
+            "auto.commit.interval.ms": String(autoCommitInterval.milliseconds(rounding: .towardZero)),
             "auto.offset.reset": autoOffsetReset,
             "partition.assignment.strategy": assignmentStrategy,
             // Bound librdkafka's prefetch: paused partitions stop here, not at 64 MiB.

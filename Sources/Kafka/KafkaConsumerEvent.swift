@@ -1,3 +1,4 @@
+import Basics
 import Dispatch
 
 /// What a `KafkaConsumer` hands to the application, in order.
@@ -23,6 +24,6 @@ public final class RevocationAcknowledgement: Sendable {
     public func acknowledge() { semaphore.signal() }
 
     func wait(timeout: Duration) -> Bool {
-        semaphore.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds))) == .success
+        semaphore.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds(rounding: .towardZero)))) == .success
     }
 }

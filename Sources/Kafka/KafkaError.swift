@@ -1,3 +1,4 @@
+public import Basics
 internal import CRdKafka
 
 /// An error from librdkafka or from this wrapper.
@@ -15,25 +16,24 @@ public struct KafkaError: Error, Hashable, CustomStringConvertible, Sendable {
     /// Whether the client instance is unusable (e.g. idempotent producer fenced).
     public let isFatal: Bool
 
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        private let name: String
-        private init(_ name: String) { self.name = name }
-        public var description: String { name }
+    public struct Code: OpenEnumeration {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// A configuration property was rejected by librdkafka.
-        public static let configuration = Code("configuration")
+        public static let configuration = Code(rawValue: "configuration")
         /// Creating the client handle failed.
-        public static let clientCreation = Code("clientCreation")
+        public static let clientCreation = Code(rawValue: "clientCreation")
         /// A message could not be enqueued or was not delivered.
-        public static let delivery = Code("delivery")
+        public static let delivery = Code(rawValue: "delivery")
         /// A consumer call (subscribe, assign, store, commit, pause) failed.
-        public static let consumer = Code("consumer")
+        public static let consumer = Code(rawValue: "consumer")
         /// A metadata, offsets or admin query failed or timed out.
-        public static let query = Code("query")
+        public static let query = Code(rawValue: "query")
         /// The client was already closed.
-        public static let closed = Code("closed")
+        public static let closed = Code(rawValue: "closed")
         /// The mock cluster rejected a request.
-        public static let mockCluster = Code("mockCluster")
+        public static let mockCluster = Code(rawValue: "mockCluster")
     }
 
     public init(

@@ -1,3 +1,4 @@
+public import Basics
 internal import CRdKafka
 public import Logging
 
@@ -75,7 +76,7 @@ public final class KafkaMockCluster: Sendable {
     }
 
     /// Broker error codes (Kafka protocol numbers) to inject.
-    public struct ErrorCode: Sendable, Hashable {
+    public struct ErrorCode: OpenEnumeration {
         public let rawValue: Int32
         public init(rawValue: Int32) { self.rawValue = rawValue }
         public static let notLeaderForPartition = ErrorCode(rawValue: 6)

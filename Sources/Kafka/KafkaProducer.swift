@@ -1,3 +1,4 @@
+import Basics
 internal import CRdKafka
 public import Logging
 import Synchronization
@@ -69,7 +70,7 @@ public final class KafkaProducer: Sendable {
     /// Waits until every enqueued record was delivered or failed.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let client = self.client
-        let err = await BlockingExecutor.run { rd_kafka_flush(client.handle, Int32(timeout.milliseconds)) }
+        let err = await BlockingExecutor.run { rd_kafka_flush(client.handle, Int32(timeout.milliseconds(rounding: .towardZero))) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             throw KafkaError.from(err, code: .delivery, context: "flush")
         }

@@ -1,3 +1,5 @@
+import Basics
+
 /// Settings for `KafkaProducer`.
 ///
 /// Defaults favour "never lose, never duplicate on retry": the idempotent producer (which
@@ -26,19 +28,11 @@ public struct KafkaProducerConfiguration: Sendable {
             "bootstrap.servers": bootstrapServers,
             "client.id": clientId,
             "enable.idempotence": idempotent ? "true" : "false",
-            "linger.ms": String(linger.milliseconds),
-            "message.timeout.ms": String(messageTimeout.milliseconds),
+            "linger.ms": String(linger.milliseconds(rounding: .towardZero)),
+            "message.timeout.ms": String(messageTimeout.milliseconds(rounding: .towardZero)),
         ]
         properties.merge(additionalProperties) { _, new in new }
         return properties
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, as librdkafka's `*.ms` properties want them.
-    var milliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
 

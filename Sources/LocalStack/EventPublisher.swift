@@ -1,6 +1,6 @@
 public import Contracts
 public import Kafka
-public import Purchases
+import Purchases
 
 /// The contract topics backends publish to, and their records under the contract keys:
 /// purchases by userId, orders by appAccountToken (orderId when there is none), notifications

@@ -10,7 +10,7 @@ public import Redis
 import ServiceLifecycle
 import Synchronization
 
-public import Topology
+import Topology
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

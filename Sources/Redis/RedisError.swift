@@ -1,3 +1,5 @@
+public import Basics
+
 /// An error from the Redis adapter.
 ///
 /// Modelled on swift-certificates' `CertificateError`: the ``Code`` is a struct of static
@@ -6,36 +8,24 @@
 /// `#expect(throws: RedisError.Code...)`-style checks simple while the message keeps detail.
 public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, independent of the human-readable detail.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case invalidConfiguration
-            case connectionFailed
-            case connectionLost
-            case server
-            case unexpectedReply
-            case shutdown
-        }
-
-        private let base: Base
-
-        private init(_ base: Base) { self.base = base }
+    public struct Code: OpenEnumeration {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The configuration (usually the URL) is malformed; retrying will not help.
-        public static let invalidConfiguration = Code(.invalidConfiguration)
+        public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
         /// A new connection could not be established (refused, timed out, AUTH/SELECT failed).
-        public static let connectionFailed = Code(.connectionFailed)
+        public static let connectionFailed = Code(rawValue: "connectionFailed")
         /// The connection broke while a command was in flight. The command may or may not
         /// have been executed by the server; the connection is discarded and the next call
         /// reconnects.
-        public static let connectionLost = Code(.connectionLost)
+        public static let connectionLost = Code(rawValue: "connectionLost")
         /// The server answered with an error reply (`-ERR ...`, `-WRONGTYPE ...`, script errors).
-        public static let server = Code(.server)
+        public static let server = Code(rawValue: "server")
         /// The server answered with a reply of a shape the caller did not expect.
-        public static let unexpectedReply = Code(.unexpectedReply)
+        public static let unexpectedReply = Code(rawValue: "unexpectedReply")
         /// The client was shut down.
-        public static let shutdown = Code(.shutdown)
-
-        public var description: String { base.rawValue }
+        public static let shutdown = Code(rawValue: "shutdown")
     }
 
     /// The kind of failure; errors are equal when their codes are.

@@ -1,35 +1,30 @@
+public import Basics
+
 /// Why a pipeline file was refused. Equal by code, so tests can match on the kind while the
 /// message names the offending stage, topic or value for operators.
 public struct PipelineFileError: Error, Sendable, Hashable, CustomStringConvertible {
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case unreadable, unknownStage, undeclaredTopic, duplicateName, invalidDuration, invalidValue, missingRole, unknownWindow, contradiction
-        }
-
-        private let base: Base
-
-        private init(_ base: Base) { self.base = base }
+    public struct Code: OpenEnumeration {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The file could not be read or is not valid YAML for the model.
-        public static let unreadable = Code(.unreadable)
+        public static let unreadable = Code(rawValue: "unreadable")
         /// A stage was asked for by name and does not exist.
-        public static let unknownStage = Code(.unknownStage)
+        public static let unknownStage = Code(rawValue: "unknownStage")
         /// A stage references a topic that the `topics` list does not declare.
-        public static let undeclaredTopic = Code(.undeclaredTopic)
+        public static let undeclaredTopic = Code(rawValue: "undeclaredTopic")
         /// Two topics or two stages share a name.
-        public static let duplicateName = Code(.duplicateName)
+        public static let duplicateName = Code(rawValue: "duplicateName")
         /// A duration is not `<number><ms|s|m|h|d>`.
-        public static let invalidDuration = Code(.invalidDuration)
+        public static let invalidDuration = Code(rawValue: "invalidDuration")
         /// A number is out of range (partitions, backoff multiplier, jitter, ...).
-        public static let invalidValue = Code(.invalidValue)
+        public static let invalidValue = Code(rawValue: "invalidValue")
         /// A stage that reads or writes its topics by role lacks one (match's `unmatched` output).
-        public static let missingRole = Code(.missingRole)
+        public static let missingRole = Code(rawValue: "missingRole")
         /// A stage names a window it does not have (a typo would leave the default in force).
-        public static let unknownWindow = Code(.unknownWindow)
+        public static let unknownWindow = Code(rawValue: "unknownWindow")
         /// Two values that must outlast one another do not.
-        public static let contradiction = Code(.contradiction)
-
-        public var description: String { base.rawValue }
+        public static let contradiction = Code(rawValue: "contradiction")
     }
 
     public let code: Code

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// How a stage spaces out retries of a failing message before dead-lettering it.
@@ -91,13 +92,5 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
         guard multiplier >= 1, multiplier.isFinite else { throw invalid("multiplier must be at least 1") }
         guard (0...1).contains(jitter) else { throw invalid("jitter must be a fraction in 0...1") }
         guard maxAttempts >= 1 else { throw invalid("maxAttempts must be at least 1") }
-    }
-}
-
-extension Duration {
-    /// The duration in (fractional) seconds.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import TestSupport
 import Testing
 import X509
 

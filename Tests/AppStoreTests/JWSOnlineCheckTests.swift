@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Online mode: OCSP is asked at the current time; no answer means "retry", never "reject".

@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 /// Tampered and garbage input gets the right refusal code, never a crash.

@@ -1,5 +1,6 @@
 import AppStore
 import Foundation
+import TestSupport
 import Testing
 
 /// Real Apple-signed JWS: valid at their signing date with the bundled root, refused now.

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 import Synchronization
+import TestSupport
 import Testing
 import X509
 

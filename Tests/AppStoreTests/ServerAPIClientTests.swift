@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 
 /// The Server API client: URLs, bearer token, environment fallback and classification.

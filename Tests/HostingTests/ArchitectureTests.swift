@@ -13,8 +13,14 @@ import Testing
         let declaration = try Regex(#"\.(target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
         for match in manifest.matches(of: declaration) {
             let name = String(match.output[2].substring ?? "")
+            // The declaration's own arguments: up to its closing parenthesis.
             let rest = manifest[match.range.upperBound...]
-            let end = rest.range(of: "\n        )")?.lowerBound ?? rest.endIndex
+            var depth = 1
+            var end = rest.startIndex
+            while depth > 0, end < rest.endIndex {
+                if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
+                end = rest.index(after: end)
+            }
             let body = String(rest[..<end])
             guard !body.contains("path: \"Tests/") else { continue }
             var dependencies: Set<String> = []

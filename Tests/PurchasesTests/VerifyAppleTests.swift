@@ -2,6 +2,7 @@ import AppStore
 import Contracts
 import Foundation
 import Purchases
+import TestSupport
 import Testing
 
 /// Verify: bare ids and receipts are looked up with Apple (through the gate and the cache),

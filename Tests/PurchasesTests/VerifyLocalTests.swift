@@ -2,6 +2,7 @@ import AppStore
 import Contracts
 import Foundation
 import Purchases
+import TestSupport
 import Testing
 
 /// Verify: signed transactions and notifications are checked locally, never with Apple.

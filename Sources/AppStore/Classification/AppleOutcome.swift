@@ -1,3 +1,5 @@
+public import Basics
+
 /// What the pipeline does next with an Apple answer. Retry-versus-reject is decided here, by
 /// type, so no caller ever has to interpret a message or a status code.
 public enum AppleOutcome: Sendable, Hashable {
@@ -14,10 +16,9 @@ public enum AppleOutcome: Sendable, Hashable {
 
 /// Why a call should be retried. Equal by code.
 public struct RetryReason: Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         /// HTTP 5xx / 5000000 / 5000001.
         public static let serverError = Code(rawValue: "server_error")

@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import Basics
 import Foundation
 import NIOCore
 import NIOHTTP1

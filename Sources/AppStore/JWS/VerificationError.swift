@@ -1,12 +1,13 @@
+public import Basics
+
 /// Why signed data was refused, in the style of swift-certificates' `CertificateError`:
 /// a stable, extensible ``Code`` that callers switch on, plus a human reason for logs.
 ///
 /// Two errors are equal when their codes are equal; the reason is diagnostic only.
 public struct VerificationError: Error, Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         /// Not a compact JWS of the expected shape: segments, base64url, JSON, `alg`, `x5c` count, size.
         public static let invalidJWTFormat = Code(rawValue: "INVALID_JWT_FORMAT")

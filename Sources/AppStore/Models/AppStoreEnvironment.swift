@@ -1,3 +1,5 @@
+public import Basics
+
 /// The App Store environment that signed a payload or that a request goes to.
 public struct AppStoreEnvironment: OpenEnumeration {
     public let rawValue: String

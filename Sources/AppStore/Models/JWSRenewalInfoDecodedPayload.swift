@@ -1,3 +1,4 @@
+public import Basics
 public import Foundation
 
 /// Whether an auto-renewable subscription renews at the end of the period.

@@ -1,3 +1,5 @@
+public import Basics
+
 /// The event a V2 notification reports (`notificationType`).
 public struct NotificationTypeV2: OpenEnumeration {
     public let rawValue: String

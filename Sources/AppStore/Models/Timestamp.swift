@@ -1,3 +1,4 @@
+import Basics
 public import Foundation
 
 /// An instant: whole milliseconds since 1970 (UTC). The one date type of the code base: Apple
@@ -41,7 +42,7 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// This instant moved by `duration` (millisecond precision).
     public func advanced(by duration: Duration) -> Timestamp {
-        Timestamp(millisecondsSince1970: self.millisecondsSince1970 + duration.wholeMilliseconds)
+        Timestamp(millisecondsSince1970: self.millisecondsSince1970 + duration.milliseconds(rounding: .towardZero))
     }
 
     /// How long after `earlier` this instant is (negative when it is before).
@@ -110,13 +111,5 @@ extension Int64 {
     fileprivate func floorDivided(by divisor: Int64) -> (quotient: Int64, remainder: Int64) {
         let quotient = self >= 0 ? self / divisor : -((-self - 1) / divisor) - 1
         return (quotient, self - quotient * divisor)
-    }
-}
-
-extension Duration {
-    /// The duration in whole milliseconds, truncated toward zero.
-    fileprivate var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = self.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

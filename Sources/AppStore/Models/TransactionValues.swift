@@ -1,3 +1,5 @@
+public import Basics
+
 /// The product type of a transaction (`type`).
 public struct ProductType: OpenEnumeration {
     public let rawValue: String

@@ -1,10 +1,11 @@
+public import Basics
+
 /// Why a receipt could not be decoded. Decoding claims no trust: a receipt that decodes is
 /// only a source of ids to look up with Apple.
 public struct ReceiptError: Error, Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         public static let invalidBase64 = Code(rawValue: "INVALID_BASE64")
         /// Not a PKCS#7 SignedData with the attribute set Apple puts in app receipts.

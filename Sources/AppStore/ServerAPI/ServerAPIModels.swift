@@ -1,3 +1,5 @@
+public import Basics
+
 /// `GET /inApps/v1/transactions/{transactionId}`.
 public struct TransactionInfoResponse: Codable, Hashable, Sendable {
     public var signedTransactionInfo: String?

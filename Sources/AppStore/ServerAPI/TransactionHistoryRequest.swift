@@ -1,3 +1,5 @@
+public import Basics
+
 /// Filters of Get Transaction History v2; `revision` is handled by the client's paging.
 public struct TransactionHistoryRequest: Hashable, Sendable {
     public struct Order: OpenEnumeration {

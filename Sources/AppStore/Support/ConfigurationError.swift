@@ -1,10 +1,11 @@
+public import Basics
+
 /// A component was set up with values it cannot work with. Thrown at construction time so a
 /// misconfigured worker fails at start rather than refusing every purchase later.
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         public static let invalidRootCertificate = Code(rawValue: "INVALID_ROOT_CERTIFICATE")
         /// Production verification of notifications and app transactions needs the app's Apple id.

@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+public import Basics
 
 /// A change grant can make, finer than the contract's `action`: reinstating a refunded
 /// purchase is a `grant` on the topic but must not reuse the original grant's eventId.

@@ -1,4 +1,5 @@
 public import AppStore
+public import Basics
 
 /// The pipeline's output: one effective entitlement change (`iap.entitlement.v1` on
 /// `iap.entitlements`, key: userId). A contract: field names and `null`s are exactly as in

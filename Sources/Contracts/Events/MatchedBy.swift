@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+public import Basics
 
 /// Which rule tied a transaction to its user (`matchedBy` in `iap.entitlement.v1`).
 public struct MatchedBy: OpenEnumeration {

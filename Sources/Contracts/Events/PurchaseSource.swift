@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+public import Basics
 
 /// Where a purchase came from (`source` in `iap.entitlement.v1`).
 public struct PurchaseSource: OpenEnumeration {

@@ -1,4 +1,5 @@
 public import AppStore
+public import Basics
 
 /// A verified transaction that found no order or user within the wait window
 /// (`iap.unmatched.v1` on the contract topic `iap.unmatched`, key: originalTransactionId).

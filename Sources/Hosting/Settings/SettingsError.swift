@@ -1,10 +1,11 @@
+public import Basics
+
 /// A setting is missing, malformed or contradicts another; the process refuses to start and
 /// `iap config check` refuses the configuration. The message names the key.
 public struct SettingsError: Error, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         public static let missing = Code(rawValue: "missing")
         public static let invalidValue = Code(rawValue: "invalid_value")

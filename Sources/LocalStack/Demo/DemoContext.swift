@@ -1,8 +1,8 @@
 import AppStore
 public import Contracts
 import Foundation
-public import Kafka
-public import Purchases
+import Kafka
+import Purchases
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.
 public struct DemoContext: Sendable {

@@ -1,8 +1,8 @@
 import Foundation
-public import Kafka
+import Kafka
 public import Logging
 import Pipeline
-public import Topology
+import Topology
 
 /// Runs demo scenarios against a running stack and reports whether every one reached its
 /// expected end states. Used by `iap demo` and the end-to-end tests.

@@ -1,14 +1,14 @@
 import AsyncHTTPClient
 import Foundation
-public import Kafka
+import Kafka
 public import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
 import Purchases
-public import Redis
+import Redis
 import Synchronization
-public import Topology
+import Topology
 
 /// `iap soak`: the embedded stack under load with faults on demand, judged by what reached the
 /// topics (``SoakReport``). Faults come at fixed points of the publishing (a quarter in: Redis

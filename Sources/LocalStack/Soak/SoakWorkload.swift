@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-public import Kafka
+import Kafka
 import Purchases
 
 /// The purchases a soak publishes, made on the simulator first, and the hostile input mixed in.

@@ -1,3 +1,4 @@
+import Basics
 public import Foundation
 
 /// Durable delayed deliveries: retries and waits (`JournaledRetryStore` in workers: a compacted
@@ -45,7 +46,7 @@ public struct ScheduledDelivery: Sendable, Hashable {
 
     /// When the delivery is due by `now`'s clock: the later of the delay and `notBefore`.
     public func dueDate(scheduledAt now: Date) -> Date {
-        let afterDelay = now.addingTimeInterval(Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
+        let afterDelay = now.addingTimeInterval(delay.seconds)
         guard let notBefore else { return afterDelay }
         return max(afterDelay, notBefore)
     }

@@ -1,3 +1,4 @@
+import Basics
 import Contracts
 import Topology
 import Foundation
@@ -343,10 +344,3 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 }
 
 private enum BackpressureChange { case pause, resume }
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
-}

@@ -1,3 +1,4 @@
+public import Basics
 public import Contracts
 /// What grant decided about one matched transaction.
 ///
@@ -38,10 +39,9 @@ public struct EntitlementChange: Hashable, Sendable {
 
 /// Why a matched transaction changed nothing.
 public struct GrantIgnoreReason: Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         /// The same change was applied before (a second delivery of the same purchase).
         public static let alreadyApplied = Code(rawValue: "already_applied")

@@ -1,4 +1,5 @@
 public import AppStore
+import Basics
 
 /// Consulted before every call to Apple, so all verify replicas together stay under Apple's
 /// per-app rate limits (50 requests/s for Get Transaction Info in production, 10 % of that
@@ -55,7 +56,7 @@ public actor InMemoryAppleCallGate: AppleCallGate {
         let now = ContinuousClock.now
         var bucket = self.buckets[call] ?? Bucket(tokens: capacity, updated: now)
         let elapsed = bucket.updated.duration(to: now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = elapsed.seconds
         bucket.tokens = min(capacity, bucket.tokens + seconds * rate)
         bucket.updated = now
         defer { self.buckets[call] = bucket }

@@ -1,4 +1,5 @@
 public import AppStore
+public import Basics
 public import Contracts
 
 /// What the verify stage decided about one request. Retry versus reject is the case itself.
@@ -15,10 +16,9 @@ public enum VerifyOutcome: Sendable, Hashable {
 
 /// Why a request was verified but produced nothing.
 public struct SkipReason: Hashable, Sendable, CustomStringConvertible {
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: OpenEnumeration {
         public let rawValue: String
         public init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { self.rawValue }
 
         /// A genuine notification with no `data.signedTransactionInfo`: TEST, summaries,
         /// external purchase tokens, app-level notifications.

@@ -1,3 +1,5 @@
+import Basics
+
 /// Delayed delivery for retries: items become claimable at a due time taken from the Redis
 /// server's clock.
 ///
@@ -38,7 +40,7 @@ public struct DelayQueue: Sendable {
         let reply = try await client.run(
             .scheduleDelayed,
             keys: keys,
-            arguments: [.string(id), .bytes(payload), .integer(delay.wholeMilliseconds), .integer(unixMilliseconds)]
+            arguments: [.string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds)]
         )
         return reply.integer == 1
     }
@@ -47,7 +49,7 @@ public struct DelayQueue: Sendable {
     /// handed to anyone else until the lease runs out.
     public func claimDue(limit: Int, lease: Duration) async throws -> [DelayedItem] {
         let capped = min(max(limit, 1), Self.maximumClaim)
-        let reply = try await client.run(.claimDelayed, keys: keys, arguments: [.integer(Int64(capped)), .integer(lease.wholeMilliseconds)])
+        let reply = try await client.run(.claimDelayed, keys: keys, arguments: [.integer(Int64(capped)), .integer(lease.milliseconds(rounding: .up))])
         guard let fields = reply.array, fields.count % 3 == 0 else {
             throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
         }

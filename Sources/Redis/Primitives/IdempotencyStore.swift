@@ -1,3 +1,5 @@
+import Basics
+
 /// "Do this once per business id": a done marker and a lock in one key, so the common path
 /// costs plain commands instead of scripts (decision D16).
 ///
@@ -28,7 +30,7 @@ public struct IdempotencyStore: Sendable {
         let key = RedisValue.string(key(id))
         // One round trip: try to lock, then read whoever holds the key now.
         let replies = try await client.pipeline([
-            ["SET", key, .string(Self.lockPrefix + token.value), "NX", "PX", .integer(lockTTL.wholeMilliseconds)],
+            ["SET", key, .string(Self.lockPrefix + token.value), "NX", "PX", .integer(lockTTL.milliseconds(rounding: .up))],
             ["GET", key],
         ])
         guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(replies)") }
@@ -43,7 +45,7 @@ public struct IdempotencyStore: Sendable {
             // caller changed the key meanwhile.
             let taken = try await client.run(
                 .compareAndSet, keys: [self.key(id)],
-                arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.wholeMilliseconds)]
+                arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.milliseconds(rounding: .up))]
             )
             return taken.integer == 1 ? .acquired(token) : .busy
         }
@@ -60,7 +62,7 @@ public struct IdempotencyStore: Sendable {
     public func postpone(_ id: String, token: LockToken, untilAttempt attempt: Int, ttl: Duration) async throws -> Bool {
         let reply = try await client.run(
             .compareAndSet, keys: [key(id)],
-            arguments: [.string(Self.lockPrefix + token.value), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.wholeMilliseconds)]
+            arguments: [.string(Self.lockPrefix + token.value), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.milliseconds(rounding: .up))]
         )
         return reply.integer == 1
     }
@@ -73,7 +75,7 @@ public struct IdempotencyStore: Sendable {
         let key = RedisValue.string(key(id))
         let replies = try await client.pipeline([
             ["GET", key],
-            ["SET", key, .bytes(Array(Self.donePrefix.utf8) + result), "PX", .integer(retention.wholeMilliseconds)],
+            ["SET", key, .bytes(Array(Self.donePrefix.utf8) + result), "PX", .integer(retention.milliseconds(rounding: .up))],
         ])
         guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency complete returned \(replies)") }
         let previous = try replies[0].throwingServerError()

@@ -8,11 +8,3 @@ enum ServerClock {
 
         """
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded up so a positive duration never becomes 0.
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    }
-}

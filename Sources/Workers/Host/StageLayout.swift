@@ -1,4 +1,4 @@
-public import Pipeline
+import Pipeline
 import Purchases
 public import Topology
 

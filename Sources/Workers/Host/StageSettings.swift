@@ -1,5 +1,5 @@
 public import AppStore
-public import Foundation
+import Foundation
 public import Hosting
 public import Purchases
 

@@ -1,6 +1,6 @@
 import Contracts
 import Foundation
-public import Kafka
+import Kafka
 public import Logging
 import Purchases
 

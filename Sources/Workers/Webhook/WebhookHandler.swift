@@ -2,7 +2,7 @@ public import Contracts
 public import Foundation
 import Kafka
 public import Pipeline
-public import Purchases
+import Purchases
 
 /// Delivers each entitlement change to the backend's HTTP webhook (the optional `webhook`
 /// stage, run by `iap-grant --webhook`). A delivery is done when the receiver answers 2xx;

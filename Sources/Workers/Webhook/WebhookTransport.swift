@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Basics
 import NIOCore
 import NIOHTTP1
 
@@ -17,7 +18,7 @@ public struct HTTPWebhookTransport: WebhookTransport {
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+        let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(timeout.nanoseconds))
         // Drain the body so the connection can be reused; receivers answer with little or nothing.
         _ = try? await response.body.collect(upTo: 64 * 1024)
         return (Int(response.status.code), response.headers.map { ($0.name, $0.value) })

@@ -1,5 +1,6 @@
 import AppStore
 import ArgumentParser
+import Basics
 import Foundation
 
 /// Full JWS verifications per second (parse, cached chain, ES256, decode, identity checks) over
@@ -95,7 +96,7 @@ struct BenchJWSCommand: AsyncParsableCommand {
             return await group.reduce(0, +)
         }
         let elapsed = start.duration(to: clock.now)
-        let elapsedSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let elapsedSeconds = elapsed.seconds
         return Double(total) / elapsedSeconds
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Basics
 import Contracts
 import Foundation
 import Kafka
@@ -114,8 +115,4 @@ struct BenchStageCommand: AsyncParsableCommand {
             return total + (Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
         }
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -1,6 +1,7 @@
 import AppStore
 import Foundation
 import Purchases
+import TestSupport
 
 /// An App Store stand-in for tests: a signing chain, builders for the signed data Apple
 /// produces, and verifier configurations that trust the chain.

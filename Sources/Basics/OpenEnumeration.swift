@@ -1,8 +1,9 @@
-/// A value Apple sends from a documented set that may grow at any time.
+/// A value from a documented set that may grow at any time.
 ///
 /// Apple adds notification types, offer types and environments without notice; a closed Swift
 /// `enum` would make a new value fail the whole payload's decoding (and with it a purchase).
 /// Conforming structs keep the raw value and expose the known values as static constants.
+/// Error codes use it for the same reason: a code added later breaks no caller's `switch`.
 public protocol OpenEnumeration: RawRepresentable, Codable, Hashable, Sendable, CustomStringConvertible
 where RawValue: Codable & Hashable & Sendable {
     init(rawValue: RawValue)
