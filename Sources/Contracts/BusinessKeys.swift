@@ -12,7 +12,7 @@ public import AppStore
 /// | ``effectKey(transactionId:effect:periodEnd:)`` | `<transactionId>\|<effect>`, renewals `…\|<expiresDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per transaction and effect (a renewal extended again is a change of its own), the input of its eventId |
 /// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
 /// | ``webhookKey(eventId:)`` | `webhook:<eventId>` | webhook: the runtime's guard | one delivery of one entitlement event to the receiver |
-/// | done marker | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard` over the Redis driver's `IdempotencyStore`, which builds the string) | a business id of the rows above already done by this stage |
+/// | ``doneMarker(stage:key:)`` | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard`): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
 ///
 /// Not duplicates but lanes: the Kafka keys (routing key, originalTransactionId, userId) only
 /// choose a partition (docs/events.md, "Topics and keys").
@@ -32,6 +32,12 @@ public enum BusinessKeys {
     }
 
     /// The webhook stage's guard: one delivery per entitlement event.
+    /// The Redis key of a stage's lock and "done" marker for one business key; the hash tag
+    /// keeps it on one Redis Cluster slot.
+    public static func doneMarker(stage: String, key: String) -> String {
+        "iap:idem:{\(stage):\(key)}"
+    }
+
     public static func webhookKey(eventId: String) -> String {
         "webhook:\(eventId)"
     }

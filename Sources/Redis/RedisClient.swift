@@ -109,7 +109,7 @@ public final class RedisClient: Sendable {
 
 extension RedisReply {
     /// Turns an error reply into a thrown ``RedisError/Code/server``.
-    func throwingServerError() throws(RedisError) -> RedisReply {
+    public func throwingServerError() throws(RedisError) -> RedisReply {
         if case .error(let message) = self { throw RedisError(code: .server, message: message) }
         return self
     }

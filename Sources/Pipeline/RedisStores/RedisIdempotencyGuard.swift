@@ -1,32 +1,106 @@
+import Basics
+import Contracts
 public import Redis
 
-/// `IdempotencyGuard` on Redis: "done" markers and locks keyed on business ids, one namespace
-/// per stage, shared by every replica of it.
+/// ``IdempotencyGuard`` on Redis: "do this once per business id" for every replica of a stage,
+/// a done marker and a lock in one key, so the common path costs plain commands instead of
+/// scripts (decision D16).
+///
+/// Protocol: ``begin(_:lockTTL:attempt:)``; if `.acquired`, perform the side effect, then
+/// ``complete(_:token:retention:)`` (writes the done marker *after* the side effect, so a crash
+/// re-runs the work once the lock expires instead of losing it) or ``abandon(_:token:)`` on
+/// failure. Ids are business ids (``BusinessKeys``), never Kafka offsets, since re-published
+/// retries get new offsets.
+///
+/// Key: ``BusinessKeys/doneMarker(stage:key:)``, holding `L<token>` while locked,
+/// `S<attempt>` while a retry is scheduled (D21) and `D` once done. A done marker replaces the
+/// lock in one write, and `SET NX` can never take a key that is done, so no state needs two keys
+/// kept consistent.
+
 public struct RedisIdempotencyGuard: IdempotencyGuard {
-    private let store: IdempotencyStore
+    private let client: RedisClient
+    public let stage: String
 
     public init(client: RedisClient, stage: String) {
-        store = IdempotencyStore(client: client, namespace: stage)
+        self.client = client
+        self.stage = stage
     }
 
-    public func begin(_ id: String, lockTTL: Duration, attempt: Int) async throws -> Pipeline.IdempotencyState {
-        switch try await store.begin(id, lockTTL: lockTTL, attempt: attempt) {
-        case .alreadyDone: return .alreadyDone
-        case .acquired(let token): return .acquired(token: token.value)
-        case .busy: return .busy
-        case .superseded: return .superseded
+    /// Reports the work done, else takes the lock for `lockTTL`, else reports that another
+    /// worker holds it. `attempt` is the delivery's retry count: a delivery older than a retry
+    /// scheduled for the id (``postpone(_:token:untilAttempt:ttl:)``) is
+    /// ``IdempotencyState/superseded``; the scheduled one (or a later one) takes the lock.
+    public func begin(_ id: String, lockTTL: Duration, attempt: Int = 0) async throws -> IdempotencyState {
+        let token = LockToken.next()
+        let key = RedisValue.string(key(id))
+        // One round trip: try to lock, then read whoever holds the key now.
+        let replies = try await client.pipeline([
+            ["SET", key, .string(Self.lockPrefix + token.value), "NX", "PX", .integer(lockTTL.milliseconds(rounding: .up))],
+            ["GET", key],
+        ])
+        guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(replies)") }
+        let locked = try replies[0].throwingServerError()
+        let current = try replies[1].throwingServerError()
+        if let value = current.bytes, value.first == Self.donePrefix.utf8.first {
+            return .alreadyDone
         }
+        if let value = current.bytes, value.first == Self.scheduledPrefix.utf8.first {
+            guard let scheduled = Int(String(decoding: value.dropFirst(), as: UTF8.self)), attempt >= scheduled else { return .superseded }
+            // The scheduled delivery itself: take the lock over from the marker, unless another
+            // caller changed the key meanwhile.
+            let taken = try await client.run(
+                .compareAndSet, keys: [self.key(id)],
+                arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.milliseconds(rounding: .up))]
+            )
+            return taken.integer == 1 ? .acquired(token: token.value) : .busy
+        }
+        return locked.isNull ? .busy : .acquired(token: token.value)
     }
 
-    public func complete(_ id: String, token: String, retention: Duration) async throws {
-        _ = try await store.complete(id, token: LockToken(value: token), result: [], retention: retention)
-    }
-
-    public func abandon(_ id: String, token: String) async throws {
-        _ = try await store.abandon(id, token: LockToken(value: token))
-    }
-
+    /// Replaces the caller's lock with a marker that a retry numbered `attempt` is scheduled,
+    /// for `ttl` (longer than the retry's delay). Until then, deliveries of the id numbered
+    /// below `attempt` are ``IdempotencyState/superseded``: a record replayed after a crash,
+    /// whose offset was not committed yet, must not redo work its scheduled retry will do, and
+    /// above all must not call Apple before the `Retry-After` that retry waits for. Nothing
+    /// changes when the lock was no longer the caller's.
     public func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws {
-        _ = try await store.postpone(id, token: LockToken(value: token), untilAttempt: attempt, ttl: ttl)
+        _ = try await client.run(
+            .compareAndSet, keys: [key(id)],
+            arguments: [.string(Self.lockPrefix + token), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.milliseconds(rounding: .up))]
+        )
     }
+
+    /// Records `id` as done for `retention`, replacing the lock. Written even when the lock
+    /// was no longer the caller's (it expired: another worker may have run the work
+    /// concurrently), because the side effect happened.
+    public func complete(_ id: String, token: String, retention: Duration) async throws {
+        _ = try await client.send("SET", .string(key(id)), .string(Self.donePrefix), "PX", .integer(retention.milliseconds(rounding: .up)))
+    }
+
+    /// Releases the lock without marking done, so another attempt can run immediately.
+    public func abandon(_ id: String, token: String) async throws {
+        _ = try await RedisLock(client: client).release(key(id), token: LockToken(value: Self.lockPrefix + token))
+    }
+
+    private static let lockPrefix = "L"
+    private static let donePrefix = "D"
+    private static let scheduledPrefix = "S"
+
+    private func key(_ id: String) -> String {
+        BusinessKeys.doneMarker(stage: stage, key: id)
+    }
+}
+
+extension RedisScript {
+    /// KEYS key; ARGV expected, new value, ttl ms. Sets the key to the new value only while it
+    /// holds the expected one: a lock becoming a scheduled marker, and back.
+    static let compareAndSet = RedisScript(
+        """
+        if redis.call('GET', KEYS[1]) == ARGV[1] then
+          redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+          return 1
+        end
+        return 0
+        """
+    )
 }

@@ -18,7 +18,7 @@ public struct LockToken: Sendable, Hashable, CustomStringConvertible {
 
     private static let counter = Atomic<UInt64>(0)
 
-    static func next() -> LockToken {
+    public static func next() -> LockToken {
         let (sequence, _) = counter.add(1, ordering: .relaxed)
         return LockToken(value: processPrefix + hex(sequence))
     }

@@ -1,3 +1,4 @@
+import Pipeline
 import Redis
 import TestSupport
 import Testing

@@ -1,33 +1,34 @@
+import Pipeline
 import Redis
 import TestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2))) struct IdempotencyStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct RedisIdempotencyGuardTests {
     @Test func doneIsRespectedAcrossClients() async throws {
         try await withTwoClients { first, second in
-            let a = IdempotencyStore(client: first, namespace: "grant")
-            let b = IdempotencyStore(client: second, namespace: "grant")
+            let a = RedisIdempotencyGuard(client: first, stage: "grant")
+            let b = RedisIdempotencyGuard(client: second, stage: "grant")
             guard case .acquired(let token) = try await a.begin("2000000001", lockTTL: .seconds(30)) else {
                 Issue.record("first begin should take the lock")
                 return
             }
             #expect(try await b.begin("2000000001", lockTTL: .seconds(30)) == .busy)
-            #expect(try await a.complete("2000000001", token: token, result: [0, 1, 2], retention: .seconds(3600)))
-            #expect(try await b.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone(result: [0, 1, 2]))
-            #expect(try await a.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone(result: [0, 1, 2]))
+            try await a.complete("2000000001", token: token, retention: .seconds(3600))
+            #expect(try await b.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone)
+            #expect(try await a.begin("2000000001", lockTTL: .seconds(30)) == .alreadyDone)
         }
     }
 
     @Test func abandonLetsAnotherClientTakeIt() async throws {
         try await withTwoClients { first, second in
-            let a = IdempotencyStore(client: first, namespace: "verify")
-            let b = IdempotencyStore(client: second, namespace: "verify")
+            let a = RedisIdempotencyGuard(client: first, stage: "verify")
+            let b = RedisIdempotencyGuard(client: second, stage: "verify")
             guard case .acquired(let token) = try await a.begin("tx", lockTTL: .seconds(30)) else {
                 Issue.record("first begin should take the lock")
                 return
             }
             #expect(try await b.begin("tx", lockTTL: .seconds(30)) == .busy)
-            #expect(try await a.abandon("tx", token: token))
+            try await a.abandon("tx", token: token)
             guard case .acquired(let second) = try await b.begin("tx", lockTTL: .seconds(30)) else {
                 Issue.record("after abandon the lock should be free")
                 return
@@ -38,8 +39,8 @@ import Testing
 
     @Test func namespacesAreIndependentAndOneKeyHoldsLockThenDone() async throws {
         try await withRedisClient { _, client throws in
-            let match = IdempotencyStore(client: client, namespace: "match")
-            let grant = IdempotencyStore(client: client, namespace: "grant")
+            let match = RedisIdempotencyGuard(client: client, stage: "match")
+            let grant = RedisIdempotencyGuard(client: client, stage: "grant")
             guard case .acquired = try await match.begin("id-1", lockTTL: .seconds(30)) else {
                 Issue.record("expected the lock")
                 return
@@ -57,13 +58,13 @@ import Testing
     /// ~12 µs of server time where `SET` and `GET` cost ~2 (decision D16).
     @Test func beginAndCompleteRunNoScriptAndOneRoundTripEach() async throws {
         try await withRedisClient(poolSize: 1) { _, client throws in
-            let store = IdempotencyStore(client: client, namespace: "grant")
+            let store = RedisIdempotencyGuard(client: client, stage: "grant")
             let before = client.traffic.roundTrips
             guard case .acquired(let token) = try await store.begin("2000000009", lockTTL: .seconds(30)) else {
                 Issue.record("expected the lock")
                 return
             }
-            #expect(try await store.complete("2000000009", token: token, result: [], retention: .seconds(60)))
+            try await store.complete("2000000009", token: token, retention: .seconds(60))
             #expect(client.traffic.roundTrips - before == 2)
             let stats = try await client.send("INFO", "commandstats").string ?? ""
             #expect(!stats.contains("cmdstat_eval"))
@@ -73,14 +74,14 @@ import Testing
 
     @Test func completeAfterLockLossStillRecordsDone() async throws {
         try await withRedisClient { _, client throws in
-            let store = IdempotencyStore(client: client, namespace: "grant")
+            let store = RedisIdempotencyGuard(client: client, stage: "grant")
             guard case .acquired(let token) = try await store.begin("late", lockTTL: .seconds(30)) else {
                 Issue.record("expected the lock")
                 return
             }
             _ = try await client.send("DEL", "iap:idem:{grant:late}")
-            #expect(try await store.complete("late", token: token, result: Array("ok".utf8), retention: .seconds(60)) == false)
-            #expect(try await store.begin("late", lockTTL: .seconds(30)) == .alreadyDone(result: Array("ok".utf8)))
+            try await store.complete("late", token: token, retention: .seconds(60))
+            #expect(try await store.begin("late", lockTTL: .seconds(30)) == .alreadyDone)
             #expect(try await client.send("PTTL", "iap:idem:{grant:late}").integer ?? 0 > 0)
         }
     }

@@ -1,12 +1,13 @@
 import Basics
+public import Redis
 
-/// Delayed delivery for retries: items become claimable at a due time taken from the Redis
+/// The storage of ``RedisRetryStore``, one per stage: delayed delivery for retries: items become claimable at a due time taken from the Redis
 /// server's clock.
 ///
 /// Claiming does not remove an item: ``claimDue(limit:lease:)`` pushes its due time to
 /// now + lease, and only ``acknowledge(_:)`` (called after the item was re-published) deletes
 /// it. A claimer that crashes in between loses nothing: the item comes back after the lease.
-/// Delivery is therefore at-least-once; consumers dedupe with ``IdempotencyStore``.
+/// Delivery is therefore at-least-once; consumers dedupe with ``RedisIdempotencyGuard``.
 ///
 /// Keys share the hash tag `{<name>}`: `iap:delay:{<name>}:due` (ZSET id → due ms),
 /// `:payloads` (HASH id → payload) and `:claims` (HASH id → times claimed).
