@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
         .library(name: "Hosting", targets: ["Hosting"]),
+        .library(name: "Topology", targets: ["Topology"]),
+        .library(name: "Basics", targets: ["Basics"]),
         .executable(name: "iap-gateway", targets: ["iap-gateway"]),
     ],
     dependencies: [

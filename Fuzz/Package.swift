@@ -37,7 +37,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FuzzPipelineFile",
-            dependencies: [.product(name: "Pipeline", package: "iap-pipeline")],
+            dependencies: [.product(name: "Topology", package: "iap-pipeline")],
             swiftSettings: strictSettings
         ),
     ]

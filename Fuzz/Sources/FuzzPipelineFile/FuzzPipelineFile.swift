@@ -1,4 +1,4 @@
-import Pipeline
+import Topology
 
 /// libFuzzer entry point: any text given as a pipeline file must either be refused with a
 /// `PipelineFileError` or give a file that the CLI and the workers can use without trapping.
