@@ -9,7 +9,7 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test fuzz fuzz-smoke soak demo bench clean
+.PHONY: setup build test format format-check fuzz fuzz-smoke soak demo bench clean
 
 ## setup: install the C libraries, redis-server and kcat from Debian (skipped when present)
 setup:
@@ -26,12 +26,22 @@ build: setup
 ## test: unit and integration tests (mock Kafka cluster, a real redis-server started by the tests),
 ## then the end-to-end tests (the workers as processes) on their own: they open thousands of
 ## loopback connections, and a mock broker that a fault test brings back up aborts if another
-## socket took its port meanwhile (decision D13); last, a bounded run of every fuzz target
+## socket took its port meanwhile (decision D13); then the format check (scripts/format-check);
+## last, a bounded run of every fuzz target
 test: setup
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests
+	SWIFT=$(SWIFT) scripts/format-check
 	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
+
+## format: rewrite Sources, Tests and Package.swift as .swift-format says (swift-format ships with the toolchain)
+format:
+	$(SWIFT) format -i --configuration .swift-format -r Sources Tests Package.swift
+
+## format-check: fail on any swift-format lint finding (part of `make test`)
+format-check:
+	SWIFT=$(SWIFT) scripts/format-check
 
 ## fuzz-smoke: the libFuzzer targets for FUZZ_SMOKE_SECONDS each, as `make test` runs them (Fuzz/README.md)
 fuzz-smoke: setup
