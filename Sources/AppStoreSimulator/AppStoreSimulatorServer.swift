@@ -144,7 +144,7 @@ private final class Readiness: Sendable {
             state = .ready(port)
             return waiters
         }
-        waiters.forEach { $0.resume(returning: port) }
+        for waiter in waiters { waiter.resume(returning: port) }
     }
 
     func fail(_ error: SimulatorError) {
@@ -160,6 +160,6 @@ private final class Readiness: Sendable {
                 return []
             }
         }
-        waiters.forEach { $0.resume(throwing: error) }
+        for waiter in waiters { waiter.resume(throwing: error) }
     }
 }

@@ -105,7 +105,7 @@ public final class KafkaAdmin: Sendable {
         try await BlockingExecutor.run { () throws(KafkaError) in
             var errstr = [CChar](repeating: 0, count: 512)
             var newTopics: [OpaquePointer?] = []
-            defer { newTopics.forEach { rd_kafka_NewTopic_destroy($0) } }
+            defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
             for topic in topics {
                 guard let newTopic = rd_kafka_NewTopic_new(topic.name, topic.partitions, topic.replicationFactor, &errstr, errstr.count) else {
                     throw KafkaError(code: .query, message: "topic \(topic.name): \(String(cString: errstr))")

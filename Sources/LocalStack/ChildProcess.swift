@@ -58,8 +58,8 @@ public final class ChildProcess: Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for argument in argv { free(argument) }
+            for variable in envp { free(variable) }
         }
         var spawned: pid_t = 0
         let result = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
@@ -78,7 +78,7 @@ public final class ChildProcess: Sendable {
                 defer { state.waiters = [] }
                 return state.waiters
             }
-            waiters.forEach { $0.resume(returning: status) }
+            for waiter in waiters { waiter.resume(returning: status) }
         }
         thread.name = "wait-\(name)".prefix(15).description
         thread.start()

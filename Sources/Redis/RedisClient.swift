@@ -32,7 +32,7 @@ public final class RedisClient: Sendable {
     /// A backstop for owners that never called ``shutdown()``: stops the threads (a no-op
     /// when already stopped) so a dropped client does not leak them.
     deinit {
-        lanes.forEach { $0.stop() }
+        for lane in lanes { lane.stop() }
     }
 
     /// hiredis writes with `write(2)`; a peer that closed the socket would otherwise kill the

@@ -76,7 +76,7 @@ struct ReceiptTransactionIdsCommand: AsyncParsableCommand {
     func run() async throws {
         switch try DecodedReceipt.decode(try CLIInput.read(file: self.file)) {
         case .app(let receipt):
-            receipt.lookupTransactionIds.forEach { print($0) }
+            for id in receipt.lookupTransactionIds { print(id) }
         case .transaction(let receipt):
             if let id = receipt.transactionId { print(id) }
         }

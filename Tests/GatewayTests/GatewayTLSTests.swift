@@ -24,11 +24,12 @@ import X509
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pki.rootPEM.utf8), format: .pem)])
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let serveTLS: (inout GatewaySettings) throws -> Void = { settings in
+            settings.tlsCertificatePath = certificatePath
+            settings.tlsKeyPath = keyPath
+        }
         do {
-            try await GatewayHarness.withGateway(configure: { settings in
-                settings.tlsCertificatePath = certificatePath
-                settings.tlsKeyPath = keyPath
-            }) { gateway in
+            try await GatewayHarness.withGateway(configure: serveTLS) { gateway in
                 #expect(gateway.base.hasPrefix("https://"))
                 let answer = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "over-tls"), client: client)
                 #expect(answer.status == 200)
