@@ -378,7 +378,8 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis", "TestSupport",
+                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis",
+                "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -5,7 +5,7 @@ public enum AppleRoots {
     /// DER bytes of Apple Root CA - G3, the anchor of every App Store signed JWS.
     public static let rootCAG3: Data = {
         guard let url = Bundle.module.url(forResource: "AppleRootCA-G3", withExtension: "cer"),
-              let data = try? Data(contentsOf: url)
+            let data = try? Data(contentsOf: url)
         else { preconditionFailure("AppleRootCA-G3.cer is missing from the AppStore module bundle") }
         return data
     }()
@@ -18,15 +18,19 @@ extension AppleRoots {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ConfigurationError(.invalidRootCertificate, "cannot read root certificate \(path): \(error.localizedDescription)")
+            throw ConfigurationError(
+                .invalidRootCertificate, "cannot read root certificate \(path): \(error.localizedDescription)")
         }
         let text = String(decoding: data, as: UTF8.self)
         guard text.contains("-----BEGIN CERTIFICATE-----") else { return data }
-        let body = text
+        let body =
+            text
             .components(separatedBy: "-----BEGIN CERTIFICATE-----")[1]
             .components(separatedBy: "-----END CERTIFICATE-----")[0]
             .filter { !$0.isWhitespace }
-        guard let der = Data(base64Encoded: body) else { throw ConfigurationError(.invalidRootCertificate, "\(path) is not a PEM certificate") }
+        guard let der = Data(base64Encoded: body) else {
+            throw ConfigurationError(.invalidRootCertificate, "\(path) is not a PEM certificate")
+        }
         return der
     }
 }

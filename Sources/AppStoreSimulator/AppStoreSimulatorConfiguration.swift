@@ -82,8 +82,12 @@ public struct AppStoreSimulatorConfiguration: Sendable {
     }
 
     func validated() throws -> AppStoreSimulatorConfiguration {
-        guard (0...65_535).contains(port) else { throw SimulatorError(.invalidConfiguration, "port must be within 0...65535") }
-        guard retryTimeScale >= 0 else { throw SimulatorError(.invalidConfiguration, "retryTimeScale must not be negative") }
+        guard (0...65_535).contains(port) else {
+            throw SimulatorError(.invalidConfiguration, "port must be within 0...65535")
+        }
+        guard retryTimeScale >= 0 else {
+            throw SimulatorError(.invalidConfiguration, "retryTimeScale must not be negative")
+        }
         guard leafValidity > .zero else { throw SimulatorError(.invalidConfiguration, "leafValidity must be positive") }
         guard subscriptionPeriod > .zero else {
             throw SimulatorError(.invalidConfiguration, "subscriptionPeriod must be positive")

@@ -40,14 +40,16 @@ public final class AppStoreSimulatorServer: Service {
         let configuration = try configuration.validated()
         self.configuration = configuration
         self.logger = logger
-        let authority = try configuration.stateDirectory.map {
-            try CertificateAuthority.loadOrCreate(directory: $0, leafValidity: configuration.leafValidity)
-        } ?? CertificateAuthority.generate(leafValidity: configuration.leafValidity)
+        let authority =
+            try configuration.stateDirectory.map {
+                try CertificateAuthority.loadOrCreate(directory: $0, leafValidity: configuration.leafValidity)
+            } ?? CertificateAuthority.generate(leafValidity: configuration.leafValidity)
         self.certificateAuthority = authority
-        let rootPath = configuration.rootCertificatePath
+        let rootPath =
+            configuration.rootCertificatePath
             ?? configuration.stateDirectory.map { URL(fileURLWithPath: $0).appendingPathComponent("root.pem").path }
             ?? FileManager.default.temporaryDirectory
-                .appendingPathComponent("iap-simulator-\(UUID().uuidString.prefix(8))-root.pem").path
+            .appendingPathComponent("iap-simulator-\(UUID().uuidString.prefix(8))-root.pem").path
         try authority.writeRoot(to: rootPath)
         self.rootCertificatePath = rootPath
         self.sender = NotificationSender(configuration: configuration, logger: logger)
@@ -91,22 +93,35 @@ public final class AppStoreSimulatorServer: Service {
 
     func buildRouter() throws -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        ControlAPI(store: store, faults: faults, stats: stats, rootPEM: try certificateAuthority.rootPEM()).register(on: router)
+        ControlAPI(store: store, faults: faults, stats: stats, rootPEM: try certificateAuthority.rootPEM()).register(
+            on: router)
         let authenticator = BearerTokenAuthenticator(keys: configuration.apiKeys)
         let receipts = ReceiptEncoder(authority: certificateAuthority)
-        for (prefix, environment) in [("production", AppleValues.Environment.production), ("sandbox", AppleValues.Environment.sandbox)] {
+        for (prefix, environment) in [
+            ("production", AppleValues.Environment.production), ("sandbox", AppleValues.Environment.sandbox),
+        ] {
             let api = router.group(RouterPath(prefix))
                 .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .serverAPI))
-                .add(middleware: FaultMiddleware(state: faults, stats: stats, surface: .serverAPI, hangDuration: configuration.faultHangDuration))
-            ServerAPI(store: store, environment: environment, appAppleId: configuration.appAppleId, authenticator: authenticator)
-                .register(on: api)
+                .add(
+                    middleware: FaultMiddleware(
+                        state: faults, stats: stats, surface: .serverAPI, hangDuration: configuration.faultHangDuration)
+                )
+            ServerAPI(
+                store: store, environment: environment, appAppleId: configuration.appAppleId,
+                authenticator: authenticator
+            )
+            .register(on: api)
             let verify = router.group(RouterPath(prefix))
                 .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .verifyReceipt))
-                .add(middleware: FaultMiddleware(
-                    state: faults, stats: stats, surface: .verifyReceipt, hangDuration: configuration.faultHangDuration
-                ))
-            VerifyReceiptAPI(store: store, environment: environment, sharedSecret: configuration.sharedSecret, receipts: receipts)
-                .register(on: verify)
+                .add(
+                    middleware: FaultMiddleware(
+                        state: faults, stats: stats, surface: .verifyReceipt,
+                        hangDuration: configuration.faultHangDuration
+                    ))
+            VerifyReceiptAPI(
+                store: store, environment: environment, sharedSecret: configuration.sharedSecret, receipts: receipts
+            )
+            .register(on: verify)
         }
         return router
     }

@@ -26,7 +26,8 @@ struct AppleAPIError: Error, Encodable, Sendable {
     )
     static let testNotificationNotFound = AppleAPIError(
         errorCode: 4_040_008,
-        errorMessage: "Either the test notification token is expired or the notification and status are not yet available."
+        errorMessage:
+            "Either the test notification token is expired or the notification and status are not yet available."
     )
     static let transactionIdNotFound = AppleAPIError(errorCode: 4_040_010, errorMessage: "Transaction id not found.")
     static let rateLimitExceeded = AppleAPIError(errorCode: 4_290_000, errorMessage: "Rate limit exceeded.")

@@ -28,20 +28,20 @@ struct BearerTokenAuthenticator: Sendable {
     /// Returns the token's bundle id, or nil when the request must get a 401.
     func authenticate(_ request: Request, now: Date = Date()) -> String? {
         guard let authorization = request.headers[.authorization],
-              authorization.hasPrefix("Bearer ")
+            authorization.hasPrefix("Bearer ")
         else { return nil }
         let token = authorization.dropFirst("Bearer ".count).trimmingCharacters(in: .whitespaces)
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = Data(base64URLEncoded: parts[0]),
-              let claimsData = Data(base64URLEncoded: parts[1]),
-              let signatureData = Data(base64URLEncoded: parts[2]),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData),
-              let claims = try? JSONDecoder().decode(Claims.self, from: claimsData),
-              header.alg == "ES256", !header.kid.isEmpty,
-              claims.aud == "appstoreconnect-v1", !claims.iss.isEmpty, !claims.bid.isEmpty,
-              claims.exp > now.timeIntervalSince1970, claims.exp - claims.iat <= 3600,
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData)
+            let headerData = Data(base64URLEncoded: parts[0]),
+            let claimsData = Data(base64URLEncoded: parts[1]),
+            let signatureData = Data(base64URLEncoded: parts[2]),
+            let header = try? JSONDecoder().decode(Header.self, from: headerData),
+            let claims = try? JSONDecoder().decode(Claims.self, from: claimsData),
+            header.alg == "ES256", !header.kid.isEmpty,
+            claims.aud == "appstoreconnect-v1", !claims.iss.isEmpty, !claims.bid.isEmpty,
+            claims.exp > now.timeIntervalSince1970, claims.exp - claims.iat <= 3600,
+            let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureData)
         else { return nil }
         if keys.isEmpty { return claims.bid }
         let signingInput = Data("\(parts[0]).\(parts[1])".utf8)

@@ -92,7 +92,8 @@ public struct CertificateAuthority: Sendable {
         }
         do {
             let root = try Certificate(pemEncoded: String(contentsOf: path(files.root), encoding: .utf8))
-            let intermediate = try Certificate(pemEncoded: String(contentsOf: path(files.intermediate), encoding: .utf8))
+            let intermediate = try Certificate(
+                pemEncoded: String(contentsOf: path(files.intermediate), encoding: .utf8))
             let intermediateKey = try P256.Signing.PrivateKey(
                 pemRepresentation: String(contentsOf: path(files.intermediateKey), encoding: .utf8)
             )

@@ -20,17 +20,20 @@ struct ControlAPI: Sendable {
             return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/renew") { _, context in
-            let response = try await store.renew(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+            let response = try await store.renew(
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
             return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/expire") { _, context in
-            let response = try await store.expire(originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+            let response = try await store.expire(
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
             return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/auto-renew") { request, context in
             let body = try await JSONResponse.decode(AutoRenewRequest.self, from: request)
             let id = context.parameters.get("originalTransactionId") ?? ""
-            return try JSONResponse.make(body: try await store.setAutoRenew(originalTransactionId: id, enabled: body.enabled))
+            return try JSONResponse.make(
+                body: try await store.setAutoRenew(originalTransactionId: id, enabled: body.enabled))
         }
         group.post("transactions/:transactionId/refund") { _, context in
             let id = context.parameters.get("transactionId") ?? ""

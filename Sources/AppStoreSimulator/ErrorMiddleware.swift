@@ -7,7 +7,9 @@ import Hummingbird
 /// A middleware rather than a conformance of the public error type to Hummingbird's protocol,
 /// which would make Hummingbird part of this module's public interface.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             return try await next(request, context)
         } catch let error as SimulatorError {

@@ -92,7 +92,8 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// it was configurable.
     public static let defaultRetryAfterMs = 1000
 
-    public init(rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0, retryAfterMs: Int = defaultRetryAfterMs) {
+    public init(rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0, retryAfterMs: Int = defaultRetryAfterMs)
+    {
         self.rate = rate
         self.kinds = kinds
         self.latencyMs = latencyMs
@@ -146,14 +147,16 @@ struct FaultMiddleware<Context: RequestContext>: RouterMiddleware {
     /// How long a `timeout` fault holds the response; longer than client timeouts.
     let hangDuration: Duration
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let faults = state.current
         if faults.latencyMs > 0 {
             try await Task.sleep(for: .milliseconds(faults.latencyMs))
         }
         let applicable = faults.kinds.filter { $0.applies(to: surface) }
         guard !applicable.isEmpty, faults.rate > 0, Double.random(in: 0..<1) < faults.rate,
-              let kind = applicable.randomElement()
+            let kind = applicable.randomElement()
         else {
             return try await next(request, context)
         }

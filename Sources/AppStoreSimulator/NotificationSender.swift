@@ -72,11 +72,15 @@ final class NotificationSender: Service {
                 }
             }
             let result = await post(delivery, to: url)
-            await delivery.recordAttempt(SendAttempt(attemptDate: Store.milliseconds(Date()), sendAttemptResult: result))
+            await delivery.recordAttempt(
+                SendAttempt(attemptDate: Store.milliseconds(Date()), sendAttemptResult: result))
             if result == "SUCCESS" { return }
-            logger.debug("notification delivery failed", metadata: [
-                "notificationUUID": "\(delivery.notificationUUID)", "attempt": "\(attempt + 1)", "result": "\(result)",
-            ])
+            logger.debug(
+                "notification delivery failed",
+                metadata: [
+                    "notificationUUID": "\(delivery.notificationUUID)", "attempt": "\(attempt + 1)",
+                    "result": "\(result)",
+                ])
         }
     }
 
@@ -91,7 +95,8 @@ final class NotificationSender: Service {
         }
         request.body = .bytes(ByteBuffer(bytes: body))
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
+            let response = try await HTTPClient.shared.execute(
+                request, timeout: .nanoseconds(Int64(timeout.seconds * 1e9)))
             _ = try? await response.body.collect(upTo: 64 * 1024)
             return (200...206).contains(response.status.code) ? "SUCCESS" : "UNSUCCESSFUL_HTTP_RESPONSE_CODE"
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {

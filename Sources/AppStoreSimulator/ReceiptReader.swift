@@ -56,32 +56,33 @@ enum ReceiptReader {
 
     static func appReceipt(_ der: [UInt8]) -> AppReceipt? {
         guard let content = try? signedContent(der),
-              let attributes = try? ReceiptAttribute.decodeSet(content)
+            let attributes = try? ReceiptAttribute.decodeSet(content)
         else { return nil }
         func string(_ type: Int, in list: [ReceiptAttribute]) -> String? {
             list.first { $0.type == type }?.stringValue
         }
         guard let environment = string(ReceiptField.environment, in: attributes),
-              let bundleId = string(ReceiptField.bundleId, in: attributes)
+            let bundleId = string(ReceiptField.bundleId, in: attributes)
         else { return nil }
         var records: [InAppRecord] = []
         for attribute in attributes where attribute.type == ReceiptField.inApp {
             guard let fields = try? ReceiptAttribute.decodeSet(attribute.value),
-                  let productId = string(ReceiptField.productId, in: fields),
-                  let transactionId = string(ReceiptField.transactionId, in: fields),
-                  let originalTransactionId = string(ReceiptField.originalTransactionId, in: fields)
+                let productId = string(ReceiptField.productId, in: fields),
+                let transactionId = string(ReceiptField.transactionId, in: fields),
+                let originalTransactionId = string(ReceiptField.originalTransactionId, in: fields)
             else { return nil }
-            records.append(InAppRecord(
-                quantity: fields.first { $0.type == ReceiptField.quantity }?.intValue ?? 1,
-                productId: productId,
-                transactionId: transactionId,
-                originalTransactionId: originalTransactionId,
-                purchaseDate: string(ReceiptField.purchaseDate, in: fields) ?? "",
-                originalPurchaseDate: string(ReceiptField.originalPurchaseDate, in: fields) ?? "",
-                expiresDate: string(ReceiptField.expiresDate, in: fields),
-                webOrderLineItemId: fields.first { $0.type == ReceiptField.webOrderLineItemId }?.intValue,
-                cancellationDate: string(ReceiptField.cancellationDate, in: fields)
-            ))
+            records.append(
+                InAppRecord(
+                    quantity: fields.first { $0.type == ReceiptField.quantity }?.intValue ?? 1,
+                    productId: productId,
+                    transactionId: transactionId,
+                    originalTransactionId: originalTransactionId,
+                    purchaseDate: string(ReceiptField.purchaseDate, in: fields) ?? "",
+                    originalPurchaseDate: string(ReceiptField.originalPurchaseDate, in: fields) ?? "",
+                    expiresDate: string(ReceiptField.expiresDate, in: fields),
+                    webOrderLineItemId: fields.first { $0.type == ReceiptField.webOrderLineItemId }?.intValue,
+                    cancellationDate: string(ReceiptField.cancellationDate, in: fields)
+                ))
         }
         return AppReceipt(
             environment: environment, bundleId: bundleId,
@@ -97,8 +98,10 @@ enum ReceiptReader {
         for line in trimmed.dropFirst().dropLast().split(whereSeparator: { $0 == ";" || $0.isNewline }) {
             let parts = line.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            let key = parts[0].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            let value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            let key = parts[0].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
+            let value = parts[1].trimmingCharacters(in: .whitespaces).trimmingCharacters(
+                in: CharacterSet(charactersIn: "\""))
             entries[key] = value
         }
         return entries.isEmpty ? nil : entries

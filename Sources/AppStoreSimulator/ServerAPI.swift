@@ -48,7 +48,8 @@ struct ServerAPI: Sendable {
                 let found = await store.transactions(forOrder: orderId, environment: environment, bundleId: bundleId)
                 var signed: [String] = []
                 for transaction in found { signed.append(try await store.sign(transaction)) }
-                return try JSONResponse.make(body: OrderLookupResponse(status: signed.isEmpty ? 1 : 0, signedTransactions: signed))
+                return try JSONResponse.make(
+                    body: OrderLookupResponse(status: signed.isEmpty ? 1 : 0, signedTransactions: signed))
             }
         }
         group.post("inApps/v1/notifications/history") { request, _ in
@@ -65,7 +66,7 @@ struct ServerAPI: Sendable {
         group.get("inApps/v1/notifications/test/:token") { request, context in
             try await authenticated(request) { bundleId in
                 guard let record = await store.testNotificationRecord(token: context.parameters.get("token") ?? ""),
-                      record.bundleId == bundleId, record.environment == environment
+                    record.bundleId == bundleId, record.environment == environment
                 else { throw AppleAPIError.testNotificationNotFound }
                 return try JSONResponse.make(
                     body: TestNotificationStatus(signedPayload: record.signedPayload, sendAttempts: record.sendAttempts)
@@ -76,7 +77,9 @@ struct ServerAPI: Sendable {
 
     // MARK: Handlers
 
-    private func authenticated(_ request: Request, _ handler: (String) async throws -> Response) async throws -> Response {
+    private func authenticated(_ request: Request, _ handler: (String) async throws -> Response) async throws
+        -> Response
+    {
         guard let bundleId = authenticator.authenticate(request) else { return Response(status: .unauthorized) }
         return try await handler(bundleId)
     }
@@ -101,7 +104,9 @@ struct ServerAPI: Sendable {
     /// Get Transaction History: the customer's transactions, 20 per page, `revision` to continue.
     /// Supports `sort`, `productId`, `productType`, `revoked`, `startDate`/`endDate` and
     /// `inAppOwnershipType` filters.
-    private func history(of transaction: SimulatedTransactionPayload, request: Request, bundleId: String) async throws -> Response {
+    private func history(of transaction: SimulatedTransactionPayload, request: Request, bundleId: String) async throws
+        -> Response
+    {
         let query = request.uri.queryParameters
         var items = await store.customerTransactions(of: transaction)
         let productIds = query.getAll("productId")
@@ -123,10 +128,11 @@ struct ServerAPI: Sendable {
         var signed: [String] = []
         for item in page { signed.append(try await store.sign(item)) }
         let next = offset + page.count
-        return try JSONResponse.make(body: HistoryResponse(
-            revision: PageToken.make(offset: next), hasMore: next < items.count, bundleId: bundleId,
-            appAppleId: appAppleId, environment: environment, signedTransactions: signed
-        ))
+        return try JSONResponse.make(
+            body: HistoryResponse(
+                revision: PageToken.make(offset: next), hasMore: next < items.count, bundleId: bundleId,
+                appAppleId: appAppleId, environment: environment, signedTransactions: signed
+            ))
     }
 
     private struct RefundHistoryResponse: Encodable {
@@ -141,15 +147,17 @@ struct ServerAPI: Sendable {
         let refunded = await store.customerTransactions(of: transaction)
             .filter { $0.revocationDate != nil }
             .sorted { ($0.revocationDate ?? 0) < ($1.revocationDate ?? 0) }
-        let offset = try request.uri.queryParameters.get("revision")
+        let offset =
+            try request.uri.queryParameters.get("revision")
             .map { try PageToken.offset(from: $0, invalid: .invalidRevision) } ?? 0
         let page = refunded.dropFirst(offset).prefix(Self.pageSize)
         var signed: [String] = []
         for item in page { signed.append(try await store.sign(item)) }
         let next = offset + page.count
-        return try JSONResponse.make(body: RefundHistoryResponse(
-            signedTransactions: signed, revision: PageToken.make(offset: next), hasMore: next < refunded.count
-        ))
+        return try JSONResponse.make(
+            body: RefundHistoryResponse(
+                signedTransactions: signed, revision: PageToken.make(offset: next), hasMore: next < refunded.count
+            ))
     }
 
     private static func productType(_ name: String) throws -> String {
@@ -158,7 +166,9 @@ struct ServerAPI: Sendable {
         case "NON_RENEWABLE": AppleValues.ProductType.nonRenewing
         case "CONSUMABLE": AppleValues.ProductType.consumable
         case "NON_CONSUMABLE": AppleValues.ProductType.nonConsumable
-        default: throw AppleAPIError(errorCode: 4_000_022, errorMessage: "Invalid request. The product type parameter is invalid.")
+        default:
+            throw AppleAPIError(
+                errorCode: 4_000_022, errorMessage: "Invalid request. The product type parameter is invalid.")
         }
     }
 
@@ -182,24 +192,32 @@ struct ServerAPI: Sendable {
     }
 
     /// Get All Subscription Statuses, optionally filtered by repeated `status` parameters.
-    private func statuses(of transaction: SimulatedTransactionPayload, request: Request, bundleId: String) async throws -> Response {
+    private func statuses(of transaction: SimulatedTransactionPayload, request: Request, bundleId: String) async throws
+        -> Response
+    {
         let wanted = request.uri.queryParameters.getAll("status", as: Int.self)
-        let all = try await store.subscriptionStatuses(of: transaction).filter { wanted.isEmpty || wanted.contains($0.status) }
+        let all = try await store.subscriptionStatuses(of: transaction).filter {
+            wanted.isEmpty || wanted.contains($0.status)
+        }
         var groups: [StatusResponse.Group] = []
         for status in all {
             let item = StatusResponse.Item(
                 status: status.status, originalTransactionId: status.originalTransactionId,
                 signedTransactionInfo: status.signedTransactionInfo, signedRenewalInfo: status.signedRenewalInfo
             )
-            if let index = groups.firstIndex(where: { $0.subscriptionGroupIdentifier == status.subscriptionGroupIdentifier }) {
+            if let index = groups.firstIndex(where: {
+                $0.subscriptionGroupIdentifier == status.subscriptionGroupIdentifier
+            }) {
                 groups[index].lastTransactions.append(item)
             } else {
-                groups.append(.init(subscriptionGroupIdentifier: status.subscriptionGroupIdentifier, lastTransactions: [item]))
+                groups.append(
+                    .init(subscriptionGroupIdentifier: status.subscriptionGroupIdentifier, lastTransactions: [item]))
             }
         }
-        return try JSONResponse.make(body: StatusResponse(
-            environment: environment, bundleId: bundleId, appAppleId: appAppleId, data: groups
-        ))
+        return try JSONResponse.make(
+            body: StatusResponse(
+                environment: environment, bundleId: bundleId, appAppleId: appAppleId, data: groups
+            ))
     }
 
     private struct OrderLookupResponse: Encodable {
@@ -257,14 +275,16 @@ struct ServerAPI: Sendable {
             }
             return true
         }
-        let offset = try request.uri.queryParameters.get("paginationToken")
+        let offset =
+            try request.uri.queryParameters.get("paginationToken")
             .map { try PageToken.offset(from: $0, invalid: .invalidPaginationToken) } ?? 0
         let page = records.dropFirst(offset).prefix(Self.pageSize)
         let next = offset + page.count
-        return try JSONResponse.make(body: NotificationHistoryResponse(
-            paginationToken: PageToken.make(offset: next), hasMore: next < records.count,
-            notificationHistory: page.map { .init(signedPayload: $0.signedPayload, sendAttempts: $0.sendAttempts) }
-        ))
+        return try JSONResponse.make(
+            body: NotificationHistoryResponse(
+                paginationToken: PageToken.make(offset: next), hasMore: next < records.count,
+                notificationHistory: page.map { .init(signedPayload: $0.signedPayload, sendAttempts: $0.sendAttempts) }
+            ))
     }
 }
 
@@ -274,7 +294,7 @@ enum PageToken {
 
     static func offset(from token: some StringProtocol, invalid: AppleAPIError) throws -> Int {
         guard let data = Data(base64Encoded: String(token)), let text = String(data: data, encoding: .utf8),
-              text.hasPrefix("offset:"), let offset = Int(text.dropFirst("offset:".count)), offset >= 0
+            text.hasPrefix("offset:"), let offset = Int(text.dropFirst("offset:".count)), offset >= 0
         else { throw invalid }
         return offset
     }

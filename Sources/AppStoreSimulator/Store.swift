@@ -53,7 +53,10 @@ actor Store {
     private var testNotifications: [String: String] = [:]
     private var ids: IdentifierGenerator
 
-    init(signer: JWSSigner, receipts: ReceiptEncoder, settings: AppStoreSimulatorConfiguration, sender: NotificationSender) {
+    init(
+        signer: JWSSigner, receipts: ReceiptEncoder, settings: AppStoreSimulatorConfiguration,
+        sender: NotificationSender
+    ) {
         self.signer = signer
         self.receipts = receipts
         self.settings = settings
@@ -72,7 +75,8 @@ actor Store {
             throw SimulatorError(.badRequest, "bundleId and productId must not be empty")
         }
         guard AppleValues.ProductType.all.contains(request.type) else {
-            throw SimulatorError(.badRequest, "type must be one of \(AppleValues.ProductType.all.joined(separator: ", "))")
+            throw SimulatorError(
+                .badRequest, "type must be one of \(AppleValues.ProductType.all.joined(separator: ", "))")
         }
         guard [AppleValues.Environment.sandbox, AppleValues.Environment.production].contains(environment) else {
             throw SimulatorError(.badRequest, "environment must be Sandbox or Production")
@@ -80,7 +84,9 @@ actor Store {
         guard [AppleValues.OwnershipType.purchased, AppleValues.OwnershipType.familyShared].contains(ownership) else {
             throw SimulatorError(.badRequest, "inAppOwnershipType must be PURCHASED or FAMILY_SHARED")
         }
-        guard (1...10_000).contains(quantity) else { throw SimulatorError(.badRequest, "quantity must be within 1...10000") }
+        guard (1...10_000).contains(quantity) else {
+            throw SimulatorError(.badRequest, "quantity must be within 1...10000")
+        }
         if let token = request.appAccountToken, UUID(uuidString: token) == nil {
             throw SimulatorError(.badRequest, "appAccountToken must be a UUID")
         }
@@ -91,7 +97,9 @@ actor Store {
         let now = Self.milliseconds(Date())
         let isSubscription = request.type == AppleValues.ProductType.autoRenewable
         let group = isSubscription ? (request.subscriptionGroupIdentifier ?? "\(bundleId).subscriptions") : nil
-        let periodMs = request.expiresInSeconds.map { Int64($0 * 1000) } ?? settings.subscriptionPeriod.milliseconds(rounding: .towardZero)
+        let periodMs =
+            request.expiresInSeconds.map { Int64($0 * 1000) }
+            ?? settings.subscriptionPeriod.milliseconds(rounding: .towardZero)
         let customer = Self.customerKey(bundleId: bundleId, environment: environment, token: request.appAccountToken)
         let appTransactionId = appTransactionIds[customer] ?? ids.nextAppTransactionId()
         appTransactionIds[customer] = appTransactionId
@@ -148,7 +156,8 @@ actor Store {
                 subtype = AppleValues.Subtype.initialBuy
             }
         }
-        let notification = try notify(type: type, subtype: subtype, transaction: transactions[transactionId] ?? transaction)
+        let notification = try notify(
+            type: type, subtype: subtype, transaction: transactions[transactionId] ?? transaction)
         return try response(for: transactionId, signedPayload: notification)
     }
 
@@ -180,7 +189,9 @@ actor Store {
 
     func expire(originalTransactionId: String) throws -> NotificationResponse {
         let (chain, latest) = try subscription(originalTransactionId)
-        guard !chain.expired else { throw SimulatorError(.conflict, "subscription \(originalTransactionId) already expired") }
+        guard !chain.expired else {
+            throw SimulatorError(.conflict, "subscription \(originalTransactionId) already expired")
+        }
         chains[originalTransactionId]?.expired = true
         chains[originalTransactionId]?.autoRenew = false
         let notification = try notify(
@@ -193,7 +204,8 @@ actor Store {
     func setAutoRenew(originalTransactionId: String, enabled: Bool) throws -> NotificationResponse {
         let (chain, latest) = try subscription(originalTransactionId)
         guard chain.autoRenew != enabled else {
-            throw SimulatorError(.conflict, "auto-renew of \(originalTransactionId) is already \(enabled ? "on" : "off")")
+            throw SimulatorError(
+                .conflict, "auto-renew of \(originalTransactionId) is already \(enabled ? "on" : "off")")
         }
         chains[originalTransactionId]?.autoRenew = enabled
         let subtype = enabled ? AppleValues.Subtype.autoRenewEnabled : AppleValues.Subtype.autoRenewDisabled
@@ -217,7 +229,8 @@ actor Store {
         transaction.revocationType = familySharing ? "FAMILY_REVOKE" : "REFUND_FULL"
         transactions[transactionId] = transaction
         if transaction.type == AppleValues.ProductType.autoRenewable,
-           chains[transaction.originalTransactionId]?.transactionIds.last == transactionId {
+            chains[transaction.originalTransactionId]?.transactionIds.last == transactionId
+        {
             chains[transaction.originalTransactionId]?.autoRenew = false
         }
         let type = familySharing ? AppleValues.NotificationType.revoke : AppleValues.NotificationType.refund
@@ -230,7 +243,7 @@ actor Store {
     /// which Apple reports exactly like an unknown id.
     func transaction(_ id: String, environment: String, bundleId: String?) -> SimulatedTransactionPayload? {
         guard let transaction = transactions[id], transaction.environment == environment,
-              bundleId.map({ $0 == transaction.bundleId }) ?? true
+            bundleId.map({ $0 == transaction.bundleId }) ?? true
         else { return nil }
         return transaction
     }
@@ -246,9 +259,12 @@ actor Store {
     /// The customer is the `appAccountToken` when there is one (within bundle and environment),
     /// otherwise just the transaction's own purchase line.
     func customerTransactions(of transaction: SimulatedTransactionPayload) -> [SimulatedTransactionPayload] {
-        let ids = transaction.appAccountToken.map {
-            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: $0)] ?? []
-        } ?? chains[transaction.originalTransactionId]?.transactionIds ?? [transaction.transactionId]
+        let ids =
+            transaction.appAccountToken.map {
+                customers[
+                    Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: $0)]
+                    ?? []
+            } ?? chains[transaction.originalTransactionId]?.transactionIds ?? [transaction.transactionId]
         return ids.compactMap { transactions[$0] }
     }
 
@@ -261,7 +277,7 @@ actor Store {
         var seen = Set<String>()
         return try originals.filter { seen.insert($0).inserted }.compactMap { original in
             guard let chain = chains[original], let latestId = chain.transactionIds.last,
-                  let latest = transactions[latestId]
+                let latest = transactions[latestId]
             else { return nil }
             return SubscriptionStatus(
                 subscriptionGroupIdentifier: latest.subscriptionGroupIdentifier ?? "",
@@ -273,7 +289,8 @@ actor Store {
         }
     }
 
-    func transactions(forOrder orderId: String, environment: String, bundleId: String) -> [SimulatedTransactionPayload] {
+    func transactions(forOrder orderId: String, environment: String, bundleId: String) -> [SimulatedTransactionPayload]
+    {
         (orders[orderId] ?? []).compactMap { transaction($0, environment: environment, bundleId: bundleId) }
     }
 
@@ -330,17 +347,21 @@ actor Store {
     private func insert(_ transaction: SimulatedTransactionPayload) {
         transactions[transaction.transactionId] = transaction
         if let token = transaction.appAccountToken {
-            customers[Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: token), default: []]
-                .append(transaction.transactionId)
+            customers[
+                Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: token),
+                default: []
+            ]
+            .append(transaction.transactionId)
         }
     }
 
     private func subscription(_ originalTransactionId: String) throws -> (Chain, SimulatedTransactionPayload) {
         guard let chain = chains[originalTransactionId], let latestId = chain.transactionIds.last,
-              let latest = transactions[latestId]
+            let latest = transactions[latestId]
         else { throw SimulatorError(.notFound, "no purchase with originalTransactionId \(originalTransactionId)") }
         guard latest.type == AppleValues.ProductType.autoRenewable else {
-            throw SimulatorError(.conflict, "\(originalTransactionId) is a \(latest.type), not an auto-renewable subscription")
+            throw SimulatorError(
+                .conflict, "\(originalTransactionId) is a \(latest.type), not an auto-renewable subscription")
         }
         return (chain, latest)
     }
@@ -350,7 +371,8 @@ actor Store {
         let owned = customers[Self.customerKey(bundleId: bundleId, environment: environment, token: token)] ?? []
         let originals = Set(owned.compactMap { transactions[$0]?.originalTransactionId })
         return originals.first { original in
-            guard let chain = chains[original], let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) else {
+            guard let chain = chains[original], let latest = chain.transactionIds.last.flatMap({ transactions[$0] })
+            else {
                 return false
             }
             return latest.subscriptionGroupIdentifier == group && status(of: chain, latest: latest) == 1
@@ -392,8 +414,9 @@ actor Store {
             environment: transaction.environment, signedTransactionInfo: try sign(transaction)
         )
         if transaction.type == AppleValues.ProductType.autoRenewable,
-           let chain = chains[transaction.originalTransactionId],
-           let latest = chain.transactionIds.last.flatMap({ transactions[$0] }) {
+            let chain = chains[transaction.originalTransactionId],
+            let latest = chain.transactionIds.last.flatMap({ transactions[$0] })
+        {
             data.signedRenewalInfo = try signer.sign(renewalInfo(chain: chain, latest: latest))
             data.status = status(of: chain, latest: latest)
         }
@@ -411,16 +434,18 @@ actor Store {
         )
         let signed = try signer.sign(payload)
         let uuid = payload.notificationUUID
-        sender.enqueue(NotificationDelivery(
-            notificationUUID: uuid, signedPayload: signed, environment: data.environment,
-            recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
-        ))
+        sender.enqueue(
+            NotificationDelivery(
+                notificationUUID: uuid, signedPayload: signed, environment: data.environment,
+                recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
+            ))
         notificationIndex[uuid] = notifications.count
-        notifications.append(NotificationRecord(
-            notificationUUID: payload.notificationUUID, notificationType: type, subtype: subtype,
-            signedPayload: signed, environment: data.environment, bundleId: data.bundleId,
-            originalTransactionId: originalTransactionId, signedDate: payload.signedDate, sendAttempts: []
-        ))
+        notifications.append(
+            NotificationRecord(
+                notificationUUID: payload.notificationUUID, notificationType: type, subtype: subtype,
+                signedPayload: signed, environment: data.environment, bundleId: data.bundleId,
+                originalTransactionId: originalTransactionId, signedDate: payload.signedDate, sendAttempts: []
+            ))
         return (payload.notificationUUID, signed, payload.signedDate)
     }
 

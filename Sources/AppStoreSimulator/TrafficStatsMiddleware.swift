@@ -10,7 +10,9 @@ struct TrafficStatsMiddleware<Context: RequestContext>: RouterMiddleware {
     let stats: TrafficStats
     let surface: FaultSurface
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         let resource = request.uri.path
         stats.arrived(on: surface, resource: resource, at: Store.milliseconds(Date()))
         let response = try await next(request, context)

@@ -53,15 +53,16 @@ struct VerifyReceiptAPI: Sendable {
             return try JSONResponse.make(body: VerifyReceiptStatusBody(status: 21000))
         }
         guard let text = body.receiptData,
-              let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !bytes.isEmpty
+            let bytes = Data(base64Encoded: text, options: .ignoreUnknownCharacters), !bytes.isEmpty
         else { return try status(21002) }
 
         if let receipt = ReceiptReader.appReceipt(Array(bytes)) {
             return try await verifyAppReceipt(receipt, body: body)
         }
         if let outer = String(data: bytes, encoding: .utf8).flatMap(ReceiptReader.plistEntries),
-           let info = outer["purchase-info"].flatMap({ Data(base64Encoded: $0) }),
-           let inner = String(data: info, encoding: .utf8).flatMap(ReceiptReader.plistEntries) {
+            let info = outer["purchase-info"].flatMap({ Data(base64Encoded: $0) }),
+            let inner = String(data: info, encoding: .utf8).flatMap(ReceiptReader.plistEntries)
+        {
             return try verifyTransactionReceipt(outer: outer, inner: inner)
         }
         return try status(21002)
@@ -129,7 +130,8 @@ struct VerifyReceiptAPI: Sendable {
             guard let last = chain.last else { continue }
             latest += body.excludeOldTransactions == true ? [last] : chain
             if last.type == AppleValues.ProductType.autoRenewable,
-               let state = await store.renewalState(record.originalTransactionId) {
+                let state = await store.renewalState(record.originalTransactionId)
+            {
                 var info = [
                     "auto_renew_product_id": last.productId, "product_id": last.productId,
                     "original_transaction_id": last.originalTransactionId,
@@ -143,9 +145,12 @@ struct VerifyReceiptAPI: Sendable {
         if hasSubscription, let sharedSecret, body.password != sharedSecret {
             return try status(21004)
         }
-        let latestReceipt = latest.isEmpty ? nil : try receipts.appReceipt(
-            environment: environment, bundleId: receipt.bundleId, transactions: latest, createdAt: Date()
-        )
+        let latestReceipt =
+            latest.isEmpty
+            ? nil
+            : try receipts.appReceipt(
+                environment: environment, bundleId: receipt.bundleId, transactions: latest, createdAt: Date()
+            )
         let response = AppReceiptResponse(
             environment: environment,
             receipt: ReceiptBody(
@@ -215,7 +220,8 @@ struct VerifyReceiptAPI: Sendable {
             return try status(mismatch)
         }
         guard inner["transaction-id"] != nil else { return try status(21002) }
-        let receipt = Dictionary(uniqueKeysWithValues: inner.map { ($0.key.replacingOccurrences(of: "-", with: "_"), $0.value) })
+        let receipt = Dictionary(
+            uniqueKeysWithValues: inner.map { ($0.key.replacingOccurrences(of: "-", with: "_"), $0.value) })
         return try JSONResponse.make(body: TransactionReceiptResponse(environment: environment, receipt: receipt))
     }
 }

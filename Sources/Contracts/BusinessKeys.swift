@@ -19,7 +19,9 @@ public import AppStore
 public enum BusinessKeys {
     /// `<transactionId>|<effect>`; a renewal also names the period end, so an extension of the
     /// same transaction (RENEWAL_EXTENDED) is a change of its own.
-    public static func effectKey(transactionId: String, effect: EntitlementEffect, periodEnd: Timestamp? = nil) -> String {
+    public static func effectKey(transactionId: String, effect: EntitlementEffect, periodEnd: Timestamp? = nil)
+        -> String
+    {
         let key = "\(transactionId)|\(effect.rawValue)"
         guard effect == .renew, let periodEnd else { return key }
         return "\(key)|\(periodEnd.millisecondsSince1970)"

@@ -1,5 +1,5 @@
-public import Basics
 import AppStore
+public import Basics
 
 /// The reason codes of `iap.rejected` (`reason` in the record and the `reject_reason` header):
 /// a contract other systems parse, so one list for every module that refuses records.

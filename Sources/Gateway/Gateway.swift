@@ -44,19 +44,25 @@ public struct Gateway: Sendable {
         // Give up in librdkafka when the request gives up: a record Apple was told to retry
         // should not linger in the local queue for the default five minutes.
         producerConfiguration.messageTimeout = settings.writeTimeout
-        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(settings.kafkaProperties)
+        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(
+            settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        let admin = try KafkaAdmin(bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId + "-admin", logger: logger)
+        let admin = try KafkaAdmin(
+            bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId + "-admin", logger: logger)
 
         let readiness = ReadinessFlag()
         let probe = KafkaTopicProbe(admin: admin, topic: topic, readiness: readiness)
         let metrics = GatewayMetrics(factory: PrometheusMetricsFactory(registry: registry))
         services = [
-            OpsServer(host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger, onListening: onOpsListening),
+            OpsServer(
+                host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check,
+                logger: logger, onListening: onOpsListening),
             probe,
             NotificationServer(
-                settings: settings, topic: topic, writer: NotificationWriter(producer: producer, timeout: settings.writeTimeout),
-                metrics: metrics, readiness: readiness, onFatal: { probe.markFatal($0) }, logger: logger, onListening: onListening
+                settings: settings, topic: topic,
+                writer: NotificationWriter(producer: producer, timeout: settings.writeTimeout),
+                metrics: metrics, readiness: readiness, onFatal: { probe.markFatal($0) }, logger: logger,
+                onListening: onListening
             ),
         ]
         self.registry = registry
@@ -79,12 +85,16 @@ public struct Gateway: Sendable {
     private func run(until stop: ProcessHost.Stop) async throws {
         logger.info(
             "gateway starting",
-            metadata: ["topic": "\(topic)", "kafka": "\(settings.kafkaBrokers)", "client_id": "\(settings.clientId)", "tls": "\(settings.tlsCertificatePath != nil)"]
+            metadata: [
+                "topic": "\(topic)", "kafka": "\(settings.kafkaBrokers)", "client_id": "\(settings.clientId)",
+                "tls": "\(settings.tlsCertificatePath != nil)",
+            ]
         )
         defer { logger.info("gateway stopped") }
         // Every request has been answered by the time the group ends; deliver whatever is still queued.
         try await ProcessHost.run(
-            services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, until: stop, gracePeriod: settings.shutdownGracePeriod,
+            services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, until: stop,
+            gracePeriod: settings.shutdownGracePeriod,
             logger: logger
         ) { [producer, settings] in
             await producer.close(timeout: settings.writeTimeout)

@@ -21,8 +21,10 @@ final class GatewayMetrics: Sendable {
         self.factory = factory
         let common = [200, 400, 404, 503]
         requests = Mutex(Dictionary(uniqueKeysWithValues: common.map { ($0, Self.requestCounter($0, factory)) }))
-        writeAcknowledged = Metrics.Timer(label: "iap_gateway_kafka_write_seconds", dimensions: [("outcome", "acknowledged")], factory: factory)
-        writeFailed = Metrics.Timer(label: "iap_gateway_kafka_write_seconds", dimensions: [("outcome", "failed")], factory: factory)
+        writeAcknowledged = Metrics.Timer(
+            label: "iap_gateway_kafka_write_seconds", dimensions: [("outcome", "acknowledged")], factory: factory)
+        writeFailed = Metrics.Timer(
+            label: "iap_gateway_kafka_write_seconds", dimensions: [("outcome", "failed")], factory: factory)
         unkeyed = Counter(label: "iap_gateway_unkeyed_notifications_total", factory: factory)
     }
 

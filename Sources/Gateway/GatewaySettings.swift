@@ -9,25 +9,34 @@ public struct GatewaySettings: Sendable {
     /// The topic the pipeline file declares for App Store Server Notifications.
     public static let defaultTopic = "iap.notifications"
 
-    public static let listenHost = Setting<String>.text("IAP_GATEWAY_HOST", "Address of the notification listener", default: "0.0.0.0")
-    public static let listenPort = Setting<Int>.port("IAP_GATEWAY_PORT", "Port of the notification listener", default: 8080)
+    public static let listenHost = Setting<String>.text(
+        "IAP_GATEWAY_HOST", "Address of the notification listener", default: "0.0.0.0")
+    public static let listenPort = Setting<Int>.port(
+        "IAP_GATEWAY_PORT", "Port of the notification listener", default: 8080)
     public static let topicOverride = Setting<String>.text(
-        "IAP_GATEWAY_TOPIC", "Write to this topic instead of the pipeline file's `iap.notifications` (the file is then not read)"
+        "IAP_GATEWAY_TOPIC",
+        "Write to this topic instead of the pipeline file's `iap.notifications` (the file is then not read)"
     )
     public static let writeTimeout = Setting<Duration>.seconds(
-        "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS", "How long a request waits for Kafka's acknowledgement before answering 503 (also `message.timeout.ms`)",
+        "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS",
+        "How long a request waits for Kafka's acknowledgement before answering 503 (also `message.timeout.ms`)",
         default: "10"
     )
     public static let maxBodyBytes = Setting<Int>.integer(
         "IAP_GATEWAY_MAX_BODY_BYTES", "Larger bodies are refused with 400", default: 1 << 20, in: 1...Int.max
     )
     public static let tlsCertificate = Setting<String>.text(
-        "IAP_GATEWAY_TLS_CERTIFICATE", "PEM certificate chain; with the key the listener speaks HTTPS, otherwise plain HTTP behind a TLS proxy"
+        "IAP_GATEWAY_TLS_CERTIFICATE",
+        "PEM certificate chain; with the key the listener speaks HTTPS, otherwise plain HTTP behind a TLS proxy"
     )
     public static let tlsKey = Setting<String>.text("IAP_GATEWAY_TLS_KEY", "PEM private key of the HTTPS listener")
 
     public static let section = SettingsSection(
-        "Gateway", readBy: "iap-gateway", [listenHost.descriptor, listenPort.descriptor, topicOverride.descriptor, writeTimeout.descriptor, maxBodyBytes.descriptor, tlsCertificate.descriptor, tlsKey.descriptor]
+        "Gateway", readBy: "iap-gateway",
+        [
+            listenHost.descriptor, listenPort.descriptor, topicOverride.descriptor, writeTimeout.descriptor,
+            maxBodyBytes.descriptor, tlsCertificate.descriptor, tlsKey.descriptor,
+        ]
     )
 
     public var kafkaBrokers: String
@@ -73,10 +82,13 @@ public struct GatewaySettings: Sendable {
     public func validate() throws(SettingsError) {
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw SettingsError(
-                .contradiction, key: Self.tlsCertificate.name, "TLS needs both IAP_GATEWAY_TLS_CERTIFICATE and IAP_GATEWAY_TLS_KEY (or neither)"
+                .contradiction, key: Self.tlsCertificate.name,
+                "TLS needs both IAP_GATEWAY_TLS_CERTIFICATE and IAP_GATEWAY_TLS_KEY (or neither)"
             )
         }
-        guard writeTimeout > .zero else { throw SettingsError(.invalidValue, key: Self.writeTimeout.name, "the write timeout must be positive") }
+        guard writeTimeout > .zero else {
+            throw SettingsError(.invalidValue, key: Self.writeTimeout.name, "the write timeout must be positive")
+        }
     }
 
     /// The topic notifications are written to: ``topic`` when set, else the pipeline file's
@@ -90,7 +102,8 @@ public struct GatewaySettings: Sendable {
     public static func notificationsTopic(in file: PipelineFile) throws(SettingsError) -> String {
         guard file.topics.contains(where: { $0.name == defaultTopic }) else {
             throw SettingsError(
-                .contradiction, key: ClusterSettings.pipeline.name, "the pipeline file declares no topic '\(defaultTopic)'; set IAP_GATEWAY_TOPIC or --topic"
+                .contradiction, key: ClusterSettings.pipeline.name,
+                "the pipeline file declares no topic '\(defaultTopic)'; set IAP_GATEWAY_TOPIC or --topic"
             )
         }
         return defaultTopic

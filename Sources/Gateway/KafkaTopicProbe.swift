@@ -53,6 +53,8 @@ final class KafkaTopicProbe: Service, Sendable {
 
     struct ProducerFailed: Error, CustomStringConvertible {
         let reason: String
-        var description: String { "the Kafka producer failed for good (\(reason)); exiting so a fresh process takes over" }
+        var description: String {
+            "the Kafka producer failed for good (\(reason)); exiting so a fresh process takes over"
+        }
     }
 }

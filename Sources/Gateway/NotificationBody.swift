@@ -24,7 +24,9 @@ enum NotificationBody {
             throw MalformedNotification("body is not JSON")
         }
         guard let fields = object as? [String: Any] else { throw MalformedNotification("body is not a JSON object") }
-        guard let value = fields["signedPayload"], !(value is NSNull) else { throw MalformedNotification("signedPayload is missing") }
+        guard let value = fields["signedPayload"], !(value is NSNull) else {
+            throw MalformedNotification("signedPayload is missing")
+        }
         guard let signedPayload = value as? String else { throw MalformedNotification("signedPayload is not a string") }
         guard !signedPayload.allSatisfy(\.isWhitespace) else { throw MalformedNotification("signedPayload is empty") }
         return signedPayload

@@ -3,10 +3,10 @@ import Basics
 import Contracts
 import CoreMetrics
 import Foundation
+import Hosting
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
-import Hosting
 import Kafka
 import Logging
 import NIOCore
@@ -53,10 +53,13 @@ struct NotificationServer: Service {
         return Application(
             router: makeRouter(),
             server: try serverBuilder(),
-            configuration: ApplicationConfiguration(address: .hostname(settings.host, port: settings.port), serverName: "iap-gateway"),
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.host, port: settings.port), serverName: "iap-gateway"),
             onServerRunning: { channel in
                 let bound = channel.localAddress?.port ?? 0
-                logger.info("notification listener up", metadata: ["port": "\(bound)", "scheme": "\(scheme)", "path": "\(Self.path)"])
+                logger.info(
+                    "notification listener up",
+                    metadata: ["port": "\(bound)", "scheme": "\(scheme)", "path": "\(Self.path)"])
                 await onListening(bound)
             },
             logger: logger
@@ -64,10 +67,13 @@ struct NotificationServer: Service {
     }
 
     private func serverBuilder() throws -> HTTPServerBuilder {
-        guard let certificatePath = settings.tlsCertificatePath, let keyPath = settings.tlsKeyPath else { return .http1() }
+        guard let certificatePath = settings.tlsCertificatePath, let keyPath = settings.tlsKeyPath else {
+            return .http1()
+        }
         let chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
         let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        let tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         return try .tls(.http1(), tlsConfiguration: tls)
     }
 
@@ -105,11 +111,14 @@ struct NotificationServer: Service {
         let key = NotificationEvent.key(forSignedPayload: signedPayload)
         if key == nil {
             metrics.unkeyed.increment()
-            logger.warning("notification payload does not decode; writing it without a key", metadata: ["bytes": "\(signedPayload.utf8.count)"])
+            logger.warning(
+                "notification payload does not decode; writing it without a key",
+                metadata: ["bytes": "\(signedPayload.utf8.count)"])
         }
         let event = NotificationEvent(receivedAt: Timestamp(Date()), signedPayload: signedPayload)
         // Two strings and a timestamp always encode; a failure here would be a Foundation bug.
-        let record = KafkaRecord(topic: topic, key: key.map { Array($0.utf8) }, value: (try? EventEncoder.encode(event)) ?? [])
+        let record = KafkaRecord(
+            topic: topic, key: key.map { Array($0.utf8) }, value: (try? EventEncoder.encode(event)) ?? [])
 
         let started = ContinuousClock.now
         let result = await writer.write(record)
@@ -119,14 +128,21 @@ struct NotificationServer: Service {
             metrics.writeAcknowledged.recordNanoseconds(elapsed.nanoseconds)
             logger.debug(
                 "notification written",
-                metadata: ["notification_uuid": "\(key ?? "-")", "partition": "\(report.partition)", "offset": "\(report.offset)"]
+                metadata: [
+                    "notification_uuid": "\(key ?? "-")", "partition": "\(report.partition)",
+                    "offset": "\(report.offset)",
+                ]
             )
             return Response(status: .ok)
         case .failure(let failure):
             metrics.writeFailed.recordNanoseconds(elapsed.nanoseconds)
-            logger.error("notification not written; answering 503 so Apple retries", metadata: ["notification_uuid": "\(key ?? "-")", "error": "\(failure)"])
+            logger.error(
+                "notification not written; answering 503 so Apple retries",
+                metadata: ["notification_uuid": "\(key ?? "-")", "error": "\(failure)"])
             if failure.isFatal { onFatal("\(failure)") }
-            return Self.json(.serviceUnavailable, reason: "kafka_unavailable", detail: "the notification was not stored; retry later")
+            return Self.json(
+                .serviceUnavailable, reason: "kafka_unavailable", detail: "the notification was not stored; retry later"
+            )
         }
     }
 
@@ -150,7 +166,9 @@ struct NotificationServer: Service {
 private struct StatusCountingMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: GatewayMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         do {
             let response = try await next(request, context)
             metrics.countRequest(status: response.status.code)

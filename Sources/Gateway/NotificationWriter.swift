@@ -37,7 +37,8 @@ struct NotificationWriter: Sendable {
     func write(_ record: KafkaRecord) async -> Result<KafkaDeliveryReport, Failure> {
         let producer = producer
         let timeout = timeout
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Result<KafkaDeliveryReport, Failure>, Never>) in
+        return await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<KafkaDeliveryReport, Failure>, Never>) in
             let once = ResumeOnce(continuation)
             // The send cannot be cancelled once enqueued (librdkafka owns the record until it
             // reports), so it runs unstructured and whichever of report or deadline comes first answers.

@@ -22,7 +22,8 @@ public enum ProcessHost {
     /// - Parameter gracePeriod: how long a graceful shutdown may take before the group cancels
     ///   what is still running.
     public static func run(
-        _ services: [ServiceGroupConfiguration.ServiceConfiguration], until stop: Stop, gracePeriod: Duration, logger: Logger,
+        _ services: [ServiceGroupConfiguration.ServiceConfiguration], until stop: Stop, gracePeriod: Duration,
+        logger: Logger,
         cleanUp: @Sendable () async -> Void = {}
     ) async throws {
         var signals: [UnixSignal] = []
@@ -31,7 +32,8 @@ public enum ProcessHost {
         case .signals(let list): signals = list
         case .trigger(let closure): trigger = closure
         }
-        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: signals, logger: logger)
+        var configuration = ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: signals, logger: logger)
         configuration.maximumGracefulShutdownDuration = gracePeriod
         let group = ServiceGroup(configuration: configuration)
         let triggering = trigger.map { trigger in

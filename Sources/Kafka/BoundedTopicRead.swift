@@ -14,8 +14,11 @@ public enum BoundedTopicRead {
     }
 
     /// The consumer settings of a one-off reader of `topic` in `groupId`.
-    public static func configuration(bootstrapServers: String, groupId: String, topic: String, clientId: String) -> KafkaConsumerConfiguration {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrapServers, groupId: groupId, topics: [topic])
+    public static func configuration(bootstrapServers: String, groupId: String, topic: String, clientId: String)
+        -> KafkaConsumerConfiguration
+    {
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: bootstrapServers, groupId: groupId, topics: [topic])
         configuration.clientId = clientId
         // The smallest session a broker accepts by default (group.min.session.timeout.ms): a
         // one-off reader's group forms as fast as the broker allows.
@@ -35,7 +38,8 @@ public enum BoundedTopicRead {
         guard configuration.topics.count == 1, let topic = configuration.topics.first else {
             throw Failure(description: "a bounded read takes exactly one topic")
         }
-        let admin = try KafkaAdmin(bootstrapServers: configuration.bootstrapServers, clientId: configuration.clientId, logger: logger)
+        let admin = try KafkaAdmin(
+            bootstrapServers: configuration.bootstrapServers, clientId: configuration.clientId, logger: logger)
         guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
             throw Failure(description: "topic \(topic) does not exist")
         }
@@ -43,11 +47,12 @@ public enum BoundedTopicRead {
         let lows = try await admin.lowWatermarks(partitions)
         let highs = try await admin.highWatermarks(partitions)
         let committed = try await admin.committedOffsets(group: configuration.groupId, partitions: partitions)
-        let ends = Dictionary(uniqueKeysWithValues: partitions.compactMap { partition -> (TopicPartition, Int64)? in
-            let start = max(committed[partition] ?? 0, lows[partition] ?? 0)
-            guard let high = highs[partition], high > start else { return nil }
-            return (partition, high)
-        })
+        let ends = Dictionary(
+            uniqueKeysWithValues: partitions.compactMap { partition -> (TopicPartition, Int64)? in
+                let start = max(committed[partition] ?? 0, lows[partition] ?? 0)
+                guard let high = highs[partition], high > start else { return nil }
+                return (partition, high)
+            })
 
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         do {
@@ -61,7 +66,9 @@ public enum BoundedTopicRead {
         }
     }
 
-    private static func read(_ consumer: KafkaConsumer, ends: [TopicPartition: Int64], idleTimeout: Duration) async throws -> [KafkaMessage] {
+    private static func read(_ consumer: KafkaConsumer, ends: [TopicPartition: Int64], idleTimeout: Duration)
+        async throws -> [KafkaMessage]
+    {
         let progress = Progress(remaining: Set(ends.keys))
         return try await withThrowingTaskGroup(of: [KafkaMessage]?.self) { group in
             group.addTask {
@@ -90,7 +97,9 @@ public enum BoundedTopicRead {
             group.addTask {
                 while true {
                     try await Task.sleep(for: .milliseconds(200))
-                    let (idle, remaining) = progress.state.withLock { (ContinuousClock.now - $0.lastRecord, $0.remaining) }
+                    let (idle, remaining) = progress.state.withLock {
+                        (ContinuousClock.now - $0.lastRecord, $0.remaining)
+                    }
                     if idle > idleTimeout {
                         let names = remaining.sorted().map(\.description).joined(separator: ", ")
                         throw Failure(description: "no record for \(idleTimeout) before reaching the end of \(names)")

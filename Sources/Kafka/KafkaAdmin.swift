@@ -19,11 +19,14 @@ public final class KafkaAdmin: Sendable {
     }
 
     /// Partition counts of the named topics; topics the cluster does not know are left out.
-    public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [String: Int32] {
+    public func partitionCounts(of topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [String: Int32]
+    {
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [String: Int32] in
             var metadata: UnsafePointer<rd_kafka_metadata>?
-            let err = rd_kafka_metadata(client.handle, 1, nil, &metadata, Int32(timeout.milliseconds(rounding: .towardZero)))
+            let err = rd_kafka_metadata(
+                client.handle, 1, nil, &metadata, Int32(timeout.milliseconds(rounding: .towardZero)))
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR, let metadata else {
                 throw KafkaError.from(err, code: .query, context: "metadata")
             }
@@ -42,23 +45,31 @@ public final class KafkaAdmin: Sendable {
     }
 
     /// The log-end offset (high watermark) of each partition.
-    public func highWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+    public func highWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10))
+        async throws(KafkaError) -> [TopicPartition: Int64]
+    {
         try await self.offsets(partitions, at: Int64(RD_KAFKA_OFFSET_END), what: "high watermark", timeout: timeout)
     }
 
     /// The first offset still held (low watermark) of each partition: where a replay starts.
-    public func lowWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
-        try await self.offsets(partitions, at: Int64(RD_KAFKA_OFFSET_BEGINNING), what: "low watermark", timeout: timeout)
+    public func lowWatermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [TopicPartition: Int64]
+    {
+        try await self.offsets(
+            partitions, at: Int64(RD_KAFKA_OFFSET_BEGINNING), what: "low watermark", timeout: timeout)
     }
 
-    private func offsets(_ partitions: [TopicPartition], at logical: Int64, what: String, timeout: Duration) async throws(KafkaError) -> [TopicPartition: Int64] {
+    private func offsets(_ partitions: [TopicPartition], at logical: Int64, what: String, timeout: Duration)
+        async throws(KafkaError) -> [TopicPartition: Int64]
+    {
         // librdkafka refuses an empty list (invalid argument); a replica between assignments asks this.
         guard !partitions.isEmpty else { return [:] }
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
             let list = RDKafkaPartitionList.make(partitions, offset: logical)
             defer { RDKafkaPartitionList.destroy(list) }
-            let err = rd_kafka_offsets_for_times(client.handle, list, Int32(timeout.milliseconds(rounding: .towardZero)))
+            let err = rd_kafka_offsets_for_times(
+                client.handle, list, Int32(timeout.milliseconds(rounding: .towardZero)))
             guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
                 throw KafkaError.from(err, code: .query, context: "\(what)s")
             }
@@ -74,7 +85,9 @@ public final class KafkaAdmin: Sendable {
     }
 
     /// A group's committed offsets; a partition with no commit is absent from the result.
-    public func committedOffsets(group: String, partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartition: Int64] {
+    public func committedOffsets(group: String, partitions: [TopicPartition], timeout: Duration = .seconds(10))
+        async throws(KafkaError) -> [TopicPartition: Int64]
+    {
         guard !partitions.isEmpty else { return [:] }
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartition: Int64] in
@@ -83,7 +96,9 @@ public final class KafkaAdmin: Sendable {
     }
 
     /// Lag per partition of `topics` for `group`, the figure dashboards and autoscalers read.
-    public func consumerLag(group: String, topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [ConsumerLag] {
+    public func consumerLag(group: String, topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [ConsumerLag]
+    {
         let counts = try await partitionCounts(of: topics, timeout: timeout)
         let partitions = topics.flatMap { topic in (0..<(counts[topic] ?? 0)).map { TopicPartition(topic, $0) } }
         guard !partitions.isEmpty else { return [] }
@@ -99,7 +114,8 @@ public final class KafkaAdmin: Sendable {
 
     /// Creates topics; ones that already exist count as created (the command is re-runnable).
     /// Real brokers only: librdkafka's mock cluster does not implement CreateTopics.
-    public func createTopics(_ topics: [TopicSpecification], timeout: Duration = .seconds(30)) async throws(KafkaError) {
+    public func createTopics(_ topics: [TopicSpecification], timeout: Duration = .seconds(30)) async throws(KafkaError)
+    {
         guard !topics.isEmpty else { return }
         let client = self.client
         try await BlockingExecutor.run { () throws(KafkaError) in
@@ -107,7 +123,10 @@ public final class KafkaAdmin: Sendable {
             var newTopics: [OpaquePointer?] = []
             defer { for topic in newTopics { rd_kafka_NewTopic_destroy(topic) } }
             for topic in topics {
-                guard let newTopic = rd_kafka_NewTopic_new(topic.name, topic.partitions, topic.replicationFactor, &errstr, errstr.count) else {
+                guard
+                    let newTopic = rd_kafka_NewTopic_new(
+                        topic.name, topic.partitions, topic.replicationFactor, &errstr, errstr.count)
+                else {
                     throw KafkaError(code: .query, message: "topic \(topic.name): \(String(cString: errstr))")
                 }
                 newTopics.append(newTopic)
@@ -119,14 +138,17 @@ public final class KafkaAdmin: Sendable {
             defer { rd_kafka_queue_destroy(queue) }
             let options = rd_kafka_AdminOptions_new(client.handle, RD_KAFKA_ADMIN_OP_CREATETOPICS)
             defer { rd_kafka_AdminOptions_destroy(options) }
-            _ = rd_kafka_AdminOptions_set_operation_timeout(options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
+            _ = rd_kafka_AdminOptions_set_operation_timeout(
+                options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
             rd_kafka_CreateTopics(client.handle, &newTopics, newTopics.count, options, queue)
-            guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds(rounding: .towardZero)) + 5000) else {
+            guard let event = rd_kafka_queue_poll(queue, Int32(timeout.milliseconds(rounding: .towardZero)) + 5000)
+            else {
                 throw KafkaError(code: .query, message: "create topics: timed out")
             }
             defer { rd_kafka_event_destroy(event) }
             if rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR {
-                throw KafkaError(code: .query, message: "create topics: \(String(cString: rd_kafka_event_error_string(event)))")
+                throw KafkaError(
+                    code: .query, message: "create topics: \(String(cString: rd_kafka_event_error_string(event)))")
             }
             var count = 0
             guard let result = rd_kafka_event_CreateTopics_result(event),
@@ -138,7 +160,8 @@ public final class KafkaAdmin: Sendable {
                 if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS {
                     let name = String(cString: rd_kafka_topic_result_name(topicResult))
                     let message = rd_kafka_topic_result_error_string(topicResult).map { String(cString: $0) } ?? ""
-                    throw KafkaError(code: .query, message: "create topic \(name): \(message)", librdkafkaCode: err.rawValue)
+                    throw KafkaError(
+                        code: .query, message: "create topic \(name): \(message)", librdkafkaCode: err.rawValue)
                 }
             }
         }
@@ -152,7 +175,8 @@ public final class KafkaAdmin: Sendable {
         let options = rd_kafka_AdminOptions_new(handle, RD_KAFKA_ADMIN_OP_LISTCONSUMERGROUPOFFSETS)
         defer { rd_kafka_AdminOptions_destroy(options) }
         var errstr = [CChar](repeating: 0, count: 256)
-        _ = rd_kafka_AdminOptions_set_request_timeout(options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
+        _ = rd_kafka_AdminOptions_set_request_timeout(
+            options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
         // Explicit partitions: the mock cluster (and some brokers) answer NULL with nothing.
         let list = RDKafkaPartitionList.make(partitions)
         defer { RDKafkaPartitionList.destroy(list) }
@@ -164,7 +188,9 @@ public final class KafkaAdmin: Sendable {
         }
         defer { rd_kafka_event_destroy(event) }
         if rd_kafka_event_error(event) != RD_KAFKA_RESP_ERR_NO_ERROR {
-            throw KafkaError(code: .query, message: "list group offsets of \(group): \(String(cString: rd_kafka_event_error_string(event)))")
+            throw KafkaError(
+                code: .query,
+                message: "list group offsets of \(group): \(String(cString: rd_kafka_event_error_string(event)))")
         }
         guard let result = rd_kafka_event_ListConsumerGroupOffsets_result(event) else {
             throw KafkaError(code: .query, message: "list group offsets of \(group): unexpected event")
@@ -175,11 +201,14 @@ public final class KafkaAdmin: Sendable {
         else { return [:] }
         if let error = rd_kafka_group_result_error(groupResult) {
             // Owned by the result: read, never destroy.
-            throw KafkaError(code: .query, message: "list group offsets of \(group): \(String(cString: rd_kafka_error_string(error)))")
+            throw KafkaError(
+                code: .query,
+                message: "list group offsets of \(group): \(String(cString: rd_kafka_error_string(error)))")
         }
         guard let offsets = rd_kafka_group_result_partitions(groupResult) else { return [:] }
         var committed: [TopicPartition: Int64] = [:]
-        for (entry, err) in RDKafkaPartitionList.read(offsets) where err == RD_KAFKA_RESP_ERR_NO_ERROR && entry.offset >= 0 {
+        for (entry, err) in RDKafkaPartitionList.read(offsets)
+        where err == RD_KAFKA_RESP_ERR_NO_ERROR && entry.offset >= 0 {
             committed[entry.topicPartition] = entry.offset
         }
         return committed

@@ -22,7 +22,8 @@ public final class KafkaConsumer: Sendable {
         let context = ConsumerContext(
             logger: logger, events: continuation, drainTimeout: configuration.revocationDrainTimeout
         )
-        let client = try RDKafkaClient.make(kind: .consumer, properties: configuration.properties, context: context) { conf in
+        let client = try RDKafkaClient.make(kind: .consumer, properties: configuration.properties, context: context) {
+            conf in
             rd_kafka_conf_set_rebalance_cb(conf) { rk, err, partitions, opaque in
                 guard let rk, let partitions, let opaque else { return }
                 Unmanaged<ConsumerContext>.fromOpaque(opaque).takeUnretainedValue()
@@ -31,7 +32,8 @@ public final class KafkaConsumer: Sendable {
         }
         // Route the main queue (errors, stats) to the consumer queue so one poll serves all.
         rd_kafka_poll_set_consumer(client.handle)
-        let topics = RDKafkaPartitionList.make(configuration.topics.map { TopicPartition($0, Int32(RD_KAFKA_PARTITION_UA)) })
+        let topics = RDKafkaPartitionList.make(
+            configuration.topics.map { TopicPartition($0, Int32(RD_KAFKA_PARTITION_UA)) })
         defer { RDKafkaPartitionList.destroy(topics) }
         let err = rd_kafka_subscribe(client.handle, topics)
         guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
@@ -90,7 +92,9 @@ public final class KafkaConsumer: Sendable {
     }
 
     /// The committed offsets of this consumer's group for the given partitions.
-    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError) -> [TopicPartitionOffset] {
+    public func committed(_ partitions: [TopicPartition], timeout: Duration = .seconds(10)) async throws(KafkaError)
+        -> [TopicPartitionOffset]
+    {
         let client = self.client
         return try await BlockingExecutor.run { () throws(KafkaError) -> [TopicPartitionOffset] in
             let list = RDKafkaPartitionList.make(partitions)
@@ -116,7 +120,8 @@ public final class KafkaConsumer: Sendable {
         guard !partitions.isEmpty else { return }
         let list = RDKafkaPartitionList.make(partitions)
         defer { RDKafkaPartitionList.destroy(list) }
-        let err = pause ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
+        let err =
+            pause ? rd_kafka_pause_partitions(client.handle, list) : rd_kafka_resume_partitions(client.handle, list)
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             throw KafkaError.from(err, code: .consumer, context: pause ? "pause" : "resume")
         }
@@ -180,18 +185,22 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
     }
 
     /// Copies the keys and values of `messages` into one buffer and appends records slicing it.
-    private func take(_ messages: ArraySlice<UnsafeMutablePointer<rd_kafka_message_t>>, bytes: Int, into batch: inout [KafkaMessage]) {
+    private func take(
+        _ messages: ArraySlice<UnsafeMutablePointer<rd_kafka_message_t>>, bytes: Int, into batch: inout [KafkaMessage]
+    ) {
         let chunk = [UInt8](unsafeUninitializedCapacity: bytes) { buffer, initialized in
             var at = 0
             for message in messages {
                 let m = message.pointee
                 guard m.err == RD_KAFKA_RESP_ERR_NO_ERROR else { continue }
                 if let key = m.key, m.key_len > 0 {
-                    (buffer.baseAddress! + at).initialize(from: key.assumingMemoryBound(to: UInt8.self), count: m.key_len)
+                    (buffer.baseAddress! + at).initialize(
+                        from: key.assumingMemoryBound(to: UInt8.self), count: m.key_len)
                     at += m.key_len
                 }
                 if let payload = m.payload, m.len > 0 {
-                    (buffer.baseAddress! + at).initialize(from: payload.assumingMemoryBound(to: UInt8.self), count: m.len)
+                    (buffer.baseAddress! + at).initialize(
+                        from: payload.assumingMemoryBound(to: UInt8.self), count: m.len)
                     at += m.len
                 }
             }
@@ -233,7 +242,9 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         var valuePointer: UnsafeRawPointer?
         var size = 0
         while rd_kafka_header_get_all(hdrs, index, &name, &valuePointer, &size) == RD_KAFKA_RESP_ERR_NO_ERROR {
-            headers.append(KafkaHeader(name: name.map { String(cString: $0) } ?? "", value: valuePointer.map { copyBytes($0, size) }))
+            headers.append(
+                KafkaHeader(
+                    name: name.map { String(cString: $0) } ?? "", value: valuePointer.map { copyBytes($0, size) }))
             index += 1
         }
         return headers
@@ -251,7 +262,9 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         return name
     }
 
-    func rebalance(_ rk: OpaquePointer, err: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>) {
+    func rebalance(
+        _ rk: OpaquePointer, err: rd_kafka_resp_err_t, partitions: UnsafeMutablePointer<rd_kafka_topic_partition_list_t>
+    ) {
         let cooperative = String(cString: rd_kafka_rebalance_protocol(rk)) == "COOPERATIVE"
         let changed = RDKafkaPartitionList.read(partitions).map(\.0.topicPartition)
         switch err {
@@ -279,7 +292,8 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
             if !lost {
                 let commitErr = rd_kafka_commit(rk, nil, 0)
                 if commitErr != RD_KAFKA_RESP_ERR_NO_ERROR && commitErr != RD_KAFKA_RESP_ERR__NO_OFFSET {
-                    logger.warning("commit on revoke", metadata: ["error": "\(String(cString: rd_kafka_err2str(commitErr)))"])
+                    logger.warning(
+                        "commit on revoke", metadata: ["error": "\(String(cString: rd_kafka_err2str(commitErr)))"])
                 }
             }
             assigned.withLock { $0.subtract(changed) }

@@ -22,12 +22,14 @@ public struct KafkaMessage: Sendable {
         timestampMilliseconds: Int64? = nil
     ) {
         self.init(
-            topic: topic, partition: partition, offset: offset, key: key.map { $0[...] }, value: value[...], headers: headers,
+            topic: topic, partition: partition, offset: offset, key: key.map { $0[...] }, value: value[...],
+            headers: headers,
             timestampMilliseconds: timestampMilliseconds)
     }
 
     public init(
-        topic: String, partition: Int32, offset: Int64, key: ArraySlice<UInt8>?, value: ArraySlice<UInt8>, headers: [KafkaHeader] = [],
+        topic: String, partition: Int32, offset: Int64, key: ArraySlice<UInt8>?, value: ArraySlice<UInt8>,
+        headers: [KafkaHeader] = [],
         timestampMilliseconds: Int64? = nil
     ) {
         self.topic = topic

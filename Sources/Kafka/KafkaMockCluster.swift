@@ -15,7 +15,8 @@ public final class KafkaMockCluster: Sendable {
     public let brokerCount: Int32
 
     public init(brokers: Int32 = 1, logger: Logger) throws(KafkaError) {
-        let owner = try RDKafkaClient.make(kind: .producer, properties: [:], context: RDKafkaCallbackContext(logger: logger))
+        let owner = try RDKafkaClient.make(
+            kind: .producer, properties: [:], context: RDKafkaCallbackContext(logger: logger))
         guard let cluster = rd_kafka_mock_cluster_new(owner.handle, brokers) else {
             throw KafkaError(code: .mockCluster, message: "rd_kafka_mock_cluster_new failed")
         }

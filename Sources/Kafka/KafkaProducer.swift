@@ -24,7 +24,8 @@ public final class KafkaProducer: Sendable {
                 let m = message.pointee
                 if m.err == RD_KAFKA_RESP_ERR_NO_ERROR {
                     let topic = String(cString: rd_kafka_topic_name(m.rkt))
-                    promise.complete(.success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
+                    promise.complete(
+                        .success(KafkaDeliveryReport(topic: topic, partition: m.partition, offset: m.offset)))
                 } else {
                     promise.complete(.failure(KafkaError.from(m.err, code: .delivery, context: "delivery failed")))
                 }
@@ -70,7 +71,9 @@ public final class KafkaProducer: Sendable {
     /// Waits until every enqueued record was delivered or failed.
     public func flush(timeout: Duration = .seconds(30)) async throws(KafkaError) {
         let client = self.client
-        let err = await BlockingExecutor.run { rd_kafka_flush(client.handle, Int32(timeout.milliseconds(rounding: .towardZero))) }
+        let err = await BlockingExecutor.run {
+            rd_kafka_flush(client.handle, Int32(timeout.milliseconds(rounding: .towardZero)))
+        }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR {
             throw KafkaError.from(err, code: .delivery, context: "flush")
         }
@@ -110,7 +113,9 @@ public final class KafkaProducer: Sendable {
         if let headers {
             for header in record.headers {
                 if let value = header.value {
-                    _ = value.withUnsafeBytes { rd_kafka_header_add(headers, header.name, -1, $0.baseAddress, $0.count) }
+                    _ = value.withUnsafeBytes {
+                        rd_kafka_header_add(headers, header.name, -1, $0.baseAddress, $0.count)
+                    }
                 } else {
                     _ = rd_kafka_header_add(headers, header.name, -1, nil, 0)
                 }
@@ -128,7 +133,11 @@ public final class KafkaProducer: Sendable {
                     let payload = value.isEmpty ? nil : UnsafeMutableRawPointer(mutating: value.baseAddress)
                     args.append(argument(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: payload, size: value.count) })
                     if let key {
-                        args.append(argument(RD_KAFKA_VTYPE_KEY) { $0.u.mem = .init(ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count) })
+                        args.append(
+                            argument(RD_KAFKA_VTYPE_KEY) {
+                                $0.u.mem = .init(
+                                    ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count)
+                            })
                     }
                     if let headers {
                         args.append(argument(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers })
@@ -199,7 +208,8 @@ final class BatchDelivery: Sendable {
     private let state: Mutex<State>
 
     init(count: Int, continuation: CheckedContinuation<[KafkaDeliveryReport], any Error>) {
-        state = Mutex(State(reports: Array(repeating: nil, count: count), pending: count, error: nil, continuation: continuation))
+        state = Mutex(
+            State(reports: Array(repeating: nil, count: count), pending: count, error: nil, continuation: continuation))
     }
 
     func complete(_ index: Int, _ result: Result<KafkaDeliveryReport, KafkaError>) {
@@ -217,14 +227,15 @@ final class BatchDelivery: Sendable {
     }
 
     private func settle(remaining: Int, _ update: (inout State) -> Void) {
-        let resume: (CheckedContinuation<[KafkaDeliveryReport], any Error>, Result<[KafkaDeliveryReport], any Error>)? = state.withLock { state in
-            update(&state)
-            state.pending -= remaining
-            guard state.pending == 0, let continuation = state.continuation else { return nil }
-            state.continuation = nil
-            if let error = state.error { return (continuation, .failure(error)) }
-            return (continuation, .success(state.reports.compactMap { $0 }))
-        }
+        let resume: (CheckedContinuation<[KafkaDeliveryReport], any Error>, Result<[KafkaDeliveryReport], any Error>)? =
+            state.withLock { state in
+                update(&state)
+                state.pending -= remaining
+                guard state.pending == 0, let continuation = state.continuation else { return nil }
+                state.continuation = nil
+                if let error = state.error { return (continuation, .failure(error)) }
+                return (continuation, .success(state.reports.compactMap { $0 }))
+            }
         if let (continuation, result) = resume { continuation.resume(with: result) }
     }
 }

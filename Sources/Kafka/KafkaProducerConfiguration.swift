@@ -40,7 +40,8 @@ extension KafkaProducerConfiguration {
     /// Properties librdkafka only knows on a consumer, which a set shared by a process's
     /// producer and consumer (`IAP_KAFKA_*`) may carry.
     static let consumerOnlyProperties: Set<String> = [
-        "session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy", "max.poll.interval.ms",
+        "session.timeout.ms", "heartbeat.interval.ms", "auto.offset.reset", "partition.assignment.strategy",
+        "max.poll.interval.ms",
         "group.instance.id", "fetch.wait.max.ms",
     ]
 

@@ -33,7 +33,9 @@ public final class ChildProcess: Sendable {
     }
 
     /// Starts `executable` with `arguments` and exactly `environment`.
-    public init(name: String, executable: String, arguments: [String] = [], environment: [String: String], logPath: String) throws {
+    public init(
+        name: String, executable: String, arguments: [String] = [], environment: [String: String], logPath: String
+    ) throws {
         self.name = name
         self.logPath = logPath
         var attributes = posix_spawnattr_t()

@@ -29,11 +29,12 @@ enum DevPipelineFile {
             if !stage.windows.isEmpty {
                 lines.append("    windows:")
                 for name in stage.windows.keys.sorted() {
-                    let window = switch name {
-                    case "unmatched": configuration.unmatchedWindow
-                    case "orderGrace": configuration.orderGrace
-                    default: stage.windows[name]!.duration
-                    }
+                    let window =
+                        switch name {
+                        case "unmatched": configuration.unmatchedWindow
+                        case "orderGrace": configuration.orderGrace
+                        default: stage.windows[name]!.duration
+                        }
                     lines.append("      \(name): \(milliseconds(window))")
                 }
             }

@@ -17,10 +17,14 @@ public struct ContractTopics: Sendable {
     }
 
     public func record(_ order: OrderEvent) throws -> KafkaRecord {
-        KafkaRecord(topic: orders, key: Array((order.appAccountToken ?? order.orderId).utf8), value: try EventEncoder.encode(order))
+        KafkaRecord(
+            topic: orders, key: Array((order.appAccountToken ?? order.orderId).utf8),
+            value: try EventEncoder.encode(order))
     }
 
     public func record(_ notification: NotificationEvent, notificationUUID: String?) throws -> KafkaRecord {
-        KafkaRecord(topic: notifications, key: notificationUUID.map { Array($0.utf8) }, value: try EventEncoder.encode(notification))
+        KafkaRecord(
+            topic: notifications, key: notificationUUID.map { Array($0.utf8) },
+            value: try EventEncoder.encode(notification))
     }
 }

@@ -9,8 +9,8 @@ import Pipeline
 public import Redis
 import ServiceLifecycle
 import Synchronization
-
 import Topology
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -39,24 +39,29 @@ public final class LocalStack: Sendable {
 
     /// Starts everything and returns once every worker answers `/readyz` with 200.
     public static func start(_ configuration: LocalStackConfiguration, logger: Logger) async throws -> LocalStack {
-        let directory = configuration.stateDirectory ?? FileManager.default.temporaryDirectory
+        let directory =
+            configuration.stateDirectory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("iap-dev-\(UUID().uuidString.prefix(8))").path
         let logs = directory + "/logs"
         try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
 
         let source = try PipelineFile.load(path: configuration.pipelinePath)
         let pipelinePath = directory + "/pipeline.yaml"
-        try DevPipelineFile.render(source, configuration: configuration).write(toFile: pipelinePath, atomically: true, encoding: .utf8)
+        try DevPipelineFile.render(source, configuration: configuration).write(
+            toFile: pipelinePath, atomically: true, encoding: .utf8)
         let pipeline = try PipelineFile.load(path: pipelinePath)
 
         let cluster = try KafkaMockCluster(brokers: configuration.brokers, logger: logger)
         for topic in pipeline.allTopics {
             try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
         }
-        let redis = try await LocalRedisServer.start(appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)
+        let redis = try await LocalRedisServer.start(
+            appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)
 
         let binDirectory = configuration.binDirectory ?? Self.executableDirectory()
-        let gatewayPort = configuration.gateway && FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway")
+        let gatewayPort =
+            configuration.gateway && FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway")
             ? try LocalRedisServer.freeLoopbackPort() : nil
         let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
 
@@ -66,7 +71,8 @@ public final class LocalStack: Sendable {
             configuration: .init(
                 rootCertificatePath: directory + "/simulator-root.pem", bundleId: configuration.bundleId,
                 notifyURL: gatewayURL.map { $0 + "/apple/notifications" }, retryTimeScale: 0.000_3,
-                faults: FaultConfiguration(latencyMs: Int(configuration.appleLatency / .milliseconds(1))), apiKeys: [apiKey]
+                faults: FaultConfiguration(latencyMs: Int(configuration.appleLatency / .milliseconds(1))),
+                apiKeys: [apiKey]
             ),
             logger: logger
         )
@@ -132,10 +138,12 @@ public final class LocalStack: Sendable {
 
         let stack = LocalStack(
             endpoints: LocalStackEndpoints(
-                kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL, rootCertificate: simulator.rootCertificatePath,
+                kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL,
+                rootCertificate: simulator.rootCertificatePath,
                 bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
             ),
-            cluster: cluster, redis: redis, configuration: configuration, simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
+            cluster: cluster, redis: redis, configuration: configuration, simulatorGroup: simulatorGroup,
+            simulatorTask: simulatorTask,
             binDirectory: binDirectory, environments: environments,
             ownedDirectory: configuration.stateDirectory == nil ? directory : nil, logger: logger
         )
@@ -152,7 +160,8 @@ public final class LocalStack: Sendable {
     }
 
     private init(
-        endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer, configuration: LocalStackConfiguration,
+        endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer,
+        configuration: LocalStackConfiguration,
         simulatorGroup: ServiceGroup, simulatorTask: Task<Void, any Error>, binDirectory: String,
         environments: [String: [String: String]], ownedDirectory: String?, logger: Logger
     ) {
@@ -212,10 +221,12 @@ public final class LocalStack: Sendable {
     private func spawn(_ name: String, executable: String) throws {
         let path = binDirectory + "/" + executable
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw LocalStackError("\(path) not found: build the workers first (swift build) or pass the directory holding them")
+            throw LocalStackError(
+                "\(path) not found: build the workers first (swift build) or pass the directory holding them")
         }
         let child = try ChildProcess(
-            name: name, executable: path, environment: environments[name] ?? [:], logPath: endpoints.logs + "/\(name).log"
+            name: name, executable: path, environment: environments[name] ?? [:],
+            logPath: endpoints.logs + "/\(name).log"
         )
         children.withLock { $0[name] = child }
     }
@@ -251,7 +262,9 @@ public final class LocalStack: Sendable {
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         var directory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         // An .xctest bundle on Linux is a file in the build directory; on macOS a directory tree.
-        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS"
+            || directory.lastPathComponent == "Contents"
+        {
             directory = directory.deletingLastPathComponent()
         }
         return directory.path

@@ -44,7 +44,10 @@ public struct SimulatorClient: Sendable {
         productId: String, type: String, bundleId: String, quantity: Int = 1, appAccountToken: String? = nil,
         environment: String = "Production", familyShared: Bool = false, expiresInSeconds: Double? = nil
     ) async throws -> Transaction {
-        var body: [String: Any] = ["productId": productId, "type": type, "bundleId": bundleId, "quantity": quantity, "environment": environment]
+        var body: [String: Any] = [
+            "productId": productId, "type": type, "bundleId": bundleId, "quantity": quantity,
+            "environment": environment,
+        ]
         if let appAccountToken { body["appAccountToken"] = appAccountToken }
         if familyShared { body["inAppOwnershipType"] = "FAMILY_SHARED" }
         if let expiresInSeconds { body["expiresInSeconds"] = expiresInSeconds }
@@ -73,7 +76,8 @@ public struct SimulatorClient: Sendable {
     /// beside `post`: it is the only read of the control API this client makes.
     public func stats() async throws -> Stats {
         let path = "/sim/v1/stats"
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: baseURL + path), timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: baseURL + path), timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 1 << 20)
         guard response.status == .ok else {
             throw LocalStackError("simulator \(path) answered \(response.status.code): \(String(buffer: bytes))")

@@ -15,7 +15,8 @@ public final class TopicObserver: Sendable {
     }
 
     public init(bootstrap: String, topics: [String], logger: Logger) throws {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupId: "observer-\(UUID().uuidString)", topics: topics)
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: bootstrap, groupId: "observer-\(UUID().uuidString)", topics: topics)
         configuration.sessionTimeout = .seconds(6)
         configuration.heartbeatInterval = .milliseconds(500)
         consumer = try KafkaConsumer(configuration: configuration, logger: logger)

@@ -89,7 +89,10 @@ final class CommandLane: @unchecked Sendable {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[RedisReply], any Error>) in
-                enum Outcome { case queued(wake: Bool), failed(any Error) }
+                enum Outcome {
+                    case queued(wake: Bool)
+                    case failed(any Error)
+                }
                 let outcome: Outcome = state.withLock { state in
                     if state.isShutdown { return .failed(RedisError.shutdown) }
                     if Task.isCancelled { return .failed(CancellationError()) }
@@ -146,12 +149,14 @@ final class CommandLane: @unchecked Sendable {
     private func startThread() {
         let retained = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let status = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let lane = Unmanaged<CommandLane>.fromOpaque(argument).takeRetainedValue()
-            lane.loop()
-            return nil
-        }, retained)
+        let status = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let lane = Unmanaged<CommandLane>.fromOpaque(argument).takeRetainedValue()
+                lane.loop()
+                return nil
+            }, retained)
         precondition(status == 0, "pthread_create failed: \(status)")
         pthread_detach(thread)
     }
@@ -181,7 +186,9 @@ final class CommandLane: @unchecked Sendable {
                 if state.isShutdown { return nil }
                 var batch: [Job] = []
                 var commands = 0
-                while let next = state.queue.first, batch.isEmpty || commands + next.request.commandCount <= Self.maxBatchCommands {
+                while let next = state.queue.first,
+                    batch.isEmpty || commands + next.request.commandCount <= Self.maxBatchCommands
+                {
                     commands += next.request.commandCount
                     batch.append(state.queue.removeFirst())
                 }
@@ -211,7 +218,8 @@ final class CommandLane: @unchecked Sendable {
             try resendUnknownScripts(batch, &replies)
         } catch {
             if error.code == .connectionLost || error.code == .connectionFailed {
-                logger.warning("redis connection failed", metadata: ["error": "\(error)", "commands": "\(commands.count)"])
+                logger.warning(
+                    "redis connection failed", metadata: ["error": "\(error)", "commands": "\(commands.count)"])
             }
             for job in batch { job.continuation.resume(throwing: error) }
             return commands.count
@@ -231,7 +239,9 @@ final class CommandLane: @unchecked Sendable {
         var retries: [(index: Int, command: [RedisValue])] = []
         var index = 0
         for job in batch {
-            if case .script(let script, let tail) = job.request, case .error(let message) = replies[index], message.hasPrefix("NOSCRIPT") {
+            if case .script(let script, let tail) = job.request, case .error(let message) = replies[index],
+                message.hasPrefix("NOSCRIPT")
+            {
                 retries.append((index, ["EVAL", .string(script.source)] + tail))
             }
             index += job.request.commandCount

@@ -95,8 +95,12 @@ public final class LocalRedisServer: Sendable {
     private func launch() async throws {
         let process = Process()
         process.executableURL = try Self.executable()
-        let persistence = appendOnlyDirectory.map { ["--appendonly", "yes", "--appendfsync", "always", "--dir", $0] } ?? ["--appendonly", "no"]
-        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
+        let persistence =
+            appendOnlyDirectory.map { ["--appendonly", "yes", "--appendfsync", "always", "--dir", $0] } ?? [
+                "--appendonly", "no",
+            ]
+        process.arguments =
+            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // Set before `run()`, so a server that exits at once still signals.
@@ -129,7 +133,8 @@ public final class LocalRedisServer: Sendable {
             let candidate = "\(directory)/redis-server"
             if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
         }
-        throw LocalRedisServerError(message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
+        throw LocalRedisServerError(
+            message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
     }
 
     /// Asks the kernel for an unused port by binding to port 0, then releases it (another process
@@ -162,4 +167,3 @@ public struct LocalRedisServerError: Error, CustomStringConvertible {
     public let message: String
     public var description: String { message }
 }
-

@@ -12,7 +12,9 @@ struct RedisURL {
         }
         let scheme = "redis://"
         guard url.hasPrefix(scheme) else {
-            throw invalid(url.hasPrefix("rediss://") ? "TLS is not supported by hiredis 0.14.1" : "expected redis://[:password@]host:port[/db]")
+            throw invalid(
+                url.hasPrefix("rediss://")
+                    ? "TLS is not supported by hiredis 0.14.1" : "expected redis://[:password@]host:port[/db]")
         }
         var rest = Substring(url.dropFirst(scheme.count))
         if let at = rest.lastIndex(of: "@") {
@@ -30,7 +32,9 @@ struct RedisURL {
             let path = rest[rest.index(after: slash)...]
             rest = rest[..<slash]
             if !path.isEmpty {
-                guard let db = Int(path), db >= 0 else { throw invalid("database '\(path)' is not a non-negative integer") }
+                guard let db = Int(path), db >= 0 else {
+                    throw invalid("database '\(path)' is not a non-negative integer")
+                }
                 database = db
             }
         }

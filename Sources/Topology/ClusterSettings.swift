@@ -4,21 +4,26 @@ public import Hosting
 /// Where the Kafka cluster and the pipeline file are: read by the workers, the gateway and the
 /// `iap` tool alike.
 public enum ClusterSettings {
-    public static let kafkaBrokers = Setting<String>.text("KAFKA_BROKERS", "Kafka bootstrap servers", default: "127.0.0.1:9092")
-    public static let pipeline = Setting<String>.text("IAP_PIPELINE", "The pipeline file (topics and stages)", default: "pipelines/iap.yaml")
+    public static let kafkaBrokers = Setting<String>.text(
+        "KAFKA_BROKERS", "Kafka bootstrap servers", default: "127.0.0.1:9092")
+    public static let pipeline = Setting<String>.text(
+        "IAP_PIPELINE", "The pipeline file (topics and stages)", default: "pipelines/iap.yaml")
     /// `IAP_KAFKA_SESSION_TIMEOUT_MS=10000` is librdkafka's `session.timeout.ms`.
     public static let kafkaPropertyPrefix = "IAP_KAFKA_"
 
-    public static let section = SettingsSection("Kafka", readBy: "workers, gateway, iap", [kafkaBrokers.descriptor, pipeline.descriptor])
+    public static let section = SettingsSection(
+        "Kafka", readBy: "workers, gateway, iap", [kafkaBrokers.descriptor, pipeline.descriptor])
     public static let kafkaPropertyFamily = (
-        prefix: kafkaPropertyPrefix, summary: "Any librdkafka property, dots as underscores (`IAP_KAFKA_SESSION_TIMEOUT_MS` is `session.timeout.ms`)"
+        prefix: kafkaPropertyPrefix,
+        summary: "Any librdkafka property, dots as underscores (`IAP_KAFKA_SESSION_TIMEOUT_MS` is `session.timeout.ms`)"
     )
 
     /// The `IAP_KAFKA_<PROPERTY>` values as librdkafka properties.
     public static func kafkaProperties(_ reader: SettingsReader) -> [String: String] {
         var properties: [String: String] = [:]
         for (name, value) in reader.values(withPrefix: kafkaPropertyPrefix) {
-            properties[name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
+            properties[
+                name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
         }
         return properties
     }

@@ -10,14 +10,20 @@ public struct PipelineDuration: Sendable, Hashable, Decodable, CustomStringConve
     public let description: String
 
     public init(_ text: String) throws(PipelineFileError) {
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        guard let unit = units.first(where: { text.hasSuffix($0.suffix) && Double(text.dropLast($0.suffix.count)) != nil }),
+        let units: [(suffix: String, seconds: Double)] = [
+            ("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400),
+        ]
+        guard
+            let unit = units.first(where: { text.hasSuffix($0.suffix) && Double(text.dropLast($0.suffix.count)) != nil }
+            ),
             let value = Double(text.dropLast(unit.suffix.count)), value >= 0, value.isFinite
         else {
-            throw PipelineFileError(code: .invalidDuration, message: "'\(text)' is not a duration like 500ms, 30s, 5m, 24h or 7d")
+            throw PipelineFileError(
+                code: .invalidDuration, message: "'\(text)' is not a duration like 500ms, 30s, 5m, 24h or 7d")
         }
         guard value * unit.seconds <= Self.maximumSeconds else {
-            throw PipelineFileError(code: .invalidDuration, message: "'\(text)' is longer than \(Self.maximumSeconds) seconds")
+            throw PipelineFileError(
+                code: .invalidDuration, message: "'\(text)' is longer than \(Self.maximumSeconds) seconds")
         }
         self.duration = .seconds(value * unit.seconds)
         self.description = text

@@ -52,7 +52,10 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     /// dead-letter topics and the stage's delivery journal, in that order without duplicates.
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
         let stage = try stage(named: stageName)
-        let names = stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + stage.inputs.map(dlqTopic(for:)) + [stage.journalTopic]
+        let names =
+            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + stage.inputs.map(dlqTopic(for:)) + [
+                stage.journalTopic
+            ]
         let all = allTopics
         var seen: Set<String> = []
         return names.filter { seen.insert($0).inserted }.compactMap { name in all.first { $0.name == name } }
@@ -71,13 +74,17 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
             let dlq = dlqTopic(for: input)
             guard !names.contains(dlq), let source = topics.first(where: { $0.name == input }) else { continue }
             names.insert(dlq)
-            result.append(TopicSpec(name: dlq, partitions: source.partitions, replicationFactor: source.replicationFactor))
+            result.append(
+                TopicSpec(name: dlq, partitions: source.partitions, replicationFactor: source.replicationFactor))
         }
         for stage in stages where !names.contains(stage.journalTopic) {
             let inputs = topics.filter { stage.inputs.contains($0.name) }
             guard let widest = inputs.max(by: { $0.partitions < $1.partitions }) else { continue }
             names.insert(stage.journalTopic)
-            result.append(TopicSpec(name: stage.journalTopic, partitions: widest.partitions, replicationFactor: widest.replicationFactor, cleanupPolicy: .compact))
+            result.append(
+                TopicSpec(
+                    name: stage.journalTopic, partitions: widest.partitions,
+                    replicationFactor: widest.replicationFactor, cleanupPolicy: .compact))
         }
         return result
     }
@@ -92,7 +99,9 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
             // Kafka's admin API and the mock cluster take both as `Int32`.
             let kafkaRange = 1...Int(Int32.max)
             guard kafkaRange.contains(topic.partitions), kafkaRange.contains(topic.replicationFactor) else {
-                throw PipelineFileError(code: .invalidValue, message: "topic '\(topic.name)' needs 1 to \(Int32.max) partitions and replicas")
+                throw PipelineFileError(
+                    code: .invalidValue,
+                    message: "topic '\(topic.name)' needs 1 to \(Int32.max) partitions and replicas")
             }
         }
         var stageNames: Set<String> = []
@@ -104,10 +113,14 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
                 throw PipelineFileError(code: .invalidValue, message: "stage '\(stage.name)' has no input topics")
             }
             guard stage.maxInFlight >= 1 else {
-                throw PipelineFileError(code: .invalidValue, message: "stage '\(stage.name)' maxInFlight must be at least 1")
+                throw PipelineFileError(
+                    code: .invalidValue, message: "stage '\(stage.name)' maxInFlight must be at least 1")
             }
-            for topic in stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) where !topicNames.contains(topic) {
-                throw PipelineFileError(code: .undeclaredTopic, message: "stage '\(stage.name)' references topic '\(topic)', which is not declared")
+            for topic in stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? [])
+            where !topicNames.contains(topic) {
+                throw PipelineFileError(
+                    code: .undeclaredTopic,
+                    message: "stage '\(stage.name)' references topic '\(topic)', which is not declared")
             }
             try stage.retry.validate(stage: stage.name)
         }
@@ -124,7 +137,9 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
         guard let decoding = error as? DecodingError else { return nil }
         let context: DecodingError.Context? =
             switch decoding {
-            case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context): context
+            case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+                .valueNotFound(_, let context):
+                context
             @unknown default: nil
             }
         return context?.underlyingError.flatMap(specificError(in:))

@@ -36,7 +36,9 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
     }
 
     /// As ``delay(forAttempt:retryAfter:)`` with an injected random source (for tests).
-    public func delay(forAttempt attempt: Int, retryAfter: Duration? = nil, using generator: inout some RandomNumberGenerator) -> Duration {
+    public func delay(
+        forAttempt attempt: Int, retryAfter: Duration? = nil, using generator: inout some RandomNumberGenerator
+    ) -> Duration {
         let cap = maxBackoff.seconds
         // pow overflows to infinity for huge attempt numbers; such delays are simply the cap.
         let growth = pow(multiplier, Double(max(attempt, 1) - 1))
@@ -74,8 +76,10 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = RetryPolicy()
         self.init(
-            initialBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .initialBackoff)?.duration ?? defaults.initialBackoff,
-            maxBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .maxBackoff)?.duration ?? defaults.maxBackoff,
+            initialBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .initialBackoff)?.duration
+                ?? defaults.initialBackoff,
+            maxBackoff: try container.decodeIfPresent(PipelineDuration.self, forKey: .maxBackoff)?.duration
+                ?? defaults.maxBackoff,
             multiplier: try container.decodeIfPresent(Double.self, forKey: .multiplier) ?? defaults.multiplier,
             jitter: try container.decodeIfPresent(Double.self, forKey: .jitter) ?? defaults.jitter,
             maxAttempts: try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts

@@ -52,11 +52,14 @@ public struct StageSpec: Sendable, Hashable, Decodable {
 
     /// A stage with named topic roles.
     public init(
-        name: String, consumerGroup: String, inputRoles: [String: String], outputRoles: [String: String], rejectTopic: String? = nil,
-        maxInFlight: Int = StageSpec.defaultMaxInFlight, retry: RetryPolicy = RetryPolicy(), windows: [String: PipelineDuration] = [:]
+        name: String, consumerGroup: String, inputRoles: [String: String], outputRoles: [String: String],
+        rejectTopic: String? = nil,
+        maxInFlight: Int = StageSpec.defaultMaxInFlight, retry: RetryPolicy = RetryPolicy(),
+        windows: [String: PipelineDuration] = [:]
     ) {
         self.init(
-            name: name, consumerGroup: consumerGroup, inputs: Self.topics(inputRoles), outputs: Self.topics(outputRoles), rejectTopic: rejectTopic,
+            name: name, consumerGroup: consumerGroup, inputs: Self.topics(inputRoles),
+            outputs: Self.topics(outputRoles), rejectTopic: rejectTopic,
             maxInFlight: maxInFlight, retry: retry, windows: windows
         )
         self.inputRoles = inputRoles
@@ -77,7 +80,9 @@ public struct StageSpec: Sendable, Hashable, Decodable {
 
     private func missingRole(_ role: String, kind: String, roles: [String: String]) -> PipelineFileError {
         let named = roles.isEmpty ? "names none" : "names \(roles.keys.sorted().joined(separator: ", "))"
-        return PipelineFileError(code: .missingRole, message: "stage '\(name)' needs its \(kind) by role, with '\(role)' among them; it \(named)")
+        return PipelineFileError(
+            code: .missingRole,
+            message: "stage '\(name)' needs its \(kind) by role, with '\(role)' among them; it \(named)")
     }
 
     /// Topics in role order, so a file's meaning does not depend on how YAML orders a mapping.
@@ -88,7 +93,8 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let inputs = try container.decode(TopicList.self, forKey: .inputs)
-        let outputs = try container.decodeIfPresent(TopicList.self, forKey: .outputs) ?? TopicList(topics: [], roles: [:])
+        let outputs =
+            try container.decodeIfPresent(TopicList.self, forKey: .outputs) ?? TopicList(topics: [], roles: [:])
         self.init(
             name: try container.decode(String.self, forKey: .name),
             consumerGroup: try container.decode(String.self, forKey: .consumerGroup),

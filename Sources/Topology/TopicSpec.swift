@@ -14,7 +14,10 @@ public struct TopicSpec: Sendable, Hashable, Decodable {
     /// `retention.ms`; nil keeps the broker default.
     public var retention: PipelineDuration?
 
-    public init(name: String, partitions: Int, replicationFactor: Int = 1, cleanupPolicy: CleanupPolicy = .delete, retention: PipelineDuration? = nil) {
+    public init(
+        name: String, partitions: Int, replicationFactor: Int = 1, cleanupPolicy: CleanupPolicy = .delete,
+        retention: PipelineDuration? = nil
+    ) {
         self.name = name
         self.partitions = partitions
         self.replicationFactor = replicationFactor

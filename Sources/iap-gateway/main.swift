@@ -30,10 +30,13 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Kafka bootstrap servers (env KAFKA_BROKERS).") var brokers: String?
     @Option(help: "Listen address (env IAP_GATEWAY_HOST, default 0.0.0.0).") var host: String?
     @Option(help: "Listen port, 0 for any (env IAP_GATEWAY_PORT, default 8080).") var port: Int?
-    @Option(help: "Topic to write to instead of the pipeline file's iap.notifications (env IAP_GATEWAY_TOPIC).") var topic: String?
+    @Option(help: "Topic to write to instead of the pipeline file's iap.notifications (env IAP_GATEWAY_TOPIC).")
+    var topic: String?
     @Option(help: "Ops listen address (env IAP_OPS_HOST, default 0.0.0.0).") var opsHost: String?
     @Option(help: "Ops port for /metrics /healthz /readyz (env IAP_OPS_PORT, default 9100).") var opsPort: Int?
-    @Option(help: "Seconds a request waits for Kafka's acknowledgement (env IAP_GATEWAY_WRITE_TIMEOUT_SECONDS, default 10).")
+    @Option(
+        help: "Seconds a request waits for Kafka's acknowledgement (env IAP_GATEWAY_WRITE_TIMEOUT_SECONDS, default 10)."
+    )
     var writeTimeout: Double?
     @Option(help: "PEM certificate chain; with --tls-key the listener speaks HTTPS (env IAP_GATEWAY_TLS_CERTIFICATE).")
     var tlsCertificate: String?
@@ -54,7 +57,9 @@ struct GatewayCommand: AsyncParsableCommand {
         if let opsHost { settings.opsHost = opsHost }
         if let opsPort { settings.opsPort = opsPort }
         if let writeTimeout {
-            guard writeTimeout > 0, writeTimeout.isFinite else { throw ValidationError("--write-timeout must be a positive number of seconds") }
+            guard writeTimeout > 0, writeTimeout.isFinite else {
+                throw ValidationError("--write-timeout must be a positive number of seconds")
+            }
             settings.writeTimeout = .milliseconds(Int64(writeTimeout * 1000))
         }
         if let tlsCertificate { settings.tlsCertificatePath = tlsCertificate }

@@ -27,14 +27,17 @@ enum CLIInput {
     }
 
     static func printJSONObject(_ object: Any) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        let data = try JSONSerialization.data(
+            withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
     }
 
     /// `{"error": CODE, "message": ...}` on stdout, as scripts parse stdout only.
     static func printError(code: String, message: String) {
         let object = ["error": code, "message": message]
-        if let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) {
+        if let data = try? JSONSerialization.data(
+            withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        {
             print(String(decoding: data, as: UTF8.self))
         }
     }

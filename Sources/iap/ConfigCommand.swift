@@ -3,8 +3,8 @@ import Foundation
 import Gateway
 import Hosting
 import Pipeline
-import Workers
 import Topology
+import Workers
 
 /// `iap config keys|check`: every setting in one table, and a configuration checked the way the
 /// executables will read it, before a deployment finds out by restart-looping.
@@ -40,7 +40,11 @@ struct ConfigCommand: AsyncParsableCommand {
             case intake, verify, match, grant, webhook, gateway
         }
 
-        @Option(name: .long, help: "Check only this process (repeatable): \(Process.allCases.map(\.rawValue).joined(separator: ", ")). Default: the four workers and the gateway.")
+        @Option(
+            name: .long,
+            help:
+                "Check only this process (repeatable): \(Process.allCases.map(\.rawValue).joined(separator: ", ")). Default: the four workers and the gateway."
+        )
         var stage: [Process] = []
 
         @Option(name: .long, help: "The pipeline file (overrides IAP_PIPELINE).") var pipeline: String?
@@ -74,7 +78,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 attempt {
                     let settings = try StageSettings(stage: name, reader: reader)
                     for path in settings.rootCertificatePaths + [settings.appleAPI?.privateKeyPath].compactMap({ $0 }) {
-                        guard FileManager.default.isReadableFile(atPath: path) else { throw ValidationError("\(process.rawValue): cannot read \(path)") }
+                        guard FileManager.default.isReadableFile(atPath: path) else {
+                            throw ValidationError("\(process.rawValue): cannot read \(path)")
+                        }
                     }
                 }
                 if let file {
@@ -86,7 +92,8 @@ struct ConfigCommand: AsyncParsableCommand {
                 for problem in problems { print("refused: \(problem)") }
                 throw ExitCode.failure
             }
-            print("ok: \(processes.map(\.rawValue).joined(separator: ", ")) would start with these settings and \(path)")
+            print(
+                "ok: \(processes.map(\.rawValue).joined(separator: ", ")) would start with these settings and \(path)")
         }
 
         private func sections(for process: Process) -> [SettingsSection] {

@@ -84,11 +84,13 @@ struct DLQCommand: AsyncParsableCommand {
 
         func run() async throws {
             let logger = CLILogging.logger("iap.dlq")
-            let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: brokers), logger: logger)
+            let producer = try KafkaProducer(
+                configuration: KafkaProducerConfiguration(bootstrapServers: brokers), logger: logger)
             let report: DeadLetterReplay.Report
             do {
                 report = try await DeadLetterReplay.replay(
-                    topic: topic, bootstrapServers: brokers, producer: producer, limit: limit, dryRun: dryRun, logger: logger
+                    topic: topic, bootstrapServers: brokers, producer: producer, limit: limit, dryRun: dryRun,
+                    logger: logger
                 )
             } catch {
                 await producer.close()
@@ -100,9 +102,14 @@ struct DLQCommand: AsyncParsableCommand {
                 return
             }
             for entry in report.entries {
-                print("\(topic)[\(entry.partition)]@\(entry.offset) → \(entry.sourceTopic) key=\(entry.key ?? "-") attempts=\(entry.attempts ?? "?") error=\(entry.lastError ?? "-")")
+                print(
+                    "\(topic)[\(entry.partition)]@\(entry.offset) → \(entry.sourceTopic) key=\(entry.key ?? "-") attempts=\(entry.attempts ?? "?") error=\(entry.lastError ?? "-")"
+                )
             }
-            print(dryRun ? "dry run: \(report.entries.count) records would be replayed" : "replayed \(report.replayed) records from \(topic)")
+            print(
+                dryRun
+                    ? "dry run: \(report.entries.count) records would be replayed"
+                    : "replayed \(report.replayed) records from \(topic)")
         }
     }
 }

@@ -9,7 +9,9 @@ struct IAPCommand: AsyncParsableCommand {
         abstract: "Operate the iap-pipeline: dev stack, topics, lag, the order index, benchmarks.",
         version: "librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
         subcommands: [
-            DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self, LagCommand.self, DLQCommand.self, OrdersCommand.self, ConfigCommand.self, JWSCommand.self, ReceiptCommand.self, BenchCommand.self, SoakCommand.self,
+            DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self,
+            LagCommand.self, DLQCommand.self, OrdersCommand.self, ConfigCommand.self, JWSCommand.self,
+            ReceiptCommand.self, BenchCommand.self, SoakCommand.self,
         ]
     )
 }

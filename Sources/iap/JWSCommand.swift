@@ -13,32 +13,39 @@ struct JWSCommand: AsyncParsableCommand {
 
 /// What the signed payload is; `auto` looks at the payload's fields.
 enum JWSKind: String, ExpressibleByArgument, CaseIterable {
-    case auto, transaction, renewal, notification, appTransaction = "app-transaction"
+    case auto, transaction, renewal, notification
+    case appTransaction = "app-transaction"
 
     static func detect(_ jws: String) -> JWSKind {
         guard let unverified = try? UnverifiedJWS(jws),
-              let object = (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) as? [String: Any]
+            let object = (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) as? [String: Any]
         else { return .transaction }
         if object["notificationType"] != nil { return .notification }
         if object["receiptType"] != nil { return .appTransaction }
-        if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil { return .renewal }
+        if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil {
+            return .renewal
+        }
         return .transaction
     }
 }
 
 enum ValidateAt: String, ExpressibleByArgument, CaseIterable {
-    case signedDate = "signed-date", now
+    case signedDate = "signed-date"
+    case now
 }
 
 struct JWSVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify a JWS; print its payload as JSON (exit 0), or {\"error\", \"message\"} (exit 1; 75 when retryable)."
+        abstract:
+            "Verify a JWS; print its payload as JSON (exit 0), or {\"error\", \"message\"} (exit 1; 75 when retryable)."
     )
 
     @Option(help: "Read the JWS from this file instead of stdin.")
     var file: String?
-    @Option(name: .customLong("root-cert"), help: "Trusted root certificate (DER or PEM); repeatable. Default: Apple Root CA - G3.")
+    @Option(
+        name: .customLong("root-cert"),
+        help: "Trusted root certificate (DER or PEM); repeatable. Default: Apple Root CA - G3.")
     var rootCertificates: [String] = []
     @Option(help: "Expected bundle id.")
     var bundleId: String
@@ -58,14 +65,15 @@ struct JWSVerifyCommand: AsyncParsableCommand {
         let roots = try self.rootCertificates.map { path in try AppleRoots.load(path: path) }
         let verifier: SignedDataVerifier
         do throws(ConfigurationError) {
-            verifier = try SignedDataVerifier(.init(
-                rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
-                bundleId: self.bundleId,
-                appAppleId: self.appAppleId,
-                environment: AppStoreEnvironment(rawValue: self.environment),
-                validationTime: self.validateAt == .now ? .now : .signedDate,
-                onlineChecks: self.onlineChecks
-            ))
+            verifier = try SignedDataVerifier(
+                .init(
+                    rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
+                    bundleId: self.bundleId,
+                    appAppleId: self.appAppleId,
+                    environment: AppStoreEnvironment(rawValue: self.environment),
+                    validationTime: self.validateAt == .now ? .now : .signedDate,
+                    onlineChecks: self.onlineChecks
+                ))
         } catch {
             CLIInput.printError(code: error.code.rawValue, message: error.reason)
             throw ExitCode(2)

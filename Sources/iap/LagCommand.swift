@@ -9,7 +9,8 @@ struct LagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lag",
         abstract: "Show consumer-group lag per (group, topic, partition).",
-        discussion: "Lag = high watermark − committed offset; -1 when the group never committed (kafka_exporter's convention)."
+        discussion:
+            "Lag = high watermark − committed offset; -1 when the group never committed (kafka_exporter's convention)."
     )
 
     @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
@@ -61,10 +62,12 @@ struct LagCommand: AsyncParsableCommand {
         encoder.outputFormatting = [.sortedKeys]
         return rows.compactMap { row in
             struct Line: Encodable {
-                var consumergroup: String, topic: String, partition: Int32, currentOffset: Int64?, highWatermark: Int64, lag: Int64
+                var consumergroup: String, topic: String, partition: Int32, currentOffset: Int64?, highWatermark: Int64,
+                    lag: Int64
             }
             let line = Line(
-                consumergroup: row.group, topic: row.topic, partition: row.partition, currentOffset: row.committedOffset,
+                consumergroup: row.group, topic: row.topic, partition: row.partition,
+                currentOffset: row.committedOffset,
                 highWatermark: row.highWatermark, lag: row.lag
             )
             return (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) }
@@ -77,7 +80,8 @@ struct LagCommand: AsyncParsableCommand {
             lines.append(
                 row.group.padding(toLength: 20, withPad: " ", startingAt: 0) + " "
                     + row.topic.padding(toLength: 25, withPad: " ", startingAt: 0) + " "
-                    + String(row.partition).leftPadded(9) + "  " + (row.committedOffset.map(String.init) ?? "-").leftPadded(9) + "  "
+                    + String(row.partition).leftPadded(9) + "  "
+                    + (row.committedOffset.map(String.init) ?? "-").leftPadded(9) + "  "
                     + String(row.highWatermark).leftPadded(10) + "  " + String(row.lag)
             )
         }
@@ -88,5 +92,7 @@ struct LagCommand: AsyncParsableCommand {
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }

@@ -59,7 +59,8 @@ struct OrdersCommand: AsyncParsableCommand {
             if json {
                 try CLIInput.printJSONLine(report)
             } else {
-                print("""
+                print(
+                    """
                     read \(report.records) records of \(topic): \(report.orders) orders (latest per key), \
                     \(report.deleted) deleted by tombstones, \(report.malformed) malformed skipped
                     wrote \(report.written) orders; \(report.alreadyPresent) were already in the index and kept

@@ -31,7 +31,9 @@ struct PublishOptions: ParsableArguments {
     /// Writes the records and waits until the broker acknowledged every one.
     func send(_ records: [KafkaRecord]) async throws {
         let bootstrap = brokers ?? ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: bootstrap), logger: CLILogging.logger("iap.publish"))
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(bootstrapServers: bootstrap),
+            logger: CLILogging.logger("iap.publish"))
         do {
             _ = try await producer.send(records)
         } catch {
@@ -57,22 +59,28 @@ struct PublishPurchaseCommand: AsyncParsableCommand {
     @Option(name: .customLong("order-id")) var orderId: String?
     @Option(name: .customLong("app-account-token")) var appAccountToken: String?
     @Option(help: "Production or Sandbox (a hint; only what Apple signed is trusted).") var environment: String?
-    @Option(name: .customLong("signed-transaction"), help: "StoreKit 2 jwsRepresentation.") var signedTransaction: String?
+    @Option(name: .customLong("signed-transaction"), help: "StoreKit 2 jwsRepresentation.") var signedTransaction:
+        String?
     @Option(name: .customLong("app-receipt"), help: "Base64 app receipt.") var appReceipt: String?
-    @Option(name: .customLong("transaction-receipt"), help: "Base64 StoreKit 1 transactionReceipt.") var transactionReceipt: String?
+    @Option(name: .customLong("transaction-receipt"), help: "Base64 StoreKit 1 transactionReceipt.")
+    var transactionReceipt: String?
     @Option(name: .customLong("transaction-id"), help: "A bare transaction id.") var transactionId: String?
 
     func run() async throws {
         let payloads: [PurchasePayload] = [
             signedTransaction.map(PurchasePayload.signedTransaction), appReceipt.map(PurchasePayload.appReceipt),
-            transactionReceipt.map(PurchasePayload.transactionReceipt), transactionId.map(PurchasePayload.transactionId),
+            transactionReceipt.map(PurchasePayload.transactionReceipt),
+            transactionId.map(PurchasePayload.transactionId),
         ].compactMap { $0 }
         guard payloads.count == 1, let payload = payloads.first else {
-            throw ValidationError("give exactly one of --signed-transaction, --app-receipt, --transaction-receipt, --transaction-id")
+            throw ValidationError(
+                "give exactly one of --signed-transaction, --app-receipt, --transaction-receipt, --transaction-id")
         }
         let event = PurchaseEvent(
-            eventId: eventId ?? UUID().uuidString, bundleId: bundleId, userId: userId, payload: payload, orderId: orderId,
-            appAccountToken: appAccountToken, environment: try environment.map { text in try CLIEnvironment.parse(text) },
+            eventId: eventId ?? UUID().uuidString, bundleId: bundleId, userId: userId, payload: payload,
+            orderId: orderId,
+            appAccountToken: appAccountToken,
+            environment: try environment.map { text in try CLIEnvironment.parse(text) },
             source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
         )
         try await options.send([try options.topics.record(event)])
@@ -91,28 +99,35 @@ struct PublishOrderCommand: AsyncParsableCommand {
     @Option var quantity: Int?
 
     func run() async throws {
-        let order = OrderEvent(orderId: orderId, userId: userId, productId: productId, bundleId: bundleId, appAccountToken: appAccountToken, quantity: quantity)
+        let order = OrderEvent(
+            orderId: orderId, userId: userId, productId: productId, bundleId: bundleId,
+            appAccountToken: appAccountToken, quantity: quantity)
         try await options.send([try options.topics.record(order)])
     }
 }
 
 struct PublishFileCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "file", abstract: "Publish JSON lines (iap.purchase.v1 and iap.order.v1 events) from a file or '-' for stdin."
+        commandName: "file",
+        abstract: "Publish JSON lines (iap.purchase.v1 and iap.order.v1 events) from a file or '-' for stdin."
     )
 
     @OptionGroup var options: PublishOptions
     @Argument var path: String
 
     func run() async throws {
-        let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+        let data =
+            path == "-"
+            ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
         let topics = options.topics
         var records: [KafkaRecord] = []
-        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated()
+        where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             let bytes = Array(line.utf8)
             do {
                 switch try EventDecoder.schema(of: bytes) {
-                case OrderEvent.schema: records.append(try topics.record(try EventDecoder.decode(OrderEvent.self, from: bytes)))
+                case OrderEvent.schema:
+                    records.append(try topics.record(try EventDecoder.decode(OrderEvent.self, from: bytes)))
                 default: records.append(try topics.record(try EventDecoder.decode(PurchaseEvent.self, from: bytes)))
                 }
             } catch {

@@ -6,7 +6,8 @@ import Foundation
 struct ReceiptCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receipt",
-        abstract: "Decode legacy App Store receipts (app receipts and StoreKit 1 transaction receipts) without verification.",
+        abstract:
+            "Decode legacy App Store receipts (app receipts and StoreKit 1 transaction receipts) without verification.",
         subcommands: [ReceiptDecodeCommand.self, ReceiptTransactionIdsCommand.self]
     )
 }
@@ -23,7 +24,9 @@ enum DecodedReceipt {
             do throws(ReceiptError) {
                 return .transaction(try TransactionReceiptDecoder.decode(base64: base64))
             } catch {
-                CLIInput.printError(code: appError.code.rawValue, message: "not an app receipt (\(appError.reason)) nor a transaction receipt (\(error.reason))")
+                CLIInput.printError(
+                    code: appError.code.rawValue,
+                    message: "not an app receipt (\(appError.reason)) nor a transaction receipt (\(error.reason))")
                 throw ExitCode(1)
             }
         }
@@ -50,7 +53,9 @@ struct ReceiptDecodeCommand: AsyncParsableCommand {
             print("in-app records: \(receipt.inApp.count)")
             for record in receipt.inApp {
                 let expires = record.expiresDate.map { " expires \($0.formatted(.iso8601))" } ?? ""
-                print("  \(record.transactionId ?? "-") (original \(record.originalTransactionId ?? "-")) \(record.productId ?? "-") x\(record.quantity ?? 0) purchased \(record.purchaseDate.map { $0.formatted(.iso8601) } ?? "-")\(expires)")
+                print(
+                    "  \(record.transactionId ?? "-") (original \(record.originalTransactionId ?? "-")) \(record.productId ?? "-") x\(record.quantity ?? 0) purchased \(record.purchaseDate.map { $0.formatted(.iso8601) } ?? "-")\(expires)"
+                )
             }
         case .transaction(let receipt):
             if self.json { return try CLIInput.printJSON(receipt) }

@@ -46,7 +46,9 @@ struct SimCommand: AsyncParsableCommand {
     @Option(name: .customLong("bundle-id"), help: "Bundle id of purchases that don't name one.")
     var bundleId = "com.example.game"
 
-    @Option(name: .customLong("fault-rate"), help: "Probability (0...1) of a fault on Server API and verifyReceipt requests.")
+    @Option(
+        name: .customLong("fault-rate"),
+        help: "Probability (0...1) of a fault on Server API and verifyReceipt requests.")
     var faultRate = 0.0
 
     @Option(name: .customLong("fault-kinds"), help: "Comma-separated: 5000001,4040002,429,21100,21005,timeout,html.")
@@ -57,7 +59,8 @@ struct SimCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("api-key-file"),
-        help: "In-App Purchase .p8 key whose tokens are accepted; created if missing. Without it any well-formed token is accepted."
+        help:
+            "In-App Purchase .p8 key whose tokens are accepted; created if missing. Without it any well-formed token is accepted."
     )
     var apiKeyFile: String?
 
@@ -70,12 +73,15 @@ struct SimCommand: AsyncParsableCommand {
     func run() async throws {
         var logger = Logger(label: "iap.sim")
         logger.logLevel = .info
-        let kinds = try faultKinds.split(separator: ",").map { try FaultKind(String($0.trimmingCharacters(in: .whitespaces))) }
+        let kinds = try faultKinds.split(separator: ",").map {
+            try FaultKind(String($0.trimmingCharacters(in: .whitespaces)))
+        }
         let apiKeys = try apiKeyFile.map { [try ServerAPIKey.loadOrCreateP8(keyId: keyId, path: $0)] } ?? []
         let simulator = try AppStoreSimulatorServer(
             configuration: .init(
                 host: host, port: port, stateDirectory: stateDirectory, rootCertificatePath: rootPath,
-                leafValidity: .seconds(leafValiditySeconds), bundleId: bundleId, notifyURL: notifyURL, retryTimeScale: retryTimeScale,
+                leafValidity: .seconds(leafValiditySeconds), bundleId: bundleId, notifyURL: notifyURL,
+                retryTimeScale: retryTimeScale,
                 faults: FaultConfiguration(rate: faultRate, kinds: kinds, latencyMs: latencyMs),
                 apiKeys: apiKeys, sharedSecret: sharedSecret
             ),

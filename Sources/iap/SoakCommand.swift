@@ -8,7 +8,8 @@ import LocalStack
 struct SoakCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "soak",
-        abstract: "Run purchases through the embedded stack while injecting faults; check nothing is lost or granted twice.",
+        abstract:
+            "Run purchases through the embedded stack while injecting faults; check nothing is lost or granted twice.",
         discussion: """
             Faults: --kill-workers SIGKILLs a random worker every few seconds and restarts it; --redis-restart kills
             redis-server (append-only file kept) and starts it again; --redis-loss empties Redis (FLUSHALL) mid-flight;
@@ -23,15 +24,22 @@ struct SoakCommand: AsyncParsableCommand {
     @OptionGroup var stack: LocalStackOptions
     @Option(help: "Purchases to publish.") var purchases = 10_000
     @Option(help: "Purchases published per second.") var rate = 200
-    @Option(name: .customLong("kill-workers"), help: "Seconds between SIGKILLs of a random worker (0: none).") var killWorkers = 0.0
-    @Flag(name: .customLong("redis-restart"), help: "Kill and restart redis-server mid-flight (with AOF).") var redisRestart = false
+    @Option(name: .customLong("kill-workers"), help: "Seconds between SIGKILLs of a random worker (0: none).")
+    var killWorkers = 0.0
+    @Flag(name: .customLong("redis-restart"), help: "Kill and restart redis-server mid-flight (with AOF).")
+    var redisRestart = false
     @Flag(name: .customLong("redis-loss"), help: "FLUSHALL Redis mid-flight.") var redisLoss = false
-    @Flag(name: .customLong("broker-faults"), help: "Broker outage and injected produce/commit/fetch errors.") var brokerFaults = false
-    @Option(name: .customLong("apple-faults"), help: "Share of Apple calls answered with a fault.") var appleFaults = 0.0
+    @Flag(name: .customLong("broker-faults"), help: "Broker outage and injected produce/commit/fetch errors.")
+    var brokerFaults = false
+    @Option(name: .customLong("apple-faults"), help: "Share of Apple calls answered with a fault.") var appleFaults =
+        0.0
     @Option(name: .customLong("bad-input"), help: "Fuzzed events (and gateway bodies) per purchase.") var badInput = 0.0
-    @Flag(name: .customLong("all-faults"), help: "Every fault: kills every 8 s, Redis restart and loss, broker faults, Apple faults 0.1, bad input 0.05.")
+    @Flag(
+        name: .customLong("all-faults"),
+        help: "Every fault: kills every 8 s, Redis restart and loss, broker faults, Apple faults 0.1, bad input 0.05.")
     var allFaults = false
-    @Option(name: .customLong("drain-timeout"), help: "Seconds the pipeline may take to settle after the last publish.") var drainTimeout = 300.0
+    @Option(name: .customLong("drain-timeout"), help: "Seconds the pipeline may take to settle after the last publish.")
+    var drainTimeout = 300.0
     @Option(help: "Seed of the fault and bad-input schedule.") var seed: UInt64 = 1
     @Option(help: "Write the JSON report to this file as well.") var output: String?
     @Flag(help: "Print the report as JSON.") var json = false

@@ -18,7 +18,8 @@ struct TopicsCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create the pipeline file's topics (existing ones are left as they are).",
-        discussion: "The embedded dev broker creates its topics itself: the mock cluster does not implement CreateTopics."
+        discussion:
+            "The embedded dev broker creates its topics itself: the mock cluster does not implement CreateTopics."
     )
 
     @Option(help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
@@ -31,9 +32,12 @@ struct TopicsCreateCommand: AsyncParsableCommand {
         let file = try PipelineFile.load(path: pipeline)
         let specifications = file.allTopics.map { topic in
             var config = ["cleanup.policy": topic.cleanupPolicy.rawValue]
-            if let retention = topic.retention { config["retention.ms"] = String(retention.duration.components.seconds * 1000) }
+            if let retention = topic.retention {
+                config["retention.ms"] = String(retention.duration.components.seconds * 1000)
+            }
             return TopicSpecification(
-                name: topic.name, partitions: Int32(topic.partitions), replicationFactor: Int32(replicationFactor ?? topic.replicationFactor),
+                name: topic.name, partitions: Int32(topic.partitions),
+                replicationFactor: Int32(replicationFactor ?? topic.replicationFactor),
                 config: config
             )
         }

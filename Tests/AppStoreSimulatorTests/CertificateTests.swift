@@ -37,7 +37,8 @@ struct CertificateTests {
             let jws = try await client.purchase().string("signedTransaction")
             _ = try await verifyJWS(jws, rootPEMPath: client.simulator.rootCertificatePath)
             await #expect(throws: TestFailure.self) {
-                _ = try await verifyJWS(jws, rootPEMPath: client.simulator.rootCertificatePath, at: Date().addingTimeInterval(3600))
+                _ = try await verifyJWS(
+                    jws, rootPEMPath: client.simulator.rootCertificatePath, at: Date().addingTimeInterval(3600))
             }
         }
     }
@@ -53,7 +54,8 @@ struct CertificateTests {
 
     @Test("a state directory keeps the root across restarts")
     func stateDirectory() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-ca-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sim-ca-\(UUID().uuidString)")
+            .path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let first = try CertificateAuthority.loadOrCreate(directory: directory, leafValidity: .seconds(3600))
         let second = try CertificateAuthority.loadOrCreate(directory: directory, leafValidity: .seconds(3600))

@@ -5,9 +5,11 @@ import Testing
 
 @Suite("Control API", .timeLimit(.minutes(2)))
 struct ControlAPITests {
-    @Test("every product type is purchasable and signed like Apple's", arguments: [
-        "Consumable", "Non-Consumable", "Auto-Renewable Subscription", "Non-Renewing Subscription",
-    ])
+    @Test(
+        "every product type is purchasable and signed like Apple's",
+        arguments: [
+            "Consumable", "Non-Consumable", "Auto-Renewable Subscription", "Non-Renewing Subscription",
+        ])
     func purchase(type: String) async throws {
         try await withSimulator { client in
             let token = UUID().uuidString.lowercased()
@@ -20,7 +22,8 @@ struct ControlAPITests {
             #expect(!(try result.string("appReceipt")).isEmpty)
             #expect(!(try result.string("transactionReceipt")).isEmpty)
 
-            let payload = try await verifyJWS(try result.string("signedTransaction"), rootPEMPath: client.simulator.rootCertificatePath)
+            let payload = try await verifyJWS(
+                try result.string("signedTransaction"), rootPEMPath: client.simulator.rootCertificatePath)
             #expect(payload["transactionId"] as? String == transactionId)
             #expect(payload["type"] as? String == type)
             #expect(payload["bundleId"] as? String == "com.example.game")
@@ -57,9 +60,12 @@ struct ControlAPITests {
             let notification = try jwsPayload(try renewal.string("signedPayload"))
             #expect(notification["notificationType"] as? String == "DID_RENEW")
             let data = try #require(notification["data"] as? [String: Any])
-            #expect(try jwsPayload(try #require(data["signedTransactionInfo"] as? String))["transactionId"] as? String
-                == (try renewal.string("transactionId")))
-            #expect(try jwsPayload(try #require(data["signedRenewalInfo"] as? String))["originalTransactionId"] as? String == original)
+            #expect(
+                try jwsPayload(try #require(data["signedTransactionInfo"] as? String))["transactionId"] as? String
+                    == (try renewal.string("transactionId")))
+            #expect(
+                try jwsPayload(try #require(data["signedRenewalInfo"] as? String))["originalTransactionId"] as? String
+                    == original)
         }
     }
 
@@ -81,28 +87,36 @@ struct ControlAPITests {
     @Test("auto-renew toggles send DID_CHANGE_RENEWAL_STATUS and show in renewal info")
     func autoRenew() async throws {
         try await withSimulator { client in
-            let original = try await client.purchase(type: "Auto-Renewable Subscription").string("originalTransactionId")
-            let off = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
+            let original = try await client.purchase(type: "Auto-Renewable Subscription").string(
+                "originalTransactionId")
+            let off = try await client.request(
+                .POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
             let notification = try jwsPayload(try off.string("signedPayload"))
             #expect(notification["notificationType"] as? String == "DID_CHANGE_RENEWAL_STATUS")
             #expect(notification["subtype"] as? String == "AUTO_RENEW_DISABLED")
             let data = try #require(notification["data"] as? [String: Any])
             #expect(try jwsPayload(try #require(data["signedRenewalInfo"] as? String))["autoRenewStatus"] as? Int == 0)
-            let again = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
+            let again = try await client.request(
+                .POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": false])
             #expect(again.status == 409)
-            let on = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": true])
+            let on = try await client.request(
+                .POST, "/sim/v1/subscriptions/\(original)/auto-renew", json: ["enabled": true])
             #expect(try jwsPayload(try on.string("signedPayload"))["subtype"] as? String == "AUTO_RENEW_ENABLED")
         }
     }
 
-    @Test("refund and revoke set revocationDate", arguments: [("refund", "REFUND", "REFUND_FULL"), ("revoke", "REVOKE", "FAMILY_REVOKE")])
+    @Test(
+        "refund and revoke set revocationDate",
+        arguments: [("refund", "REFUND", "REFUND_FULL"), ("revoke", "REVOKE", "FAMILY_REVOKE")])
     func revocation(action: String, type: String, revocationType: String) async throws {
         try await withSimulator { client in
-            let purchase = try await client.purchase(type: "Non-Consumable", extra: ["inAppOwnershipType": "FAMILY_SHARED"])
+            let purchase = try await client.purchase(
+                type: "Non-Consumable", extra: ["inAppOwnershipType": "FAMILY_SHARED"])
             let id = try purchase.string("transactionId")
             let result = try await client.request(.POST, "/sim/v1/transactions/\(id)/\(action)")
             #expect(result.status == 200)
-            let notification = try await verifyJWS(try result.string("signedPayload"), rootPEMPath: client.simulator.rootCertificatePath)
+            let notification = try await verifyJWS(
+                try result.string("signedPayload"), rootPEMPath: client.simulator.rootCertificatePath)
             #expect(notification["notificationType"] as? String == type)
             #expect(notification["version"] as? String == "2.0")
             let data = try #require(notification["data"] as? [String: Any])
@@ -150,7 +164,8 @@ struct ControlAPITests {
     @Test("bad requests get a 4xx JSON error, never a crash")
     func badRequests() async throws {
         try await withSimulator { client in
-            let badType = try await client.request(.POST, "/sim/v1/purchases", json: ["productId": "x", "type": "Gift"])
+            let badType = try await client.request(
+                .POST, "/sim/v1/purchases", json: ["productId": "x", "type": "Gift"])
             #expect(badType.status == 400)
             #expect(try badType.string("error") == "badRequest")
             let notJSON = try await client.request(.POST, "/sim/v1/purchases", rawBody: Data("{oops".utf8))
@@ -180,7 +195,9 @@ struct ControlAPITests {
             let written = try String(contentsOfFile: client.simulator.rootCertificatePath, encoding: .utf8)
             let text = String(decoding: served.body, as: UTF8.self)
             #expect(text.hasPrefix("-----BEGIN CERTIFICATE-----"))
-            #expect(written.trimmingCharacters(in: .whitespacesAndNewlines) == text.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(
+                written.trimmingCharacters(in: .whitespacesAndNewlines)
+                    == text.trimmingCharacters(in: .whitespacesAndNewlines))
         }
     }
 }

@@ -9,10 +9,11 @@ import Testing
 @Suite("Cross-check with the AppStore module", .timeLimit(.minutes(2)))
 struct CrossCheckTests {
     private func verifier(_ client: SimulatorClient, environment: AppStoreEnvironment) throws -> SignedDataVerifier {
-        try SignedDataVerifier(.init(
-            rootCertificates: [try client.simulator.certificateAuthority.rootDER()],
-            bundleId: "com.example.game", appAppleId: 1_234_567_890, environment: environment, validationTime: .now
-        ))
+        try SignedDataVerifier(
+            .init(
+                rootCertificates: [try client.simulator.certificateAuthority.rootDER()],
+                bundleId: "com.example.game", appAppleId: 1_234_567_890, environment: environment, validationTime: .now
+            ))
     }
 
     @Test("SignedDataVerifier accepts the simulator's transactions, renewal infos and notifications")
@@ -58,7 +59,8 @@ struct CrossCheckTests {
             #expect(receipt.inApp.first?.purchaseDate != nil)
             #expect(receipt.lookupTransactionIds.contains(id))
 
-            let transactionReceipt = try TransactionReceiptDecoder.decode(base64: try purchase.string("transactionReceipt"))
+            let transactionReceipt = try TransactionReceiptDecoder.decode(
+                base64: try purchase.string("transactionReceipt"))
             #expect(transactionReceipt.transactionId == id)
             #expect(transactionReceipt.productId == "gems")
             #expect(transactionReceipt.bundleId == "com.example.game")
@@ -72,13 +74,15 @@ struct CrossCheckTests {
         let key = try ServerAPIKey(keyId: "KEY123", issuerId: "issuer-1", p8PEM: p8)
         try await withSimulator(.init(apiKeys: [key])) { client in
             let id = try await client.purchase(environment: "Sandbox").string("transactionId")
-            let api = try AppStoreServerAPIClient(configuration: .init(
-                privateKeyPEM: p8, keyId: "KEY123", issuerId: "issuer-1", bundleId: "com.example.game",
-                productionBaseURL: client.base + "/production", sandboxBaseURL: client.base + "/sandbox"
-            ))
+            let api = try AppStoreServerAPIClient(
+                configuration: .init(
+                    privateKeyPEM: p8, keyId: "KEY123", issuerId: "issuer-1", bundleId: "com.example.game",
+                    productionBaseURL: client.base + "/production", sandboxBaseURL: client.base + "/sandbox"
+                ))
             let response = try await api.getTransactionInfo(transactionId: id)
             #expect(response.environment == .sandbox)
-            #expect(try jwsPayload(try #require(response.value.signedTransactionInfo))["transactionId"] as? String == id)
+            #expect(
+                try jwsPayload(try #require(response.value.signedTransactionInfo))["transactionId"] as? String == id)
 
             _ = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": ["429"]])
             do {
@@ -97,9 +101,11 @@ struct CrossCheckTests {
     func verifyReceiptClient() async throws {
         try await withSimulator { client in
             let purchase = try await client.purchase(environment: "Sandbox")
-            let verify = VerifyReceiptClient(configuration: .init(
-                productionURL: client.base + "/production/verifyReceipt", sandboxURL: client.base + "/sandbox/verifyReceipt"
-            ))
+            let verify = VerifyReceiptClient(
+                configuration: .init(
+                    productionURL: client.base + "/production/verifyReceipt",
+                    sandboxURL: client.base + "/sandbox/verifyReceipt"
+                ))
             let response = try await verify.verify(receiptData: try purchase.string("appReceipt"))
             #expect(response.environment == .sandbox)
             #expect(response.value.status == 0)
@@ -118,11 +124,12 @@ struct FaultClassificationTests {
         try await withSimulator(.init(faultHangDuration: .seconds(30), apiKeys: [key])) { client in
             let id = try await client.purchase(environment: "Production").string("transactionId")
             _ = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": [kind]])
-            let api = try AppStoreServerAPIClient(configuration: .init(
-                privateKeyPEM: p8, keyId: "KEY123", issuerId: "issuer-1", bundleId: "com.example.game",
-                productionBaseURL: client.base + "/production", sandboxBaseURL: client.base + "/sandbox",
-                timeout: .milliseconds(500)
-            ))
+            let api = try AppStoreServerAPIClient(
+                configuration: .init(
+                    privateKeyPEM: p8, keyId: "KEY123", issuerId: "issuer-1", bundleId: "com.example.game",
+                    productionBaseURL: client.base + "/production", sandboxBaseURL: client.base + "/sandbox",
+                    timeout: .milliseconds(500)
+                ))
             do {
                 _ = try await api.getTransactionInfo(transactionId: id)
                 Issue.record("fault \(kind) was not reported")
@@ -140,10 +147,12 @@ struct FaultClassificationTests {
         try await withSimulator(.init(faultHangDuration: .seconds(30))) { client in
             let receipt = try await client.purchase(environment: "Production").string("appReceipt")
             _ = try await client.request(.PUT, "/sim/v1/faults", json: ["rate": 1, "kinds": [kind]])
-            let verify = VerifyReceiptClient(configuration: .init(
-                productionURL: client.base + "/production/verifyReceipt", sandboxURL: client.base + "/sandbox/verifyReceipt",
-                timeout: .milliseconds(500)
-            ))
+            let verify = VerifyReceiptClient(
+                configuration: .init(
+                    productionURL: client.base + "/production/verifyReceipt",
+                    sandboxURL: client.base + "/sandbox/verifyReceipt",
+                    timeout: .milliseconds(500)
+                ))
             do {
                 _ = try await verify.verify(receiptData: receipt)
                 Issue.record("fault \(kind) was not reported")

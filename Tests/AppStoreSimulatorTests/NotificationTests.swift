@@ -1,9 +1,9 @@
 import AppStoreSimulator
 import Foundation
-import NIOHTTP1
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 import ServiceLifecycle
 import Testing
 
@@ -72,7 +72,8 @@ struct NotificationTests {
     @Test("every lifecycle change is POSTed as {signedPayload}")
     func lifecycle() async throws {
         try await withListener(failures: 0) { client, listener in
-            let original = try await client.purchase(type: "Auto-Renewable Subscription").string("originalTransactionId")
+            let original = try await client.purchase(type: "Auto-Renewable Subscription").string(
+                "originalTransactionId")
             let renewal = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/renew")
             _ = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/expire")
             _ = try await client.request(.POST, "/sim/v1/transactions/\(try renewal.string("transactionId"))/refund")
@@ -114,9 +115,10 @@ struct NotificationTests {
                 return attempts.count >= 3
             }
             #expect(recorded)
-            #expect(attempts.map { $0["sendAttemptResult"] as? String } == [
-                "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS",
-            ])
+            #expect(
+                attempts.map { $0["sendAttemptResult"] as? String } == [
+                    "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "UNSUCCESSFUL_HTTP_RESPONSE_CODE", "SUCCESS",
+                ])
         }
     }
 }

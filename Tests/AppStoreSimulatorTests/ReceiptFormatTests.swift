@@ -1,9 +1,9 @@
-@_spi(CMS) import X509
 import AppStoreSimulator
 import Foundation
 import NIOHTTP1
 import SwiftASN1
 import Testing
+@_spi(CMS) import X509
 
 /// Parses the app receipt independently of the simulator's own reader, with plain SwiftASN1.
 private struct ParsedAttribute {
@@ -74,7 +74,9 @@ struct ReceiptFormatTests {
                 records.append(try ParsedAttribute.set(attribute.value))
             }
             #expect(records.count == 2)
-            func field(_ record: [ParsedAttribute], _ type: Int) -> ParsedAttribute? { record.first { $0.type == type } }
+            func field(_ record: [ParsedAttribute], _ type: Int) -> ParsedAttribute? {
+                record.first { $0.type == type }
+            }
             let gems = try #require(records.first { field($0, 1702)?.utf8 == "gems" })
             #expect(field(gems, 1701)?.int == 3)
             #expect(field(gems, 1703)?.utf8 == (try consumable.string("transactionId")))
@@ -86,7 +88,8 @@ struct ReceiptFormatTests {
             #expect(field(monthly, 1708)?.ia5 != nil)
             #expect(field(monthly, 1711)?.int != nil)
 
-            let root = try Certificate(pemEncoded: String(contentsOfFile: client.simulator.rootCertificatePath, encoding: .utf8))
+            let root = try Certificate(
+                pemEncoded: String(contentsOfFile: client.simulator.rootCertificatePath, encoding: .utf8))
             let result = await CMS.isValidAttachedSignature(
                 signatureBytes: der, trustRoots: CertificateStore([root])
             ) { RFC5280Policy() }
@@ -101,7 +104,8 @@ struct ReceiptFormatTests {
     func transactionReceipt() async throws {
         try await withSimulator { client in
             let purchase = try await client.purchase(productId: "coins", environment: "Sandbox")
-            let text = String(decoding: try #require(Data(base64Encoded: try purchase.string("transactionReceipt"))), as: UTF8.self)
+            let text = String(
+                decoding: try #require(Data(base64Encoded: try purchase.string("transactionReceipt"))), as: UTF8.self)
             #expect(text.hasPrefix("{\n\t\"signature\" = \""))
             for key in ["purchase-info", "environment", "pod", "signing-status"] {
                 #expect(text.contains("\t\"\(key)\" = \""), "missing \(key)")
@@ -124,7 +128,8 @@ struct ReceiptFormatTests {
             _ = try Certificate(derEncoded: Array(blob[133...]))
 
             let production = try await client.purchase(environment: "Production")
-            let productionText = String(decoding: try #require(Data(base64Encoded: try production.string("transactionReceipt"))), as: UTF8.self)
+            let productionText = String(
+                decoding: try #require(Data(base64Encoded: try production.string("transactionReceipt"))), as: UTF8.self)
             #expect(!productionText.contains("\"environment\""))
         }
     }

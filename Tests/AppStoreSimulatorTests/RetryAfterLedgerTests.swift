@@ -1,5 +1,6 @@
-@testable import AppStoreSimulator
 import Testing
+
+@testable import AppStoreSimulator
 
 @Suite("Retry-After ledger")
 struct RetryAfterLedgerTests {

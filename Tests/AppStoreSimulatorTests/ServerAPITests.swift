@@ -20,7 +20,9 @@ struct ServerAPITests {
             )
             #expect(payload["transactionId"] as? String == id)
 
-            for path in ["/production/inApps/v1/transactions/\(id)", "/sandbox/inApps/v1/transactions/2000000000000001"] {
+            for path in [
+                "/production/inApps/v1/transactions/\(id)", "/sandbox/inApps/v1/transactions/2000000000000001",
+            ] {
                 let missing = try await client.request(.GET, path, token: try key.token())
                 #expect(missing.status == 404)
                 #expect(try missing.json()["errorCode"] as? Int == 4_040_010)
@@ -93,7 +95,8 @@ struct ServerAPITests {
             #expect(try second.json()["hasMore"] as? Bool == false)
             let seen = try (firstPage + secondPage).map { try jwsPayload($0)["transactionId"] as? String ?? "" }
             #expect(Set(seen) == Set(ids))
-            let bad = try await client.request(.GET, "/sandbox/inApps/v2/history/\(ids[0])?revision=zzz", token: try key.token())
+            let bad = try await client.request(
+                .GET, "/sandbox/inApps/v2/history/\(ids[0])?revision=zzz", token: try key.token())
             #expect(try bad.json()["errorCode"] as? Int == 4_000_005)
         }
     }
@@ -101,9 +104,11 @@ struct ServerAPITests {
     @Test("Get All Subscription Statuses reports active, then expired")
     func subscriptionStatuses() async throws {
         try await withSimulator(configuration) { client in
-            let original = try await client.purchase(type: "Auto-Renewable Subscription").string("originalTransactionId")
+            let original = try await client.purchase(type: "Auto-Renewable Subscription").string(
+                "originalTransactionId")
             func status() async throws -> Int? {
-                let result = try await client.request(.GET, "/sandbox/inApps/v1/subscriptions/\(original)", token: try key.token())
+                let result = try await client.request(
+                    .GET, "/sandbox/inApps/v1/subscriptions/\(original)", token: try key.token())
                 let groups = try #require(try result.json()["data"] as? [[String: Any]])
                 let last = try #require(groups.first?["lastTransactions"] as? [[String: Any]])
                 let renewal = try jwsPayload(try #require(last.first?["signedRenewalInfo"] as? String))
@@ -123,7 +128,8 @@ struct ServerAPITests {
             let kept = try await client.purchase(extra: ["appAccountToken": token]).string("transactionId")
             let refunded = try await client.purchase(extra: ["appAccountToken": token]).string("transactionId")
             _ = try await client.request(.POST, "/sim/v1/transactions/\(refunded)/refund")
-            let result = try await client.request(.GET, "/sandbox/inApps/v2/refund/lookup/\(kept)", token: try key.token())
+            let result = try await client.request(
+                .GET, "/sandbox/inApps/v2/refund/lookup/\(kept)", token: try key.token())
             let signed = try #require(try result.json()["signedTransactions"] as? [String])
             #expect(try signed.map { try jwsPayload($0)["transactionId"] as? String } == [refunded])
             #expect(try result.json()["hasMore"] as? Bool == false)
@@ -134,7 +140,8 @@ struct ServerAPITests {
     func orderLookup() async throws {
         try await withSimulator(configuration) { client in
             let purchase = try await client.purchase()
-            let found = try await client.request(.GET, "/sandbox/inApps/v1/lookup/\(try purchase.string("orderId"))", token: try key.token())
+            let found = try await client.request(
+                .GET, "/sandbox/inApps/v1/lookup/\(try purchase.string("orderId"))", token: try key.token())
             #expect(try found.json()["status"] as? Int == 0)
             #expect((try found.json()["signedTransactions"] as? [String])?.count == 1)
             let missing = try await client.request(.GET, "/sandbox/inApps/v1/lookup/NOPE", token: try key.token())
@@ -145,7 +152,8 @@ struct ServerAPITests {
     @Test("Notification History and the test notification")
     func notificationHistory() async throws {
         try await withSimulator(configuration) { client in
-            let original = try await client.purchase(type: "Auto-Renewable Subscription").string("originalTransactionId")
+            let original = try await client.purchase(type: "Auto-Renewable Subscription").string(
+                "originalTransactionId")
             _ = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/renew")
             _ = try await client.purchase(environment: "Production")
             let now = Int(Date().timeIntervalSince1970 * 1000)
@@ -155,7 +163,9 @@ struct ServerAPITests {
             )
             #expect(result.status == 200)
             let items = try #require(try result.json()["notificationHistory"] as? [[String: Any]])
-            let types = try items.map { try jwsPayload($0["signedPayload"] as? String ?? "")["notificationType"] as? String }
+            let types = try items.map {
+                try jwsPayload($0["signedPayload"] as? String ?? "")["notificationType"] as? String
+            }
             #expect(types == ["SUBSCRIBED", "DID_RENEW"])
 
             let both = try await client.request(
@@ -164,9 +174,11 @@ struct ServerAPITests {
             )
             #expect(try both.json()["errorCode"] as? Int == 4_000_019)
 
-            let test = try await client.request(.POST, "/production/inApps/v1/notifications/test", token: try key.token())
+            let test = try await client.request(
+                .POST, "/production/inApps/v1/notifications/test", token: try key.token())
             let token = try test.string("testNotificationToken")
-            let status = try await client.request(.GET, "/production/inApps/v1/notifications/test/\(token)", token: try key.token())
+            let status = try await client.request(
+                .GET, "/production/inApps/v1/notifications/test/\(token)", token: try key.token())
             let payload = try jwsPayload(try status.string("signedPayload"))
             #expect(payload["notificationType"] as? String == "TEST")
             #expect((payload["data"] as? [String: Any])?["environment"] as? String == "Production")

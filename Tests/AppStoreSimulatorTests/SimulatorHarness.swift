@@ -45,7 +45,9 @@ struct HTTPResult {
     }
 
     func string(_ key: String) throws -> String {
-        guard let value = try json()[key] as? String else { throw TestFailure("no string '\(key)' in \(String(decoding: body, as: UTF8.self))") }
+        guard let value = try json()[key] as? String else {
+            throw TestFailure("no string '\(key)' in \(String(decoding: body, as: UTF8.self))")
+        }
         return value
     }
 }
@@ -75,7 +77,8 @@ struct SimulatorClient {
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
         let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 16 * 1024 * 1024)
-        return HTTPResult(status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
+        return HTTPResult(
+            status: Int(response.status.code), headers: response.headers, body: Data(body.readableBytesView))
     }
 
     /// `POST /sim/v1/purchases`; fails the test unless it succeeds.
@@ -104,10 +107,11 @@ func makeToken(
     issuedAt: Date = Date(), lifetime: TimeInterval = 300
 ) throws -> String {
     let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyId, "typ": "JWT"])
-    let claims = try JSONSerialization.data(withJSONObject: [
-        "iss": issuer, "iat": Int(issuedAt.timeIntervalSince1970),
-        "exp": Int(issuedAt.timeIntervalSince1970 + lifetime), "aud": audience, "bid": bundleId,
-    ] as [String: Any])
+    let claims = try JSONSerialization.data(
+        withJSONObject: [
+            "iss": issuer, "iat": Int(issuedAt.timeIntervalSince1970),
+            "exp": Int(issuedAt.timeIntervalSince1970 + lifetime), "aud": audience, "bid": bundleId,
+        ] as [String: Any])
     let input = "\(base64URL(header)).\(base64URL(claims))"
     let signature = try key.signature(for: Data(input.utf8)).rawRepresentation
     return "\(input).\(base64URL(signature))"
@@ -149,7 +153,7 @@ func verifyJWS(_ jws: String, rootPEMPath: String, at time: Date = Date()) async
     let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
     guard parts.count == 3 else { throw TestFailure("JWS has \(parts.count) segments") }
     guard let header = try JSONSerialization.jsonObject(with: decodeBase64URL(parts[0])) as? [String: Any],
-          header["alg"] as? String == "ES256", let x5c = header["x5c"] as? [String], x5c.count == 3
+        header["alg"] as? String == "ES256", let x5c = header["x5c"] as? [String], x5c.count == 3
     else { throw TestFailure("bad JWS header") }
     let certificates = try x5c.map { text -> Certificate in
         guard let der = Data(base64Encoded: text) else { throw TestFailure("x5c entry not base64") }
@@ -165,9 +169,11 @@ func verifyJWS(_ jws: String, rootPEMPath: String, at time: Date = Date()) async
     guard let key = P256.Signing.PublicKey(certificates[0].publicKey) else { throw TestFailure("leaf key not P-256") }
     let signature = try decodeBase64URL(parts[2])
     guard signature.count == 64 else { throw TestFailure("signature is \(signature.count) bytes, want 64") }
-    guard key.isValidSignature(
-        try P256.Signing.ECDSASignature(rawRepresentation: signature), for: Data("\(parts[0]).\(parts[1])".utf8)
-    ) else { throw TestFailure("ES256 signature invalid") }
+    guard
+        key.isValidSignature(
+            try P256.Signing.ECDSASignature(rawRepresentation: signature), for: Data("\(parts[0]).\(parts[1])".utf8)
+        )
+    else { throw TestFailure("ES256 signature invalid") }
     guard let payload = try JSONSerialization.jsonObject(with: decodeBase64URL(parts[1])) as? [String: Any] else {
         throw TestFailure("payload not a JSON object")
     }
@@ -178,7 +184,7 @@ func verifyJWS(_ jws: String, rootPEMPath: String, at time: Date = Date()) async
 func jwsPayload(_ jws: String) throws -> [String: Any] {
     let parts = jws.split(separator: ".")
     guard parts.count == 3,
-          let payload = try JSONSerialization.jsonObject(with: decodeBase64URL(parts[1])) as? [String: Any]
+        let payload = try JSONSerialization.jsonObject(with: decodeBase64URL(parts[1])) as? [String: Any]
     else { throw TestFailure("not a JWS: \(jws.prefix(40))") }
     return payload
 }

@@ -43,7 +43,9 @@ struct StatsTests {
             let sentAt = now()
             _ = try retryAfter(try await client.request(.GET, path, token: token))
             #expect(try await earlyCalls(client) == 0)
-            #expect(try retryAfter(try await client.request(.GET, path, token: token)) >= sentAt + 60_000, "Retry-After follows retryAfterMs")
+            #expect(
+                try retryAfter(try await client.request(.GET, path, token: token)) >= sentAt + 60_000,
+                "Retry-After follows retryAfterMs")
             #expect(try await earlyCalls(client) == 1)
             // The query is not part of the resource.
             _ = try retryAfter(try await client.request(.GET, path + "?attempt=3", token: token))
@@ -79,22 +81,27 @@ struct StatsTests {
         }
     }
 
-    @Test("requests are counted per surface and faults per kind, not control calls; DELETE answers and clears the counts")
+    @Test(
+        "requests are counted per surface and faults per kind, not control calls; DELETE answers and clears the counts")
     func countsAndReset() async throws {
         try await withSimulator { client in
             let purchase = try await client.purchase()
             let transaction = "/sandbox/inApps/v1/transactions/\(try purchase.string("transactionId"))"
             let receipt = ["receipt-data": try purchase.string("appReceipt")]
             #expect(try await client.request(.GET, transaction, token: try key.token()).status == 200)
-            #expect(try await client.request(.POST, "/sandbox/verifyReceipt", json: receipt).json()["status"] as? Int == 0)
+            #expect(
+                try await client.request(.POST, "/sandbox/verifyReceipt", json: receipt).json()["status"] as? Int == 0)
 
             try await setFaults(client, ["rate": 1, "kinds": ["5000001", "21005"]])
             #expect(try await client.request(.GET, transaction, token: try key.token()).status == 500)
             #expect(try await client.request(.GET, transaction, token: try key.token()).status == 500)
-            #expect(try await client.request(.POST, "/sandbox/verifyReceipt", json: receipt).json()["status"] as? Int == 21005)
+            #expect(
+                try await client.request(.POST, "/sandbox/verifyReceipt", json: receipt).json()["status"] as? Int
+                    == 21005)
 
             let counted = try await stats(client)
-            #expect(Set(counted.keys) == ["serverAPIRequests", "verifyReceiptRequests", "faults", "callsBeforeRetryAfter"])
+            #expect(
+                Set(counted.keys) == ["serverAPIRequests", "verifyReceiptRequests", "faults", "callsBeforeRetryAfter"])
             #expect(counted["serverAPIRequests"] as? Int == 3)
             #expect(counted["verifyReceiptRequests"] as? Int == 2)
             #expect(counted["faults"] as? [String: Int] == ["5000001": 2, "21005": 1])

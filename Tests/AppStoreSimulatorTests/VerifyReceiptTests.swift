@@ -8,11 +8,13 @@ struct VerifyReceiptTests {
     @Test("a sandbox app receipt verifies at /sandbox with its in-app records")
     func sandboxReceipt() async throws {
         try await withSimulator { client in
-            let purchase = try await client.purchase(type: "Auto-Renewable Subscription", extra: ["appAccountToken": UUID().uuidString])
+            let purchase = try await client.purchase(
+                type: "Auto-Renewable Subscription", extra: ["appAccountToken": UUID().uuidString])
             let original = try purchase.string("originalTransactionId")
             let renewal = try await client.request(.POST, "/sim/v1/subscriptions/\(original)/renew")
             let result = try await client.request(
-                .POST, "/sandbox/verifyReceipt", json: ["receipt-data": try renewal.string("appReceipt"), "password": "secret"]
+                .POST, "/sandbox/verifyReceipt",
+                json: ["receipt-data": try renewal.string("appReceipt"), "password": "secret"]
             )
             let body = try result.json()
             #expect(result.status == 200)
@@ -88,9 +90,11 @@ struct VerifyReceiptTests {
     func sharedSecret() async throws {
         try await withSimulator(.init(sharedSecret: "s3cret")) { client in
             let receipt = try await client.purchase(type: "Auto-Renewable Subscription").string("appReceipt")
-            let wrong = try await client.request(.POST, "/sandbox/verifyReceipt", json: ["receipt-data": receipt, "password": "nope"])
+            let wrong = try await client.request(
+                .POST, "/sandbox/verifyReceipt", json: ["receipt-data": receipt, "password": "nope"])
             #expect(try wrong.json()["status"] as? Int == 21004)
-            let right = try await client.request(.POST, "/sandbox/verifyReceipt", json: ["receipt-data": receipt, "password": "s3cret"])
+            let right = try await client.request(
+                .POST, "/sandbox/verifyReceipt", json: ["receipt-data": receipt, "password": "s3cret"])
             #expect(try right.json()["status"] as? Int == 0)
         }
     }

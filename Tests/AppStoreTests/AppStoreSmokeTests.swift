@@ -1,5 +1,5 @@
-import Testing
 import AppStore
+import Testing
 
 @Test func bundledRootIsAppleRootCAG3() {
     #expect(AppleRoots.rootCAG3.count > 500)

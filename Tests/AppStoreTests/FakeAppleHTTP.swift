@@ -20,7 +20,9 @@ final class FakeAppleHTTP: AppleHTTPExecutor {
         return try self.responder(request).get()
     }
 
-    static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> Result<AppleHTTPResponse, TransportFailure> {
+    static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> Result<
+        AppleHTTPResponse, TransportFailure
+    > {
         .success(AppleHTTPResponse(status: status, headers: headers, body: Array(text.utf8)))
     }
 }

@@ -8,7 +8,9 @@ import X509
 @Suite(.timeLimit(.minutes(2))) struct JWSChainTests {
     static let signedDate: Int64 = 1_750_000_000_000
 
-    static func transactionPayload(bundleId: String = "com.example.game", environment: String = "Sandbox", extra: [String: Any] = [:]) -> [String: Any] {
+    static func transactionPayload(
+        bundleId: String = "com.example.game", environment: String = "Sandbox", extra: [String: Any] = [:]
+    ) -> [String: Any] {
         var payload: [String: Any] = [
             "transactionId": "2000000000000001", "originalTransactionId": "2000000000000001",
             "bundleId": bundleId, "productId": "gems_100", "type": "Consumable", "quantity": 1,
@@ -25,15 +27,17 @@ import X509
         appAppleId: Int64? = nil,
         validationTime: ValidationTime = .signedDate
     ) throws -> SignedDataVerifier {
-        try SignedDataVerifier(.init(
-            rootCertificates: [try chain.rootDER], bundleId: "com.example.game", appAppleId: appAppleId,
-            environment: environment, validationTime: validationTime
-        ))
+        try SignedDataVerifier(
+            .init(
+                rootCertificates: [try chain.rootDER], bundleId: "com.example.game", appAppleId: appAppleId,
+                environment: environment, validationTime: validationTime
+            ))
     }
 
     @Test func ownChainWithOwnRootTrustedIsValid() async throws {
         let chain = try TestSigningChain()
-        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(Self.transactionPayload()))
+        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(
+            try chain.sign(Self.transactionPayload()))
         let transaction = try #require(result.payload)
         #expect(transaction.productId == "gems_100")
     }
@@ -52,15 +56,18 @@ import X509
         let jws = try chain.sign(Self.transactionPayload(), x5c: [chain.leaf, chain.intermediate, stranger.root])
         #expect(try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(jws).payload != nil)
 
-        let impostor = try chain.sign(Self.transactionPayload(), x5c: [stranger.leaf, stranger.intermediate, chain.root])
-        #expect(try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(impostor).error?.code == .invalidChain)
+        let impostor = try chain.sign(
+            Self.transactionPayload(), x5c: [stranger.leaf, stranger.intermediate, chain.root])
+        #expect(
+            try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(impostor).error?.code == .invalidChain)
     }
 
     @Test func leafWithoutReceiptSigningOIDIsRefused() async throws {
         var options = TestSigningChain.Options()
         options.leafHasReceiptOID = false
         let chain = try TestSigningChain(options)
-        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(Self.transactionPayload()))
+        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(
+            try chain.sign(Self.transactionPayload()))
         #expect(result.error?.code == .invalidChain)
     }
 
@@ -68,7 +75,8 @@ import X509
         var options = TestSigningChain.Options()
         options.intermediateHasWWDROID = false
         let chain = try TestSigningChain(options)
-        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(Self.transactionPayload()))
+        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(
+            try chain.sign(Self.transactionPayload()))
         #expect(result.error?.code == .invalidChain)
     }
 
@@ -76,7 +84,8 @@ import X509
         var options = TestSigningChain.Options()
         options.leafValidity = Date(timeIntervalSince1970: 1_600_000_000)...Date(timeIntervalSince1970: 1_700_000_000)
         let chain = try TestSigningChain(options)
-        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(Self.transactionPayload()))
+        let result = try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(
+            try chain.sign(Self.transactionPayload()))
         #expect(result.error?.code == .invalidChain)
     }
 
@@ -100,8 +109,10 @@ import X509
         let verifier = try Self.verifier(trusting: chain)
         #expect(await verifier.verifyAndDecodeTransaction(try chain.sign(Self.transactionPayload())).payload != nil)
         var parts = try chain.sign(Self.transactionPayload()).split(separator: ".").map(String.init)
-        parts[1] = TestSigningChain.base64URL(try JSONSerialization.data(withJSONObject: Self.transactionPayload(extra: ["quantity": 100])))
-        #expect(await verifier.verifyAndDecodeTransaction(parts.joined(separator: ".")).error?.code == .verificationFailure)
+        parts[1] = TestSigningChain.base64URL(
+            try JSONSerialization.data(withJSONObject: Self.transactionPayload(extra: ["quantity": 100])))
+        #expect(
+            await verifier.verifyAndDecodeTransaction(parts.joined(separator: ".")).error?.code == .verificationFailure)
     }
 
     @Test func unknownEnumerationValuesSurviveDecoding() async throws {
@@ -110,7 +121,8 @@ import X509
             "type": "Quantum Subscription", "inAppOwnershipType": "BORROWED", "offerType": 9,
             "offerDiscountType": "PAY_WITH_HUGS", "transactionReason": "GIFT", "brandNewField": ["x": 1],
         ])
-        let transaction = try #require(try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(payload)).payload)
+        let transaction = try #require(
+            try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(try chain.sign(payload)).payload)
         #expect(transaction.type?.rawValue == "Quantum Subscription")
         #expect(transaction.inAppOwnershipType?.rawValue == "BORROWED")
         #expect(transaction.offerType?.rawValue == 9)
@@ -130,15 +142,17 @@ import X509
     @Test func xcodeDataIsRefusedByASandboxVerifier() async throws {
         let chain = try TestSigningChain()
         let jws = try chain.sign(Self.transactionPayload(environment: "Xcode"))
-        #expect(try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(jws).error?.code == .invalidEnvironment)
+        #expect(
+            try await Self.verifier(trusting: chain).verifyAndDecodeTransaction(jws).error?.code == .invalidEnvironment)
     }
 
     @Test func xcodeDataIsAcceptedOnlyWhenEnabled() async throws {
         let chain = try TestSigningChain()
         let jws = try chain.sign(Self.transactionPayload(environment: "Xcode"), x5c: [chain.leaf])
-        let verifier = try SignedDataVerifier(.init(
-            bundleId: "com.example.game", environment: .xcode, allowUnsignedTestEnvironments: true
-        ))
+        let verifier = try SignedDataVerifier(
+            .init(
+                bundleId: "com.example.game", environment: .xcode, allowUnsignedTestEnvironments: true
+            ))
         #expect(await verifier.verifyAndDecodeTransaction(jws).payload?.environment == .xcode)
     }
 
@@ -163,7 +177,8 @@ import X509
                 "signedRenewalInfo": try chain.sign(renewal),
             ] as [String: Any],
         ]
-        let verified = try #require(try await Self.verifier(trusting: chain).verifyAndDecodeNotification(try chain.sign(notification)).payload)
+        let verified = try #require(
+            try await Self.verifier(trusting: chain).verifyAndDecodeNotification(try chain.sign(notification)).payload)
         #expect(verified.payload.notificationType == .didRenew)
         #expect(verified.payload.subtype == .billingRecovery)
         #expect(verified.payload.data?.status == .active)
@@ -188,7 +203,8 @@ import X509
         let chain = try TestSigningChain()
         let forger = try TestSigningChain(name: "Forger")
         let notification: [String: Any] = [
-            "notificationType": "ONE_TIME_CHARGE", "notificationUUID": "n-3", "version": "2.0", "signedDate": Self.signedDate,
+            "notificationType": "ONE_TIME_CHARGE", "notificationUUID": "n-3", "version": "2.0",
+            "signedDate": Self.signedDate,
             "data": [
                 "bundleId": "com.example.game", "environment": "Sandbox",
                 "signedTransactionInfo": try forger.sign(Self.transactionPayload()),
@@ -202,17 +218,24 @@ import X509
         let chain = try TestSigningChain()
         let verifier = try Self.verifier(trusting: chain)
         let summary: [String: Any] = [
-            "notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY", "notificationUUID": "n-4", "signedDate": Self.signedDate,
+            "notificationType": "RENEWAL_EXTENSION", "subtype": "SUMMARY", "notificationUUID": "n-4",
+            "signedDate": Self.signedDate,
             "summary": ["bundleId": "com.example.game", "environment": "Sandbox", "succeededCount": 3] as [String: Any],
         ]
-        #expect(await verifier.verifyAndDecodeNotification(try chain.sign(summary)).payload?.payload.summary?.succeededCount == 3)
+        #expect(
+            await verifier.verifyAndDecodeNotification(try chain.sign(summary)).payload?.payload.summary?.succeededCount
+                == 3)
         let token: [String: Any] = [
-            "notificationType": "EXTERNAL_PURCHASE_TOKEN", "subtype": "CREATED", "notificationUUID": "n-5", "signedDate": Self.signedDate,
-            "externalPurchaseToken": ["bundleId": "com.example.game", "externalPurchaseId": "SANDBOX_123"] as [String: Any],
+            "notificationType": "EXTERNAL_PURCHASE_TOKEN", "subtype": "CREATED", "notificationUUID": "n-5",
+            "signedDate": Self.signedDate,
+            "externalPurchaseToken": ["bundleId": "com.example.game", "externalPurchaseId": "SANDBOX_123"]
+                as [String: Any],
         ]
         let decoded = try #require(await verifier.verifyAndDecodeNotification(try chain.sign(token)).payload)
         #expect(decoded.payload.subtype == .created)
-        let empty: [String: Any] = ["notificationType": "TEST", "notificationUUID": "n-6", "signedDate": Self.signedDate]
+        let empty: [String: Any] = [
+            "notificationType": "TEST", "notificationUUID": "n-6", "signedDate": Self.signedDate,
+        ]
         #expect(await verifier.verifyAndDecodeNotification(try chain.sign(empty)).error?.code == .invalidAppIdentifier)
     }
 
@@ -220,13 +243,17 @@ import X509
         let chain = try TestSigningChain()
         let payload: [String: Any] = [
             "receiptType": "Sandbox", "bundleId": "com.example.game", "appAppleId": 42, "applicationVersion": "1",
-            "receiptCreationDate": Self.signedDate, "originalPurchaseDate": Self.signedDate - 5, "appTransactionId": "7",
+            "receiptCreationDate": Self.signedDate, "originalPurchaseDate": Self.signedDate - 5,
+            "appTransactionId": "7",
         ]
-        let appTransaction = try #require(try await Self.verifier(trusting: chain).verifyAndDecodeAppTransaction(try chain.sign(payload)).payload)
+        let appTransaction = try #require(
+            try await Self.verifier(trusting: chain).verifyAndDecodeAppTransaction(try chain.sign(payload)).payload)
         #expect(appTransaction.appTransactionId == "7")
         var production = payload
         production["receiptType"] = "Production"
         let productionVerifier = try Self.verifier(trusting: chain, environment: .production, appAppleId: 43)
-        #expect(await productionVerifier.verifyAndDecodeAppTransaction(try chain.sign(production)).error?.code == .invalidAppIdentifier)
+        #expect(
+            await productionVerifier.verifyAndDecodeAppTransaction(try chain.sign(production)).error?.code
+                == .invalidAppIdentifier)
     }
 }

@@ -21,13 +21,18 @@ import Testing
         options.leafOCSPURI = "http://127.0.0.1:9/ocsp"
         let chain = try TestSigningChain(options)
         let transport = CountingUnreachableTransport()
-        let verifier = try SignedDataVerifier(.init(
-            rootCertificates: [try chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
-            onlineChecks: true, ocspTransport: transport
-        ))
-        let payload = JWSChainTests.transactionPayload(extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)])
+        let verifier = try SignedDataVerifier(
+            .init(
+                rootCertificates: [try chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
+                onlineChecks: true, ocspTransport: transport
+            ))
+        let payload = JWSChainTests.transactionPayload(extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)]
+        )
         let result = await verifier.verifyAndDecodeTransaction(try chain.sign(payload))
-        guard case .retryable(let error) = result else { Issue.record("expected retryable, got \(result)"); return }
+        guard case .retryable(let error) = result else {
+            Issue.record("expected retryable, got \(result)")
+            return
+        }
         #expect(error.code == .retryableVerificationFailure)
         #expect(transport.calls.load(ordering: .relaxed) >= 1)
     }
@@ -36,10 +41,13 @@ import Testing
         var options = TestSigningChain.Options()
         options.leafOCSPURI = "http://127.0.0.1:9/ocsp"
         let chain = try TestSigningChain(options)
-        let verifier = try SignedDataVerifier(.init(
-            rootCertificates: [try chain.rootDER], bundleId: "com.example.game", environment: .sandbox, onlineChecks: true
-        ))
-        let payload = JWSChainTests.transactionPayload(extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)])
+        let verifier = try SignedDataVerifier(
+            .init(
+                rootCertificates: [try chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
+                onlineChecks: true
+            ))
+        let payload = JWSChainTests.transactionPayload(extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)]
+        )
         let result = await verifier.verifyAndDecodeTransaction(try chain.sign(payload))
         #expect(result.error?.code == .retryableVerificationFailure)
     }

@@ -25,7 +25,9 @@ import Testing
         TestSigningChain.base64URL(try JSONSerialization.data(withJSONObject: object))
     }
 
-    func expectRefusal(_ jws: String, _ code: VerificationError.Code, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    func expectRefusal(_ jws: String, _ code: VerificationError.Code, sourceLocation: SourceLocation = #_sourceLocation)
+        async throws
+    {
         let result = try await Self.verifier().verifyAndDecodeTransaction(jws)
         guard case .invalid(let error) = result else {
             Issue.record("expected \(code), got \(result)", sourceLocation: sourceLocation)
@@ -125,7 +127,8 @@ import Testing
         "\(TestSigningChain.base64URL(Data("null".utf8))).e30.AAAA",
         "e30.\(TestSigningChain.base64URL(Data("{\"signedDate\":\"yesterday\"}".utf8))).AAAA",
         String(repeating: "A", count: 1_000_000),
-        String(repeating: "A", count: 400_000) + "." + String(repeating: "B", count: 400_000) + "." + String(repeating: "C", count: 400_000),
+        String(repeating: "A", count: 400_000) + "." + String(repeating: "B", count: 400_000) + "."
+            + String(repeating: "C", count: 400_000),
         "ey\u{0}.\u{1F600}.x",
     ]
 

@@ -11,7 +11,8 @@ import Testing
         appAppleId: Int64? = nil,
         validationTime: ValidationTime = .signedDate
     ) throws -> SignedDataVerifier {
-        try SignedDataVerifier(.init(bundleId: bundleId, appAppleId: appAppleId, environment: environment, validationTime: validationTime))
+        try SignedDataVerifier(
+            .init(bundleId: bundleId, appAppleId: appAppleId, environment: environment, validationTime: validationTime))
     }
 
     @Test func sandboxTransactionVerifiesAtSignedDateAndMatchesManifest() async throws {
@@ -27,7 +28,9 @@ import Testing
         #expect(transaction.type == .consumable)
         #expect(transaction.quantity.map(Int.init) == expected["quantity"] as? Int)
         #expect(transaction.purchaseDate?.millisecondsSince1970 == (expected["purchaseDate"] as? NSNumber)?.int64Value)
-        #expect(transaction.originalPurchaseDate?.millisecondsSince1970 == (expected["originalPurchaseDate"] as? NSNumber)?.int64Value)
+        #expect(
+            transaction.originalPurchaseDate?.millisecondsSince1970
+                == (expected["originalPurchaseDate"] as? NSNumber)?.int64Value)
         #expect(transaction.inAppOwnershipType?.rawValue == expected["inAppOwnershipType"] as? String)
         #expect(transaction.transactionReason?.rawValue == expected["transactionReason"] as? String)
         #expect(transaction.storefront == expected["storefront"] as? String)
@@ -36,7 +39,9 @@ import Testing
         #expect(transaction.currency == expected["currency"] as? String)
         #expect(transaction.environment == .sandbox)
         #expect(transaction.bundleId == "com.goodheartapp")
-        #expect(transaction.signedDate?.millisecondsSince1970 == (Vectors.entry(path)["signedDateMs"] as? NSNumber)?.int64Value)
+        #expect(
+            transaction.signedDate?.millisecondsSince1970
+                == (Vectors.entry(path)["signedDateMs"] as? NSNumber)?.int64Value)
     }
 
     /// A JWS parsed once to read its claimed environment verifies like its text, and its
@@ -63,13 +68,16 @@ import Testing
         #expect(renewal.autoRenewProductId == expected["autoRenewProductId"] as? String)
         #expect(renewal.autoRenewStatus.map { Int($0.rawValue) } == expected["autoRenewStatus"] as? Int)
         #expect(renewal.autoRenewStatus == .on)
-        #expect(renewal.recentSubscriptionStartDate?.millisecondsSince1970 == (expected["recentSubscriptionStartDate"] as? NSNumber)?.int64Value)
+        #expect(
+            renewal.recentSubscriptionStartDate?.millisecondsSince1970
+                == (expected["recentSubscriptionStartDate"] as? NSNumber)?.int64Value)
         #expect(renewal.environment == .sandbox)
     }
 
     @Test func productionNotificationVerifiesAtSignedDateAndMatchesManifest() async throws {
         let path = "jws/production-test-notification.jws"
-        let verifier = try Self.verifier(bundleId: "com.nineton.taller", environment: .production, appAppleId: 6_450_284_872)
+        let verifier = try Self.verifier(
+            bundleId: "com.nineton.taller", environment: .production, appAppleId: 6_450_284_872)
         let result = await verifier.verifyAndDecodeNotification(try Vectors.text(path))
         let notification = try #require(result.payload, "\(String(describing: result.error))").payload
         let expected = Vectors.expected(path)
@@ -84,39 +92,56 @@ import Testing
 
     @Test func productionNotificationWithOtherAppAppleIdIsRefused() async throws {
         let verifier = try Self.verifier(bundleId: "com.nineton.taller", environment: .production, appAppleId: 1)
-        let result = await verifier.verifyAndDecodeNotification(try Vectors.text("jws/production-test-notification.jws"))
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        let result = await verifier.verifyAndDecodeNotification(
+            try Vectors.text("jws/production-test-notification.jws"))
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidAppIdentifier)
     }
 
     @Test(arguments: Vectors.jwsFiles)
     func vectorIsRefusedAtTheCurrentTimeBecauseTheLeafExpired(path: String) async throws {
         let environment: AppStoreEnvironment = path.hasPrefix("jws/production") ? .production : .sandbox
-        let verifier = try Self.verifier(bundleId: "ignored", environment: environment, appAppleId: 6_450_284_872, validationTime: .now)
+        let verifier = try Self.verifier(
+            bundleId: "ignored", environment: environment, appAppleId: 6_450_284_872, validationTime: .now)
         let result = await verifier.verifySignature(try Vectors.text(path), as: JWSTransactionDecodedPayload.self)
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidChain)
     }
 
     @Test(arguments: Vectors.jwsFiles)
     func vectorIsRefusedWhenOnlyAnotherRootIsTrusted(path: String) async throws {
         let otherRoot = try TestSigningChain().rootDER
-        let verifier = try SignedDataVerifier(.init(rootCertificates: [otherRoot], bundleId: "x", environment: .sandbox))
+        let verifier = try SignedDataVerifier(
+            .init(rootCertificates: [otherRoot], bundleId: "x", environment: .sandbox))
         let result = await verifier.verifySignature(try Vectors.text(path), as: JWSTransactionDecodedPayload.self)
         #expect(result.error?.code == .invalidChain)
     }
 
     @Test func wrongBundleIsRefused() async throws {
         let verifier = try Self.verifier(bundleId: "com.example.other", environment: .sandbox)
-        let result = await verifier.verifyAndDecodeTransaction(try Vectors.text("jws/sandbox-consumable-transaction.jws"))
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        let result = await verifier.verifyAndDecodeTransaction(
+            try Vectors.text("jws/sandbox-consumable-transaction.jws"))
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidAppIdentifier)
     }
 
     @Test func wrongEnvironmentIsRefused() async throws {
         let verifier = try Self.verifier(bundleId: "com.goodheartapp", environment: .production, appAppleId: 1)
-        let result = await verifier.verifyAndDecodeTransaction(try Vectors.text("jws/sandbox-consumable-transaction.jws"))
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        let result = await verifier.verifyAndDecodeTransaction(
+            try Vectors.text("jws/sandbox-consumable-transaction.jws"))
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidEnvironment)
     }
 }

@@ -20,7 +20,10 @@ import X509
     func goodLeafAndIntermediateVerify() async throws {
         let fixture = try Fixture(leaf: .good, intermediate: .good)
         let result = await fixture.verify()
-        guard case .valid = result else { Issue.record("expected valid, got \(result)"); return }
+        guard case .valid = result else {
+            Issue.record("expected valid, got \(result)")
+            return
+        }
         #expect(fixture.transport.queried == [Self.leafResponderURI, Self.intermediateResponderURI])
         #expect(fixture.transport.answered == 2)
     }
@@ -29,7 +32,10 @@ import X509
     func revokedLeafIsInvalidChain() async throws {
         let fixture = try Fixture(leaf: .revoked, intermediate: .good)
         let result = await fixture.verify()
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidChain)
         #expect(error.reason.contains("revoked"), "\(error.reason)")
         // A revoked leaf ends the check: the intermediate is not asked.
@@ -41,7 +47,10 @@ import X509
     func revokedIntermediateIsInvalidChain() async throws {
         let fixture = try Fixture(leaf: .good, intermediate: .revoked)
         let result = await fixture.verify()
-        guard case .invalid(let error) = result else { Issue.record("expected invalid, got \(result)"); return }
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
         #expect(error.code == .invalidChain)
         #expect(error.reason.contains("revoked"), "\(error.reason)")
         #expect(fixture.transport.answered == 2)
@@ -52,7 +61,10 @@ import X509
     func unreachableIntermediateResponderIsRetryable() async throws {
         let fixture = try Fixture(leaf: .good, intermediate: .good, intermediateResponderReachable: false)
         let result = await fixture.verify()
-        guard case .retryable(let error) = result else { Issue.record("expected retryable, got \(result)"); return }
+        guard case .retryable(let error) = result else {
+            Issue.record("expected retryable, got \(result)")
+            return
+        }
         #expect(error.code == .retryableVerificationFailure)
         #expect(fixture.transport.queried == [Self.leafResponderURI, Self.intermediateResponderURI])
         #expect(fixture.transport.answered == 1)
@@ -87,9 +99,10 @@ import X509
             )
             var responders: [String: OpenSSLOCSPTransport.Responder] = [
                 OCSPResponderTests.leafResponderURI: .init(
-                    certificatePath: try write(try chain.intermediate.serializeAsPEM().pemString + "\n", "intermediate.pem"),
+                    certificatePath: try write(
+                        try chain.intermediate.serializeAsPEM().pemString + "\n", "intermediate.pem"),
                     keyPath: try write(chain.intermediateKey.pemRepresentation + "\n", "intermediate-key.pem")
-                ),
+                )
             ]
             if intermediateResponderReachable {
                 responders[OCSPResponderTests.intermediateResponderURI] = .init(
@@ -102,10 +115,11 @@ import X509
 
         func verify() async -> AppStore.VerificationResult<JWSTransactionDecodedPayload> {
             do {
-                let verifier = try SignedDataVerifier(.init(
-                    rootCertificates: [try self.chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
-                    onlineChecks: true, ocspTransport: self.transport
-                ))
+                let verifier = try SignedDataVerifier(
+                    .init(
+                        rootCertificates: [try self.chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
+                        onlineChecks: true, ocspTransport: self.transport
+                    ))
                 let payload = JWSChainTests.transactionPayload(
                     extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)]
                 )

@@ -1,6 +1,7 @@
-@testable import AppStore
 import Foundation
 import Testing
+
+@testable import AppStore
 
 /// The one RFC 3339 parser reads the pipeline's timestamps strictly and receipt dates with the
 /// tolerances the receipt decoder always had.

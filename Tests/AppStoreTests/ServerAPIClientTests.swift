@@ -11,14 +11,18 @@ import Testing
     static func client(_ fake: FakeAppleHTTP, sandboxFallback: Bool = true) throws -> AppStoreServerAPIClient {
         try AppStoreServerAPIClient(
             configuration: .init(
-                privateKeyPEM: key.pemRepresentation, keyId: "KEY123", issuerId: "issuer-uuid", bundleId: "com.example.game",
-                sandboxFallback: sandboxFallback, productionBaseURL: "https://prod.test", sandboxBaseURL: "https://sandbox.test"
+                privateKeyPEM: key.pemRepresentation, keyId: "KEY123", issuerId: "issuer-uuid",
+                bundleId: "com.example.game",
+                sandboxFallback: sandboxFallback, productionBaseURL: "https://prod.test",
+                sandboxBaseURL: "https://sandbox.test"
             ),
             executor: fake
         )
     }
 
-    static func claims(of request: AppleHTTPRequest) throws -> (header: [String: Any], claims: [String: Any], signingInput: String, signature: Data) {
+    static func claims(of request: AppleHTTPRequest) throws -> (
+        header: [String: Any], claims: [String: Any], signingInput: String, signature: Data
+    ) {
         let authorization = try #require(request.header("Authorization"))
         #expect(authorization.hasPrefix("Bearer "))
         let parts = authorization.dropFirst("Bearer ".count).split(separator: ".").map(String.init)
@@ -73,7 +77,10 @@ import Testing
         }
         let response = try await Self.client(fake).getTransactionInfo(transactionId: "42")
         #expect(response.environment == .sandbox)
-        #expect(fake.requests.map(\.url) == ["https://prod.test/inApps/v1/transactions/42", "https://sandbox.test/inApps/v1/transactions/42"])
+        #expect(
+            fake.requests.map(\.url) == [
+                "https://prod.test/inApps/v1/transactions/42", "https://sandbox.test/inApps/v1/transactions/42",
+            ])
     }
 
     @Test func transactionNotFoundInBothEnvironmentsIsTerminal() async throws {
@@ -108,14 +115,19 @@ import Testing
     @Test func rateLimitHonoursRetryAfterInMilliseconds() async throws {
         let resumeAt = Int64((Date().timeIntervalSince1970 + 30) * 1000)
         let fake = FakeAppleHTTP { _ in
-            FakeAppleHTTP.json(429, "{\"errorCode\":4290000,\"errorMessage\":\"Rate limit exceeded.\"}", headers: [("Retry-After", String(resumeAt))])
+            FakeAppleHTTP.json(
+                429, "{\"errorCode\":4290000,\"errorMessage\":\"Rate limit exceeded.\"}",
+                headers: [("Retry-After", String(resumeAt))])
         }
         let client = try Self.client(fake)
         do throws(AppStoreAPIError) {
             _ = try await client.getAllSubscriptionStatuses(transactionId: "1")
             Issue.record("expected an error")
         } catch {
-            guard case .retry(let after, let reason) = error.outcome else { Issue.record("\(error)"); return }
+            guard case .retry(let after, let reason) = error.outcome else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(reason.code == .rateLimited)
             #expect(after > .seconds(20) && after <= .seconds(30))
         }
@@ -128,7 +140,10 @@ import Testing
             _ = try await client.getTransactionInfo(transactionId: "1")
             Issue.record("expected an error")
         } catch {
-            guard case .retry(let after, let reason) = error.outcome else { Issue.record("\(error)"); return }
+            guard case .retry(let after, let reason) = error.outcome else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(reason.isConfigurationError)
             #expect(after == .seconds(60))
         }
@@ -143,7 +158,10 @@ import Testing
                 _ = try await client.getTransactionInfo(transactionId: "1")
                 Issue.record("expected an error")
             } catch {
-                guard case .retry = error.outcome else { Issue.record("\(error)"); return }
+                guard case .retry = error.outcome else {
+                    Issue.record("\(error)")
+                    return
+                }
             }
         }
     }
@@ -151,19 +169,24 @@ import Testing
     @Test func historyPagesFollowRevisionAndKeepFilters() async throws {
         let fake = FakeAppleHTTP { request in
             if request.url.contains("revision=r1") {
-                return FakeAppleHTTP.json(200, "{\"revision\":\"r2\",\"hasMore\":false,\"signedTransactions\":[\"t3\"]}")
+                return FakeAppleHTTP.json(
+                    200, "{\"revision\":\"r2\",\"hasMore\":false,\"signedTransactions\":[\"t3\"]}")
             }
-            return FakeAppleHTTP.json(200, "{\"revision\":\"r1\",\"hasMore\":true,\"signedTransactions\":[\"t1\",\"t2\"],\"environment\":\"Production\"}")
+            return FakeAppleHTTP.json(
+                200,
+                "{\"revision\":\"r1\",\"hasMore\":true,\"signedTransactions\":[\"t1\",\"t2\"],\"environment\":\"Production\"}"
+            )
         }
         let request = TransactionHistoryRequest(
             productIds: ["a", "b"], productTypes: [.consumable], sort: .ascending, revoked: false
         )
         let all = try await Self.client(fake).getAllTransactionHistory(transactionId: "9", request: request)
         #expect(all.value == ["t1", "t2", "t3"])
-        #expect(fake.requests.map(\.url) == [
-            "https://prod.test/inApps/v2/history/9?productId=a&productId=b&productType=CONSUMABLE&sort=ASCENDING&revoked=false",
-            "https://prod.test/inApps/v2/history/9?revision=r1&productId=a&productId=b&productType=CONSUMABLE&sort=ASCENDING&revoked=false",
-        ])
+        #expect(
+            fake.requests.map(\.url) == [
+                "https://prod.test/inApps/v2/history/9?productId=a&productId=b&productType=CONSUMABLE&sort=ASCENDING&revoked=false",
+                "https://prod.test/inApps/v2/history/9?revision=r1&productId=a&productId=b&productType=CONSUMABLE&sort=ASCENDING&revoked=false",
+            ])
     }
 
     @Test func otherEndpointsUseApplePaths() async throws {
@@ -175,7 +198,9 @@ import Testing
         _ = try await client.lookUpOrderId("MQ5ZX2ABCD")
         _ = try await client.getRefundHistory(transactionId: "1", revision: "rev")
         _ = try await client.getNotificationHistory(
-            .init(startDate: .init(millisecondsSince1970: 1), endDate: .init(millisecondsSince1970: 2), onlyFailures: true),
+            .init(
+                startDate: .init(millisecondsSince1970: 1), endDate: .init(millisecondsSince1970: 2), onlyFailures: true
+            ),
             paginationToken: "tok"
         )
         _ = try await client.requestTestNotification()
@@ -183,15 +208,16 @@ import Testing
         _ = try await client.sendConsumptionInformation(
             transactionId: "1", .init(customerConsented: true, sampleContentProvided: false, deliveryStatus: .delivered)
         )
-        #expect(fake.requests.map { "\($0.method) \($0.url)" } == [
-            "GET https://prod.test/inApps/v1/subscriptions/1?status=1&status=4",
-            "GET https://prod.test/inApps/v1/lookup/MQ5ZX2ABCD",
-            "GET https://prod.test/inApps/v2/refund/lookup/1?revision=rev",
-            "POST https://prod.test/inApps/v1/notifications/history?paginationToken=tok",
-            "POST https://prod.test/inApps/v1/notifications/test",
-            "GET https://prod.test/inApps/v1/notifications/test/abc",
-            "PUT https://prod.test/inApps/v2/transactions/consumption/1",
-        ])
+        #expect(
+            fake.requests.map { "\($0.method) \($0.url)" } == [
+                "GET https://prod.test/inApps/v1/subscriptions/1?status=1&status=4",
+                "GET https://prod.test/inApps/v1/lookup/MQ5ZX2ABCD",
+                "GET https://prod.test/inApps/v2/refund/lookup/1?revision=rev",
+                "POST https://prod.test/inApps/v1/notifications/history?paginationToken=tok",
+                "POST https://prod.test/inApps/v1/notifications/test",
+                "GET https://prod.test/inApps/v1/notifications/test/abc",
+                "PUT https://prod.test/inApps/v2/transactions/consumption/1",
+            ])
         let historyBody = try #require(fake.requests[3].body)
         let history = try #require(try JSONSerialization.jsonObject(with: Data(historyBody)) as? [String: Any])
         #expect(history["startDate"] as? Int == 1)

@@ -21,8 +21,8 @@ enum Vectors {
     /// `Sendable`, so it cannot live in a static).
     static func manifest() -> [String: [String: Any]] {
         guard let data = try? Self.data("MANIFEST.json"),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let files = object["files"] as? [[String: Any]]
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let files = object["files"] as? [[String: Any]]
         else { return [:] }
         var byPath: [String: [String: Any]] = [:]
         for file in files {
@@ -31,13 +31,18 @@ enum Vectors {
         return byPath
     }
 
-    static let jwsFiles = ["jws/sandbox-consumable-transaction.jws", "jws/sandbox-renewal-info.jws", "jws/production-test-notification.jws"]
+    static let jwsFiles = [
+        "jws/sandbox-consumable-transaction.jws", "jws/sandbox-renewal-info.jws",
+        "jws/production-test-notification.jws",
+    ]
     static let appReceiptFiles = [
         "receipts/app-receipt-production.b64", "receipts/app-receipt-sandbox-g5.b64",
         "receipts/app-receipt-sandbox-legacy.b64", "receipts/app-receipt-xcode-with-purchases.b64",
         "receipts/app-receipt-unified-sandbox.b64",
     ]
-    static let transactionReceiptFiles = ["receipts/transaction-receipt-production.b64", "receipts/transaction-receipt-sandbox.b64"]
+    static let transactionReceiptFiles = [
+        "receipts/transaction-receipt-production.b64", "receipts/transaction-receipt-sandbox.b64",
+    ]
 
     static func expected(_ path: String) -> [String: Any] {
         self.manifest()[path]?["expected"] as? [String: Any] ?? [:]

@@ -18,7 +18,10 @@ import Testing
         let fake = FakeAppleHTTP { request in
             request.url.hasPrefix("https://buy.test")
                 ? FakeAppleHTTP.json(200, "{\"status\":21007}")
-                : FakeAppleHTTP.json(200, "{\"status\":0,\"environment\":\"Sandbox\",\"receipt\":{\"bundle_id\":\"com.example\",\"in_app\":[{\"transaction_id\":\"1\",\"quantity\":\"1\"}]}}")
+                : FakeAppleHTTP.json(
+                    200,
+                    "{\"status\":0,\"environment\":\"Sandbox\",\"receipt\":{\"bundle_id\":\"com.example\",\"in_app\":[{\"transaction_id\":\"1\",\"quantity\":\"1\"}]}}"
+                )
         }
         let response = try await Self.client(fake).verify(receiptData: "MIIB")
         #expect(response.environment == .sandbox)

@@ -9,26 +9,31 @@ enum ContractFixtures {
     static func at(_ milliseconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: milliseconds) }
 
     static let hints = PublisherHints(
-        eventId: "e-1", userId: "u-123", orderId: "o-456", appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", environment: .sandbox
+        eventId: "e-1", userId: "u-123", orderId: "o-456", appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001",
+        environment: .sandbox
     )
 
     static let transaction = TransactionDetails(
         transactionId: "2000000000000002", originalTransactionId: "2000000000000001", bundleId: "com.example.game",
-        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 2, environment: .sandbox,
-        purchaseDate: at(1_763_000_000_123), originalPurchaseDate: at(1_700_000_000_000), expiresDate: at(1_765_000_000_999),
+        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 2,
+        environment: .sandbox,
+        purchaseDate: at(1_763_000_000_123), originalPurchaseDate: at(1_700_000_000_000),
+        expiresDate: at(1_765_000_000_999),
         revocationDate: at(1_764_000_000_001), revocationReason: RevocationReason(rawValue: 1),
         appAccountToken: "7E3D2A1C-0000-4000-8000-000000000001", inAppOwnershipType: .familyShared, isUpgraded: true,
         signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1"
     )
 
     static let notification = NotificationContext(
-        notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1", signedDate: at(1_763_000_001_500)
+        notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1",
+        signedDate: at(1_763_000_001_500)
     )
 
     static let renewal = RenewalDetails(autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on)
 
     static let purchases: [PurchaseEvent] = [
-        .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"), .transactionId("2000000000000002"),
+        .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"),
+        .transactionId("2000000000000002"),
     ].map {
         PurchaseEvent(
             eventId: "e-1", bundleId: "com.example.game", userId: "u-123", payload: $0, orderId: "o-456",
@@ -54,7 +59,8 @@ enum ContractFixtures {
     )
 
     static let matched = MatchedTransaction(
-        verified: verified, userId: "u-123", orderId: "o-456", matchedBy: .appAccountToken, warnings: [.orderAlreadyClaimed, .userHintMismatch]
+        verified: verified, userId: "u-123", orderId: "o-456", matchedBy: .appAccountToken,
+        warnings: [.orderAlreadyClaimed, .userHintMismatch]
     )
 
     static let unmatched = UnmatchedTransaction(
@@ -70,8 +76,10 @@ enum ContractFixtures {
     )
 
     static let state = EntitlementState(
-        originalTransactionId: "2000000000000001", userId: "u-123", orderId: "o-456", productId: "com.example.game.pro.monthly",
+        originalTransactionId: "2000000000000001", userId: "u-123", orderId: "o-456",
+        productId: "com.example.game.pro.monthly",
         productType: .autoRenewableSubscription, transactionId: "2000000000000002", purchaseDate: at(1_763_000_000_123),
-        expiresDate: at(1_765_000_000_999), status: .revoked, signedDate: at(1_763_000_001_000), revokedTransactionIds: ["2000000000000002"]
+        expiresDate: at(1_765_000_000_999), status: .revoked, signedDate: at(1_763_000_001_000),
+        revokedTransactionIds: ["2000000000000002"]
     )
 }

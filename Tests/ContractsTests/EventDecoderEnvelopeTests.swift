@@ -16,7 +16,8 @@ import Testing
     }
 
     @Test func decodesAKnownSchemaIgnoringUnknownFields() throws {
-        let text = #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","bundleId":"b","quantity":2,"extra":true}"#
+        let text =
+            #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","bundleId":"b","quantity":2,"extra":true}"#
         let order = try EventDecoder.decode(OrderEvent.self, from: Array(text.utf8))
         #expect(order.quantity == 2)
     }
@@ -31,7 +32,8 @@ import Testing
         let missing = reject(#"{"schema":"iap.order.v1","userId":"u","productId":"p","bundleId":"b"}"#)
         #expect(missing?.reason == .malformedEvent)
         #expect(missing?.detail == "missing field 'orderId'")
-        let mistyped = reject(#"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","bundleId":"b","quantity":"x"}"#)
+        let mistyped = reject(
+            #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","bundleId":"b","quantity":"x"}"#)
         #expect(mistyped?.detail.hasPrefix("field 'quantity'") == true)
     }
 

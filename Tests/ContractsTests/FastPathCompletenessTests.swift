@@ -22,32 +22,45 @@ import Testing
             return self.unsetPaths(in: wrapped.value, at: path)
         case .collection, .set, .dictionary:
             guard !mirror.children.isEmpty else { return ["\(path) (empty)"] }
-            return mirror.children.enumerated().flatMap { index, child in self.unsetPaths(in: child.value, at: "\(path)[\(index)]") }
+            return mirror.children.enumerated().flatMap { index, child in
+                self.unsetPaths(in: child.value, at: "\(path)[\(index)]")
+            }
         case .struct, .enum, .tuple, .class:
-            return mirror.children.flatMap { child in self.unsetPaths(in: child.value, at: "\(path).\(child.label ?? "?")") }
+            return mirror.children.flatMap { child in
+                self.unsetPaths(in: child.value, at: "\(path).\(child.label ?? "?")")
+            }
         default:
             return []
         }
     }
 
-    static func check<Value: Codable & Equatable>(_ value: Value, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check<Value: Codable & Equatable>(_ value: Value, sourceLocation: SourceLocation = #_sourceLocation)
+        throws
+    {
         let unset = self.unsetPaths(in: value, at: "\(Value.self)")
-        #expect(unset.isEmpty, "the fixture leaves \(unset) unset; set it so its fast path is checked", sourceLocation: sourceLocation)
+        #expect(
+            unset.isEmpty, "the fixture leaves \(unset) unset; set it so its fast path is checked",
+            sourceLocation: sourceLocation)
 
         var checked = false
         if let writable = value as? any FastJSONWritable {
             var writer = JSONWriter()
             writable.write(to: &writer)
             let decoded = try EventDecoder.decodeWithCodable(Value.self, from: Data(writer.bytes))
-            #expect(decoded == value, "the hand-written writer drops a field of \(Value.self)", sourceLocation: sourceLocation)
+            #expect(
+                decoded == value, "the hand-written writer drops a field of \(Value.self)",
+                sourceLocation: sourceLocation)
             checked = true
         }
         if let readable = Value.self as? any FastJSONReadable.Type {
             let read = try Self.read(readable, from: try EventEncoder.encodeWithCodable(value))
-            #expect(read as? Value == value, "the hand-written reader ignores a field of \(Value.self)", sourceLocation: sourceLocation)
+            #expect(
+                read as? Value == value, "the hand-written reader ignores a field of \(Value.self)",
+                sourceLocation: sourceLocation)
             checked = true
         }
-        #expect(checked, "\(Value.self) has no hand-written JSON; it needs no entry here", sourceLocation: sourceLocation)
+        #expect(
+            checked, "\(Value.self) has no hand-written JSON; it needs no entry here", sourceLocation: sourceLocation)
     }
 
     private static func read<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) throws -> Value {
@@ -83,7 +96,8 @@ import Testing
         verified.notification?.subtype = nil
         var matched = ContractFixtures.matched
         matched.warnings = []
-        #expect(Self.unsetPaths(in: verified, at: "v") == ["v.transaction.webOrderLineItemId", "v.notification.subtype"])
+        #expect(
+            Self.unsetPaths(in: verified, at: "v") == ["v.transaction.webOrderLineItemId", "v.notification.subtype"])
         #expect(Self.unsetPaths(in: matched, at: "m") == ["m.warnings (empty)"])
         #expect(Self.unsetPaths(in: ContractFixtures.matched, at: "m").isEmpty)
     }

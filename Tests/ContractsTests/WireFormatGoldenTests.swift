@@ -10,10 +10,18 @@ import Testing
 @Suite(.timeLimit(.minutes(2))) struct WireFormatGoldenTests {
     /// What `EventEncoder` writes (the fast path where there is one) and what its `Codable` path
     /// writes must both be `golden`, and `golden` must read back through `Codable`.
-    static func check<Value: Codable & Equatable>(_ value: Value, _ golden: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        #expect(String(decoding: try EventEncoder.encode(value: value), as: UTF8.self) == golden, sourceLocation: sourceLocation)
-        #expect(String(decoding: try EventEncoder.encodeWithCodable(value), as: UTF8.self) == golden, sourceLocation: sourceLocation)
-        #expect(try EventDecoder.decodeWithCodable(Value.self, from: Data(golden.utf8)) == value, sourceLocation: sourceLocation)
+    static func check<Value: Codable & Equatable>(
+        _ value: Value, _ golden: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        #expect(
+            String(decoding: try EventEncoder.encode(value: value), as: UTF8.self) == golden,
+            sourceLocation: sourceLocation)
+        #expect(
+            String(decoding: try EventEncoder.encodeWithCodable(value), as: UTF8.self) == golden,
+            sourceLocation: sourceLocation)
+        #expect(
+            try EventDecoder.decodeWithCodable(Value.self, from: Data(golden.utf8)) == value,
+            sourceLocation: sourceLocation)
     }
 
     @Test func purchase() throws {
@@ -27,34 +35,57 @@ import Testing
     }
 
     @Test func order() throws {
-        try Self.check(ContractFixtures.order, #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","orderId":"o-456","productId":"gems_100","quantity":1,"schema":"iap.order.v1","userId":"u-123"}"#)
+        try Self.check(
+            ContractFixtures.order,
+            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","orderId":"o-456","productId":"gems_100","quantity":1,"schema":"iap.order.v1","userId":"u-123"}"#
+        )
     }
 
     @Test func notification() throws {
-        try Self.check(ContractFixtures.notificationEvent, #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#)
+        try Self.check(
+            ContractFixtures.notificationEvent,
+            #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#)
     }
 
     @Test func verifyRequest() throws {
-        try Self.check(ContractFixtures.verifyRequest, #"{"bundleId":"com.example.game","hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"kind":"notification","notificationUUID":"n-1","payload":"h.p/+.s","receivedAt":"2025-11-13T02:13:22.000Z","schema":"iap.verify-request.v1","source":"notification"}"#)
+        try Self.check(
+            ContractFixtures.verifyRequest,
+            #"{"bundleId":"com.example.game","hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"kind":"notification","notificationUUID":"n-1","payload":"h.p/+.s","receivedAt":"2025-11-13T02:13:22.000Z","schema":"iap.verify-request.v1","source":"notification"}"#
+        )
     }
 
     @Test func verified() throws {
-        try Self.check(ContractFixtures.verified, #"{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"}"#)
+        try Self.check(
+            ContractFixtures.verified,
+            #"{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"}"#
+        )
     }
 
     @Test func matched() throws {
-        try Self.check(ContractFixtures.matched, #"{"matchedBy":"appAccountToken","orderId":"o-456","schema":"iap.matched.v1","userId":"u-123","verified":{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"},"warnings":["order_already_claimed","user_hint_mismatch"]}"#)
+        try Self.check(
+            ContractFixtures.matched,
+            #"{"matchedBy":"appAccountToken","orderId":"o-456","schema":"iap.matched.v1","userId":"u-123","verified":{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"},"warnings":["order_already_claimed","user_hint_mismatch"]}"#
+        )
     }
 
     @Test func unmatched() throws {
-        try Self.check(ContractFixtures.unmatched, #"{"reason":"no_order_or_user","schema":"iap.unmatched.v1","since":"2025-11-13T02:13:22.400Z","unmatchedAt":"2025-11-14T02:13:22.400Z","verified":{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"}}"#)
+        try Self.check(
+            ContractFixtures.unmatched,
+            #"{"reason":"no_order_or_user","schema":"iap.unmatched.v1","since":"2025-11-13T02:13:22.400Z","unmatchedAt":"2025-11-14T02:13:22.400Z","verified":{"hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"notification":{"notificationType":"DID_RENEW","notificationUUID":"n-1","signedDate":"2025-11-13T02:13:21.500Z","subtype":"BILLING_RECOVERY"},"receivedAt":"2025-11-13T02:13:22.000Z","renewal":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":1},"schema":"iap.verified.v1","source":"notification","transaction":{"appAccountToken":"7E3D2A1C-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","expiresDate":"2025-12-06T05:46:40.999Z","inAppOwnershipType":"FAMILY_SHARED","isUpgraded":true,"originalPurchaseDate":"2023-11-14T22:13:20.000Z","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"signedDate":"2025-11-13T02:13:21.000Z","subscriptionGroupIdentifier":"group-1","transactionId":"2000000000000002","webOrderLineItemId":"web-1"},"verifiedAt":"2025-11-13T02:13:22.345Z"}}"#
+        )
     }
 
     @Test func entitlement() throws {
-        try Self.check(ContractFixtures.entitlement, #"{"action":"revoke","bundleId":"com.example.game","environment":"Sandbox","eventId":"ev-1","expiresDate":"2025-12-06T05:46:40.999Z","matchedBy":"orderId","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","schema":"iap.entitlement.v1","source":"storekit2","transactionId":"2000000000000002","userId":"u-123","warnings":["order_never_arrived"]}"#)
+        try Self.check(
+            ContractFixtures.entitlement,
+            #"{"action":"revoke","bundleId":"com.example.game","environment":"Sandbox","eventId":"ev-1","expiresDate":"2025-12-06T05:46:40.999Z","matchedBy":"orderId","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","schema":"iap.entitlement.v1","source":"storekit2","transactionId":"2000000000000002","userId":"u-123","warnings":["order_never_arrived"]}"#
+        )
     }
 
     @Test func entitlementState() throws {
-        try Self.check(ContractFixtures.state, #"{"expiresDate":"2025-12-06T05:46:40.999Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}"#)
+        try Self.check(
+            ContractFixtures.state,
+            #"{"expiresDate":"2025-12-06T05:46:40.999Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}"#
+        )
     }
 }

@@ -19,15 +19,23 @@ extension EndToEndTests {
                 var records: [KafkaRecord] = []
                 var transactions: Set<String> = []
                 for index in 0..<Self.purchases {
-                    let purchase = try await simulator.purchase(productId: "gems_\(index % 5)", type: "Consumable", bundleId: stack.endpoints.bundleId)
+                    let purchase = try await simulator.purchase(
+                        productId: "gems_\(index % 5)", type: "Consumable", bundleId: stack.endpoints.bundleId)
                     transactions.insert(purchase.transactionId)
                     // Half StoreKit 2 (verified locally), half bare ids (an Apple call each).
-                    let payload: PurchasePayload = index.isMultiple(of: 2) ? .signedTransaction(purchase.signedTransaction) : .transactionId(purchase.transactionId)
-                    let event = PurchaseEvent(eventId: "crash-\(index)", bundleId: stack.endpoints.bundleId, userId: "user-\(index % 37)", payload: payload)
+                    let payload: PurchasePayload =
+                        index.isMultiple(of: 2)
+                        ? .signedTransaction(purchase.signedTransaction) : .transactionId(purchase.transactionId)
+                    let event = PurchaseEvent(
+                        eventId: "crash-\(index)", bundleId: stack.endpoints.bundleId, userId: "user-\(index % 37)",
+                        payload: payload)
                     records.append(try topics.record(event))
                 }
-                let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: EndToEnd.logger)
-                let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: EndToEnd.logger)
+                let observer = try TopicObserver(
+                    bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: EndToEnd.logger)
+                let producer = try KafkaProducer(
+                    configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka),
+                    logger: EndToEnd.logger)
                 // The first half shows every stage (and the observer) running; the victim dies
                 // while it works on the second half.
                 _ = try await producer.send(Array(records.prefix(Self.purchases / 2)))
@@ -40,12 +48,18 @@ extension EndToEndTests {
                 try await Task.sleep(for: .seconds(2))
                 try await stack.restart(victim)
 
-                try await waitUntil("every purchase granted", timeout: .seconds(180)) { Self.grants(observer).count >= Self.purchases }
+                try await waitUntil("every purchase granted", timeout: .seconds(180)) {
+                    Self.grants(observer).count >= Self.purchases
+                }
                 try await Task.sleep(for: .seconds(3))  // let any replayed duplicate arrive before counting
                 let grants = Self.grants(observer)
                 let distinctEventIds = Set(grants.map(\.eventId))
-                let byTransaction = Dictionary(grouping: grants, by: \.transactionId).mapValues { Set($0.map(\.eventId)) }
-                #expect(grantedAtKill < Self.purchases, "the kill came after everything was granted; the test proved nothing")
+                let byTransaction = Dictionary(grouping: grants, by: \.transactionId).mapValues {
+                    Set($0.map(\.eventId))
+                }
+                #expect(
+                    grantedAtKill < Self.purchases,
+                    "the kill came after everything was granted; the test proved nothing")
                 #expect(Set(byTransaction.keys) == transactions, "a purchase was lost or a stranger granted")
                 #expect(byTransaction.values.allSatisfy { $0.count == 1 }, "a purchase was granted under two eventIds")
                 #expect(distinctEventIds.count == Self.purchases)
@@ -68,7 +82,8 @@ extension EndToEndTests {
             }
         }
 
-        private func waitUntil(_ what: String, timeout: Duration = .seconds(120), _ condition: () -> Bool) async throws {
+        private func waitUntil(_ what: String, timeout: Duration = .seconds(120), _ condition: () -> Bool) async throws
+        {
             let deadline = ContinuousClock.now + timeout
             while !condition() {
                 guard ContinuousClock.now < deadline else { throw CrashTestTimeout(what: what) }

@@ -6,7 +6,9 @@ extension EndToEndTests {
     /// The temp directory a stack makes (logs, keys, the dev pipeline) goes away with it, unless
     /// the caller keeps it after a failure; a directory the caller chose always stays.
     @Suite(.serialized, .timeLimit(.minutes(2))) struct LocalStackStateTests {
-        static func start(_ configure: (inout LocalStackConfiguration) -> Void = { _ in }) async throws -> (LocalStack, String) {
+        static func start(_ configure: (inout LocalStackConfiguration) -> Void = { _ in }) async throws -> (
+            LocalStack, String
+        ) {
             var configuration = LocalStackConfiguration()
             configuration.pipelinePath = EndToEnd.repositoryRoot + "/pipelines/iap.yaml"
             configuration.workers = []
@@ -29,7 +31,8 @@ extension EndToEndTests {
         }
 
         @Test func aConfiguredStateDirectoryStays() async throws {
-            let chosen = FileManager.default.temporaryDirectory.appendingPathComponent("iap-state-\(UUID().uuidString)").path
+            let chosen = FileManager.default.temporaryDirectory.appendingPathComponent("iap-state-\(UUID().uuidString)")
+                .path
             defer { try? FileManager.default.removeItem(atPath: chosen) }
             let (stack, directory) = try await Self.start { $0.stateDirectory = chosen }
             #expect(directory == chosen)

@@ -19,8 +19,12 @@ extension EndToEndTests {
             stack.partitions = 8
             let report = try await SoakRunner(configuration: soak, stack: stack, logger: EndToEnd.logger).run()
             #expect(report.passed, "\(report.summary)")
-            #expect(report.kills >= 2 && report.redisLosses == 1 && report.redisRestarts == 1, "the faults happened: \(report.summary)")
-            #expect(report.stateLostRestarts >= 1, "workers noticed the lost state (those the killer had just restarted rebuilt on their own start)")
+            #expect(
+                report.kills >= 2 && report.redisLosses == 1 && report.redisRestarts == 1,
+                "the faults happened: \(report.summary)")
+            #expect(
+                report.stateLostRestarts >= 1,
+                "workers noticed the lost state (those the killer had just restarted rebuilt on their own start)")
             #expect(report.badInputs > 0 && report.badInputsRejected == report.badInputs)
             #expect(report.grantedOnce == report.purchases)
         }

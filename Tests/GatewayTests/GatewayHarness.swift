@@ -1,11 +1,12 @@
 import AsyncHTTPClient
 import Foundation
-@testable import Gateway
 import Kafka
 import NIOCore
 import NIOHTTP1
 import Synchronization
 import TestSupport
+
+@testable import Gateway
 
 /// A gateway running in the test process against a mock cluster, over real TCP on loopback.
 struct RunningGateway {
@@ -76,9 +77,12 @@ enum GatewayHarness {
             }
             let scheme = settings.tlsCertificatePath == nil ? "http" : "https"
             let running = RunningGateway(
-                gateway: gateway, cluster: cluster, base: "\(scheme)://127.0.0.1:\(http)", ops: "http://127.0.0.1:\(ops)", topic: topic
+                gateway: gateway, cluster: cluster, base: "\(scheme)://127.0.0.1:\(http)",
+                ops: "http://127.0.0.1:\(ops)", topic: topic
             )
-            _ = try await eventually("gateway ready") { try await get(running.ops + "/readyz").status == 200 ? true : nil }
+            _ = try await eventually("gateway ready") {
+                try await get(running.ops + "/readyz").status == 200 ? true : nil
+            }
             result = try await body(running)
         } catch {
             stop.continuation.finish()
@@ -97,12 +101,16 @@ enum GatewayHarness {
     }
 
     /// POSTs `body` with a Content-Length, or chunked when `chunked` is set.
-    static func post(_ url: String, body: [UInt8], chunked: Bool = false, client: HTTPClient = .shared) async throws -> HTTPAnswer {
+    static func post(_ url: String, body: [UInt8], chunked: Bool = false, client: HTTPClient = .shared) async throws
+        -> HTTPAnswer
+    {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         if chunked {
-            let pieces = stride(from: 0, to: body.count, by: 64 * 1024).map { ByteBuffer(bytes: body[$0..<min($0 + 64 * 1024, body.count)]) }
+            let pieces = stride(from: 0, to: body.count, by: 64 * 1024).map {
+                ByteBuffer(bytes: body[$0..<min($0 + 64 * 1024, body.count)])
+            }
             let stream = AsyncStream<ByteBuffer> { continuation in
                 for piece in pieces { continuation.yield(piece) }
                 continuation.finish()
@@ -122,7 +130,9 @@ enum GatewayHarness {
     }
 
     /// Records on `topic` across all partitions: the sum of high watermarks.
-    static func recordCount(_ cluster: KafkaMockCluster, topic: String = topic, partitions: Int32 = 6) async throws -> Int64 {
+    static func recordCount(_ cluster: KafkaMockCluster, topic: String = topic, partitions: Int32 = 6) async throws
+        -> Int64
+    {
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let watermarks = try await admin.highWatermarks((0..<partitions).map { TopicPartition(topic, $0) })
         return watermarks.values.reduce(0, +)
@@ -131,7 +141,8 @@ enum GatewayHarness {
     /// Reads `count` records of the notifications topic with a fresh consumer group.
     static func readRecords(_ cluster: KafkaMockCluster, count: Int) async throws -> [KafkaMessage] {
         let consumer = try KafkaConsumer(
-            configuration: TestKafka.consumerConfiguration(cluster, group: "reader-\(UUID().uuidString)", topics: [topic]), logger: TestKafka.logger
+            configuration: TestKafka.consumerConfiguration(
+                cluster, group: "reader-\(UUID().uuidString)", topics: [topic]), logger: TestKafka.logger
         )
         let probe = ConsumerProbe(consumer)
         do {
@@ -163,7 +174,8 @@ enum TestJWS {
 
     static func notification(uuid: String) throws -> String {
         try make(payload: [
-            "notificationType": "DID_RENEW", "notificationUUID": uuid, "version": "2.0", "signedDate": 1_763_760_000_000,
+            "notificationType": "DID_RENEW", "notificationUUID": uuid, "version": "2.0",
+            "signedDate": 1_763_760_000_000,
             "data": ["bundleId": "com.example.game", "environment": "Sandbox", "signedTransactionInfo": "a.b.c"],
         ])
     }

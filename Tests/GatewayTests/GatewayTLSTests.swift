@@ -5,14 +5,15 @@ import Gateway
 import Hosting
 import NIOSSL
 import SwiftASN1
-import Testing
 import TestSupport
+import Testing
 import X509
 
 /// With a certificate and key configured the listener speaks HTTPS (Apple only posts to HTTPS).
 @Suite(.timeLimit(.minutes(2))) struct GatewayTLSTests {
     @Test func servesHTTPSWithTheConfiguredCertificate() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gateway-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "gateway-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let pki = try TestPKI.make()
@@ -23,7 +24,8 @@ import X509
 
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.trustRoots = .certificates([try NIOSSLCertificate(bytes: Array(pki.rootPEM.utf8), format: .pem)])
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton, configuration: HTTPClient.Configuration(tlsConfiguration: tls))
         let serveTLS: (inout GatewaySettings) throws -> Void = { settings in
             settings.tlsCertificatePath = certificatePath
             settings.tlsKeyPath = keyPath
@@ -31,12 +33,15 @@ import X509
         do {
             try await GatewayHarness.withGateway(configure: serveTLS) { gateway in
                 #expect(gateway.base.hasPrefix("https://"))
-                let answer = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "over-tls"), client: client)
+                let answer = try await GatewayHarness.post(
+                    gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "over-tls"), client: client)
                 #expect(answer.status == 200)
                 #expect(try await GatewayHarness.recordCount(gateway.cluster) == 1)
                 // Plain HTTP on the TLS port gets no answer from the notification route.
                 let plain = "http" + gateway.notificationsURL.dropFirst("https".count)
-                await #expect(throws: (any Error).self) { _ = try await GatewayHarness.post(plain, signedPayload: "a.b.c") }
+                await #expect(throws: (any Error).self) {
+                    _ = try await GatewayHarness.post(plain, signedPayload: "a.b.c")
+                }
             }
         } catch {
             try await client.shutdown()
@@ -75,14 +80,18 @@ struct TestPKI {
         )
         let serverKey = P256.Signing.PrivateKey()
         let server = try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(serverKey.publicKey),
+            version: .v3, serialNumber: Certificate.SerialNumber(),
+            publicKey: Certificate.PublicKey(serverKey.publicKey),
             notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(86_400),
-            issuer: rootName, subject: try DistinguishedName { CommonName("localhost") }, signatureAlgorithm: .ecdsaWithSHA256,
+            issuer: rootName, subject: try DistinguishedName { CommonName("localhost") },
+            signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 try ExtendedKeyUsage([.serverAuth])
-                SubjectAlternativeNames([.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1]))])
+                SubjectAlternativeNames([
+                    .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+                ])
             },
             issuerPrivateKey: Certificate.PrivateKey(rootKey)
         )

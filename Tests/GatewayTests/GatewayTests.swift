@@ -1,12 +1,13 @@
 import AppStore
 import AsyncHTTPClient
 import Foundation
-@testable import Gateway
 import Kafka
 import NIOHTTP1
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import Gateway
 
 /// The gateway over real TCP against librdkafka's mock cluster (the real Kafka protocol).
 @Suite(.timeLimit(.minutes(3))) struct GatewayTests {
@@ -29,7 +30,9 @@ import TestSupport
             #expect(value["signedPayload"] as? String == signedPayload)
             let receivedAt = try #require(value["receivedAt"] as? String)
             // Milliseconds like every pipeline timestamp (decision D22; whole seconds before).
-            #expect(receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil, "ISO-8601 UTC: \(receivedAt)")
+            #expect(
+                receivedAt.wholeMatch(of: /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/) != nil,
+                "ISO-8601 UTC: \(receivedAt)")
             let instant = try #require(Timestamp(iso8601: receivedAt)).date
             #expect(instant >= before.addingTimeInterval(-1) && instant <= after.addingTimeInterval(1))
             #expect(Set(value.keys) == ["schema", "receivedAt", "signedPayload"])
@@ -51,7 +54,9 @@ import TestSupport
             let records = try await GatewayHarness.readRecords(gateway.cluster, count: payloads.count)
             #expect(records.count == payloads.count)
             #expect(records.allSatisfy { $0.key == nil })
-            let written = records.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["signedPayload"] as? String }
+            let written = records.compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])?["signedPayload"] as? String
+            }
             #expect(Set(written) == Set(payloads))
             let metrics = try await GatewayHarness.get(gateway.ops + "/metrics").body
             #expect(metrics.contains("iap_gateway_unkeyed_notifications_total 3"))
@@ -59,7 +64,9 @@ import TestSupport
     }
 
     @Test func malformedBodiesAreRefusedAndNothingIsWritten() async throws {
-        let oversized = Array(#"{"signedPayload": ""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 1 << 20) + Array(#""}"#.utf8)
+        let oversized =
+            Array(#"{"signedPayload": ""#.utf8) + Array(repeating: UInt8(ascii: "a"), count: 1 << 20)
+            + Array(#""}"#.utf8)
         let cases: [(name: String, body: [UInt8], chunked: Bool, detail: String)] = [
             ("empty body", [], false, "empty body"),
             ("not JSON", Array(#"{"signedPayload": "#.utf8), false, "not JSON"),
@@ -74,7 +81,8 @@ import TestSupport
         ]
         try await GatewayHarness.withGateway { gateway in
             for test in cases {
-                let answer = try await GatewayHarness.post(gateway.notificationsURL, body: test.body, chunked: test.chunked)
+                let answer = try await GatewayHarness.post(
+                    gateway.notificationsURL, body: test.body, chunked: test.chunked)
                 #expect(answer.status == 400, "\(test.name)")
                 #expect(answer.headers.first(name: "Content-Type") == "application/json", "\(test.name)")
                 #expect(answer.json["reason"] == "malformed_event", "\(test.name): \(answer.body)")
@@ -83,7 +91,8 @@ import TestSupport
             #expect(try await GatewayHarness.recordCount(gateway.cluster) == 0)
 
             // The same gateway does write a valid notification: the zero above is not a broken pipe.
-            let answer = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-refusals"))
+            let answer = try await GatewayHarness.post(
+                gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-refusals"))
             #expect(answer.status == 200)
             #expect(try await GatewayHarness.recordCount(gateway.cluster) == 1)
             let metrics = try await GatewayHarness.get(gateway.ops + "/metrics").body
@@ -93,12 +102,14 @@ import TestSupport
 
     @Test func brokerDownAnswers503WithinTheWriteTimeoutAndRecovers() async throws {
         try await GatewayHarness.withGateway { gateway in
-            let first = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
+            let first = try await GatewayHarness.post(
+                gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
             #expect(first.status == 200)
 
             try gateway.cluster.setBrokerDown(1)
             let started = ContinuousClock.now
-            let answer = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "during-outage"))
+            let answer = try await GatewayHarness.post(
+                gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "during-outage"))
             let elapsed = ContinuousClock.now - started
             #expect(answer.status == 503, "must not claim success while Kafka is down: \(answer.body)")
             #expect(answer.json["reason"] == "kafka_unavailable")
@@ -110,7 +121,9 @@ import TestSupport
 
             try gateway.cluster.setBrokerUp(1)
             _ = try await eventually("writes succeed again", timeout: .seconds(60), every: .milliseconds(500)) {
-                try await GatewayHarness.post(gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-outage")).status == 200 ? true : nil
+                try await GatewayHarness.post(
+                    gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-outage")
+                ).status == 200 ? true : nil
             }
             // The probe runs every 5 s on an admin client with its own reconnect backoff.
             _ = try await eventually("ready again", timeout: .seconds(60), every: .milliseconds(500)) {
@@ -139,7 +152,8 @@ import TestSupport
         var settings = try GatewayHarness.settings(cluster)
         settings.topic = "missing-topic"
         let opsPort = Mutex<Int?>(nil)
-        let gateway = try Gateway(settings: settings, logger: TestKafka.logger, onOpsListening: { port in opsPort.withLock { $0 = port } })
+        let gateway = try Gateway(
+            settings: settings, logger: TestKafka.logger, onOpsListening: { port in opsPort.withLock { $0 = port } })
         let stop = AsyncStream<Void>.makeStream()
         let task = Task { try await gateway.run { for await _ in stop.stream { return } } }
         let ops = try await eventually("ops port") { opsPort.withLock { $0 }.map { "http://127.0.0.1:\($0)" } }

@@ -1,11 +1,12 @@
 import AppStore
 import Contracts
 import Foundation
-@testable import Gateway
 import Hosting
 import Pipeline
 import Testing
 import Topology
+
+@testable import Gateway
 
 @Suite(.timeLimit(.minutes(2))) struct GatewaySettingsTests {
     @Test func defaults() throws {
@@ -26,7 +27,8 @@ import Topology
         let settings = try GatewaySettings(environment: [
             "KAFKA_BROKERS": "k1:9092,k2:9092", "IAP_GATEWAY_HOST": "127.0.0.1", "IAP_GATEWAY_PORT": "8443",
             "IAP_PIPELINE": "/etc/iap/iap.yaml", "IAP_GATEWAY_TOPIC": "apple.notifications", "IAP_OPS_PORT": "9200",
-            "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS": "2.5", "IAP_GATEWAY_MAX_BODY_BYTES": "65536", "IAP_SHUTDOWN_GRACE_SECONDS": "12",
+            "IAP_GATEWAY_WRITE_TIMEOUT_SECONDS": "2.5", "IAP_GATEWAY_MAX_BODY_BYTES": "65536",
+            "IAP_SHUTDOWN_GRACE_SECONDS": "12",
             "IAP_CLIENT_ID": "gw", "IAP_KAFKA_COMPRESSION_TYPE": "zstd",
         ])
         #expect(settings.kafkaBrokers == "k1:9092,k2:9092")
@@ -52,7 +54,8 @@ import Topology
 
     @Test func topicComesFromTheRepositoryPipelineFile() throws {
         var settings = try GatewaySettings(environment: [:])
-        settings.pipelinePath = URL(fileURLWithPath: #filePath)
+        settings.pipelinePath =
+            URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("pipelines/iap.yaml").path
         #expect(try settings.notificationsTopic() == "iap.notifications")
@@ -74,7 +77,8 @@ import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct NotificationEventTests {
     @Test func keyIsTheUnverifiedNotificationUUID() throws {
-        #expect(NotificationEvent.key(forSignedPayload: try TestJWS.notification(uuid: "0f5e2a1c-uuid")) == "0f5e2a1c-uuid")
+        #expect(
+            NotificationEvent.key(forSignedPayload: try TestJWS.notification(uuid: "0f5e2a1c-uuid")) == "0f5e2a1c-uuid")
     }
 
     @Test(arguments: ["", "not-a-jws", "a.b.c", "a.b", "x.y.z.w"])
@@ -86,19 +90,29 @@ import Topology
         #expect(NotificationEvent.key(forSignedPayload: try TestJWS.make(payload: ["notificationType": "TEST"])) == nil)
         #expect(NotificationEvent.key(forSignedPayload: try TestJWS.make(payload: ["notificationUUID": 42])) == nil)
         #expect(NotificationEvent.key(forSignedPayload: try TestJWS.make(payload: ["notificationUUID": ""])) == nil)
-        #expect(NotificationEvent.key(forSignedPayload: try TestJWS.make(payload: ["notificationUUID": String(repeating: "u", count: 129)])) == nil)
+        #expect(
+            NotificationEvent.key(
+                forSignedPayload: try TestJWS.make(payload: ["notificationUUID": String(repeating: "u", count: 129)]))
+                == nil)
     }
 
     @Test func otherFieldsDoNotStopTheKey() throws {
         // A notification type the models have never seen and a date in an odd shape.
-        let jws = try TestJWS.make(payload: ["notificationUUID": "u-1", "notificationType": "SOMETHING_NEW", "signedDate": "yesterday"])
+        let jws = try TestJWS.make(payload: [
+            "notificationUUID": "u-1", "notificationType": "SOMETHING_NEW", "signedDate": "yesterday",
+        ])
         #expect(NotificationEvent.key(forSignedPayload: jws) == "u-1")
     }
 
     @Test func eventEncodesTheContractShape() throws {
-        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: String])
-        #expect(object == ["schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00.750Z", "signedPayload": "h.p/+.s"])
+        let event = NotificationEvent(
+            receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: String])
+        #expect(
+            object == [
+                "schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00.750Z", "signedPayload": "h.p/+.s",
+            ])
     }
 
     /// The record value byte for byte (wire-format golden; see WireFormatGoldenTests).
@@ -108,7 +122,8 @@ import Topology
     /// dropped) and is now milliseconds like every other timestamp of the pipeline
     /// (`…T21:00:00.750Z`). Intake, the only reader, parses both.
     @Test func eventEncodesToTheGoldenBytes() throws {
-        let event = NotificationEvent(receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
+        let event = NotificationEvent(
+            receivedAt: Timestamp(Date(timeIntervalSince1970: 1_795_294_800.75)), signedPayload: "h.p/+.s")
         #expect(
             String(decoding: try EventEncoder.encode(event), as: UTF8.self)
                 == #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#
@@ -123,11 +138,14 @@ import Topology
     }
 
     @Test(arguments: [
-        ("", "empty body"), ("nope", "not JSON"), ("42", "not a JSON object"), (#"{"signedPayload": ["a"]}"#, "not a string"),
+        ("", "empty body"), ("nope", "not JSON"), ("42", "not a JSON object"),
+        (#"{"signedPayload": ["a"]}"#, "not a string"),
         (#"{"signedPayload": "\n"}"#, "empty"),
     ])
     func refusals(body: String, detail: String) {
-        let error = #expect(throws: MalformedNotification.self) { try NotificationBody.signedPayload(from: Array(body.utf8)) }
+        let error = #expect(throws: MalformedNotification.self) {
+            try NotificationBody.signedPayload(from: Array(body.utf8))
+        }
         #expect(error?.detail.contains(detail) == true, "\(String(describing: error))")
         #expect(error?.description.hasPrefix("malformed_event: ") == true)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Logging
-@testable import Hosting
 import Synchronization
 import Testing
+
+@testable import Hosting
 
 @Suite(.timeLimit(.minutes(2))) struct JSONLogHandlerTests {
     /// Collects the lines a handler writes.
@@ -18,9 +19,12 @@ import Testing
 
     @Test func writesOneJSONObjectPerLine() throws {
         let lines = Lines()
-        var logger = Logger(label: "iap.verify") { label in JSONLogHandler(label: label, metadataProvider: nil, output: lines.append) }
+        var logger = Logger(label: "iap.verify") { label in
+            JSONLogHandler(label: label, metadataProvider: nil, output: lines.append)
+        }
         logger[metadataKey: "stage"] = "verify"
-        logger.info("verified \"tx\"\nnext", metadata: ["kafka": ["topic": "iap.verify", "partition": "3"], "attempt": "2"])
+        logger.info(
+            "verified \"tx\"\nnext", metadata: ["kafka": ["topic": "iap.verify", "partition": "3"], "attempt": "2"])
         logger.debug("below the level")
 
         #expect(lines.all.count == 1)
@@ -41,11 +45,14 @@ import Testing
 
     @Test func redactsSecretsAtAnyDepth() throws {
         let lines = Lines()
-        let logger = Logger(label: "iap") { label in JSONLogHandler(label: label, metadataProvider: nil, output: lines.append) }
+        let logger = Logger(label: "iap") { label in
+            JSONLogHandler(label: label, metadataProvider: nil, output: lines.append)
+        }
         logger.warning(
             "calling apple",
             metadata: [
-                "password": "hunter2", "Authorization": "Bearer abc", "apple": ["privateKey": "-----BEGIN", "keyId": "K1"],
+                "password": "hunter2", "Authorization": "Bearer abc",
+                "apple": ["privateKey": "-----BEGIN", "keyId": "K1"],
                 "redis": ["url": "redis://h:1"], "jwtToken": "eyJ",
             ])
         let line = try #require(lines.all.first)
@@ -61,7 +68,9 @@ import Testing
     }
 
     @Test func fixedKeysAreNotOverwrittenByMetadata() throws {
-        let line = JSONLogHandler.line(timestamp: Date(), level: .error, label: "l", message: "m", metadata: ["level": "fake", "list": ["a", .dictionary(["token": "t"])]])
+        let line = JSONLogHandler.line(
+            timestamp: Date(), level: .error, label: "l", message: "m",
+            metadata: ["level": "fake", "list": ["a", .dictionary(["token": "t"])]])
         let json = try object(line)
         #expect(json["level"] as? String == "error")
         #expect(json["metadata.level"] as? String == "fake")
@@ -70,7 +79,8 @@ import Testing
     }
 
     @Test func escapesControlCharacters() throws {
-        let line = JSONLogHandler.line(timestamp: Date(), level: .info, label: "l", message: "a\u{01}b\tc\\", metadata: [:])
+        let line = JSONLogHandler.line(
+            timestamp: Date(), level: .info, label: "l", message: "a\u{01}b\tc\\", metadata: [:])
         #expect(line.contains("a\\u0001b\\tc\\\\"))
         #expect(try object(line)["message"] as? String == "a\u{01}b\tc\\")
     }
@@ -89,11 +99,14 @@ import Testing
     }
 
     @Test func readsSettingsFromTheEnvironment() throws {
-        let settings = try HostSettings(process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "JSON", "IAP_LOG_LEVEL": "debug"]))
+        let settings = try HostSettings(
+            process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "JSON", "IAP_LOG_LEVEL": "debug"]))
         #expect(settings.logFormat == .json)
         #expect(settings.logLevel == .debug)
         let defaults = try HostSettings(process: "p", reader: SettingsReader(environment: [:]))
         #expect(defaults.logFormat == .text && defaults.logLevel == .info)
-        #expect(throws: SettingsError.self) { try HostSettings(process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "xml"])) }
+        #expect(throws: SettingsError.self) {
+            try HostSettings(process: "p", reader: SettingsReader(environment: ["IAP_LOG_FORMAT": "xml"]))
+        }
     }
 }

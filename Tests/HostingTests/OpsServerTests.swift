@@ -2,22 +2,27 @@ import HTTPTypes
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import Hosting
 import Prometheus
 import ServiceLifecycle
 import Testing
+
+@testable import Hosting
 
 @Suite(.timeLimit(.minutes(2))) struct OpsServerTests {
     let registry = PrometheusCollectorRegistry()
     let readiness = ReadinessFlag()
 
     func server(port: Int = 0, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> OpsServer {
-        OpsServer(host: "127.0.0.1", port: port, registry: registry, readiness: readiness.check, onListening: onListening)
+        OpsServer(
+            host: "127.0.0.1", port: port, registry: registry, readiness: readiness.check, onListening: onListening)
     }
 
     @Test func metricsServesTheRegistryAsPrometheusText() async throws {
-        registry.makeCounter(descriptor: MetricNameDescriptor(namespace: "iap", subsystem: "test", metricName: "events", unitName: "total", helpText: "test events"))
-            .increment(by: Int64(3))
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "iap", subsystem: "test", metricName: "events", unitName: "total", helpText: "test events")
+        )
+        .increment(by: Int64(3))
         try await server().makeApplication().test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 #expect(response.status == .ok)
@@ -61,7 +66,8 @@ import Testing
     @Test func reportsTheEphemeralPortAndStopsOnGracefulShutdown() async throws {
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [server { continuation.yield($0) }], logger: Logger(label: "test"))
+            configuration: ServiceGroupConfiguration(
+                services: [server { continuation.yield($0) }], logger: Logger(label: "test"))
         )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

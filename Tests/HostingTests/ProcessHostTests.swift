@@ -20,8 +20,12 @@ import Testing
     @Test func aGroupThatEndsOnItsOwnDoesNotWaitForTheTrigger() async throws {
         let cleaned = Mutex(false)
         try await ProcessHost.run(
-            [.init(service: EndsAtOnce(), successTerminationBehavior: .gracefullyShutdownGroup), .init(service: RunsUntilShutdown())],
-            until: .trigger { try? await Task.sleep(for: .seconds(3600)) }, gracePeriod: .seconds(5), logger: Logger(label: "test")
+            [
+                .init(service: EndsAtOnce(), successTerminationBehavior: .gracefullyShutdownGroup),
+                .init(service: RunsUntilShutdown()),
+            ],
+            until: .trigger { try? await Task.sleep(for: .seconds(3600)) }, gracePeriod: .seconds(5),
+            logger: Logger(label: "test")
         ) {
             cleaned.withLock { $0 = true }
         }
@@ -31,7 +35,8 @@ import Testing
     @Test func theTriggerStopsTheGroupAndCleanUpRuns() async throws {
         let cleaned = Mutex(false)
         try await ProcessHost.run(
-            [.init(service: RunsUntilShutdown())], until: .trigger { try? await Task.sleep(for: .milliseconds(50)) }, gracePeriod: .seconds(5),
+            [.init(service: RunsUntilShutdown())], until: .trigger { try? await Task.sleep(for: .milliseconds(50)) },
+            gracePeriod: .seconds(5),
             logger: Logger(label: "test")
         ) {
             cleaned.withLock { $0 = true }

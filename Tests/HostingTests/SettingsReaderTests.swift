@@ -9,7 +9,8 @@ import Testing
 
     /// A settings file in a fresh directory.
     func file(_ contents: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).env").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("settings-\(UUID().uuidString).env")
+            .path
         try contents.write(toFile: path, atomically: true, encoding: .utf8)
         return path
     }
@@ -26,7 +27,9 @@ import Testing
     }
 
     @Test func aNamedFileThatCannotBeReadIsAnError() async throws {
-        await #expect(throws: SettingsError.self) { try await SettingsReader.load(environment: ["IAP_CONFIG_FILE": "/nonexistent/iap.env"]) }
+        await #expect(throws: SettingsError.self) {
+            try await SettingsReader.load(environment: ["IAP_CONFIG_FILE": "/nonexistent/iap.env"])
+        }
     }
 
     @Test func aBadValueNamesItsKeyAndHidesSecrets() throws {
@@ -44,8 +47,12 @@ import Testing
     }
 
     @Test func unknownProjectKeysAreRefusedWithASuggestion() throws {
-        let catalog = SettingsCatalog(sections: [SettingsSection("Test", readBy: "tests", [Self.port.descriptor])], prefixes: [("IAP_KAFKA_", "librdkafka")])
-        let reader = SettingsReader(environment: ["IAP_TEST_PRT": "1", "IAP_KAFKA_LINGER_MS": "5", "PATH": "/bin", "IAP_TEST_PORT": "1"])
+        let catalog = SettingsCatalog(
+            sections: [SettingsSection("Test", readBy: "tests", [Self.port.descriptor])],
+            prefixes: [("IAP_KAFKA_", "librdkafka")])
+        let reader = SettingsReader(environment: [
+            "IAP_TEST_PRT": "1", "IAP_KAFKA_LINGER_MS": "5", "PATH": "/bin", "IAP_TEST_PORT": "1",
+        ])
         #expect(catalog.unknownNames(in: reader) == ["IAP_TEST_PRT"])
         #expect { try catalog.refuseUnknownNames(in: reader) } throws: { error in
             (error as? SettingsError)?.code == .unknownKey && "\(error)".contains("did you mean IAP_TEST_PORT?")
@@ -53,8 +60,12 @@ import Testing
     }
 
     @Test func tableListsEveryKeyWithItsDefault() {
-        let catalog = SettingsCatalog(sections: [SettingsSection("Test", readBy: "tests", [Self.port.descriptor, Self.password.descriptor])])
-        #expect(catalog.markdown.contains("| `IAP_TEST_PORT` | `9100` | a port number 0–65535 (0 = any free port) | a port |"))
+        let catalog = SettingsCatalog(sections: [
+            SettingsSection("Test", readBy: "tests", [Self.port.descriptor, Self.password.descriptor])
+        ])
+        #expect(
+            catalog.markdown.contains(
+                "| `IAP_TEST_PORT` | `9100` | a port number 0–65535 (0 = any free port) | a port |"))
         #expect(catalog.markdown.contains("| `IAP_TEST_PASSWORD` | – | text (secret) | a secret |"))
     }
 }

@@ -1,6 +1,6 @@
 import Kafka
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct FaultTests {
     @Test func brokerDownForSecondsLosesNothing() async throws {
@@ -14,7 +14,10 @@ import TestSupport
         try cluster.setBrokerUp(1)
         try await pending.value
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["f"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["f"]),
+                logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(30)
         let values = Set(messages.map { String(decoding: $0.value, as: UTF8.self) })
         #expect(values == Set((0..<10).map { "before-\($0)" } + (0..<20).map { "during-\($0)" }))
@@ -29,7 +32,10 @@ import TestSupport
         let producer = try TestKafka.producer(cluster)
         try await TestKafka.publish(producer, topic: "e", count: 25)
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["e"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["e"]),
+                logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(25)
         try await Task.sleep(for: .milliseconds(500))
         #expect(probe.messages.count == 25)
@@ -54,7 +60,10 @@ import TestSupport
         #expect(try await admin.committedOffsets(group: "g", partitions: [TopicPartition("c", 0)]).isEmpty)
 
         try await probe.consumer.commit()
-        #expect(try await admin.committedOffsets(group: "g", partitions: [TopicPartition("c", 0)]) == [TopicPartition("c", 0): 4])
+        #expect(
+            try await admin.committedOffsets(group: "g", partitions: [TopicPartition("c", 0)]) == [
+                TopicPartition("c", 0): 4
+            ])
         await probe.close()
         await producer.close()
     }

@@ -1,6 +1,6 @@
 import Kafka
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct GroupTests {
     @Test func secondMemberTakesPartitionsCooperatively() async throws {
@@ -19,14 +19,19 @@ import TestSupport
         #expect(first.revocations.map(\.count) == [2])
 
         await second.close()
-        try await eventually("first member takes back the partitions the second left") { first.assignment.count == 4 ? true : nil }
+        try await eventually("first member takes back the partitions the second left") {
+            first.assignment.count == 4 ? true : nil
+        }
         await first.close()
     }
 
     @Test func pausedPartitionsDeliverNothingUntilResumed() async throws {
         let cluster = try TestKafka.cluster(topics: ["p": 1])
         let producer = try TestKafka.producer(cluster)
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["p"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["p"]),
+                logger: TestKafka.logger))
         try await TestKafka.publish(producer, topic: "p", count: 3)
         try await probe.waitForMessages(3)
 

@@ -1,6 +1,6 @@
 import Kafka
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ProduceConsumeTests {
     @Test func roundTripCommitsAndLagFollowsTheLog() async throws {
@@ -17,7 +17,10 @@ import TestSupport
         #expect(try await admin.highWatermarks([]).isEmpty)
         #expect(try await admin.committedOffsets(group: "g1", partitions: []).isEmpty)
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g1", topics: ["orders"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g1", topics: ["orders"]),
+                logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(30)
         #expect(Set(messages.map { String(decoding: $0.value, as: UTF8.self) }) == Set((0..<30).map { "m-\($0)" }))
         try probe.storeAll()
@@ -43,11 +46,15 @@ import TestSupport
         let records = (0..<96).map { index in
             let size = sizes[index % sizes.count]
             let value = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
-            return KafkaRecord(topic: "mixed", partition: 0, key: index % 3 == 0 ? nil : Array("k-\(index)".utf8), value: value)
+            return KafkaRecord(
+                topic: "mixed", partition: 0, key: index % 3 == 0 ? nil : Array("k-\(index)".utf8), value: value)
         }
         _ = try await producer.send(records)
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["mixed"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["mixed"]),
+                logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(records.count).sorted { $0.offset < $1.offset }
         #expect(messages.count == records.count)
         for (message, record) in zip(messages, records) {
@@ -63,13 +70,19 @@ import TestSupport
         let producer = try TestKafka.producer(cluster)
         let record = KafkaRecord(
             topic: "h", key: Array("user-1".utf8), value: Array("{\"a\":1}".utf8),
-            headers: [KafkaHeader(name: "attempt", string: "3"), KafkaHeader(name: "empty", value: nil), KafkaHeader(name: "bin", value: [0, 255, 1])]
+            headers: [
+                KafkaHeader(name: "attempt", string: "3"), KafkaHeader(name: "empty", value: nil),
+                KafkaHeader(name: "bin", value: [0, 255, 1]),
+            ]
         )
         let report = try await producer.send(record)
         #expect(report.topic == "h")
         #expect(report.offset == 0)
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["h"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["h"]),
+                logger: TestKafka.logger))
         let message = try #require(try await probe.waitForMessages(1).first)
         #expect(message.partition == report.partition)
         #expect(message.key.map(Array.init) == Array("user-1".utf8))
@@ -87,7 +100,9 @@ import TestSupport
         let producer = try TestKafka.producer(cluster)
         // The 2.0.2 header double free (#4627) fires exactly here when headers go as varargs.
         await #expect(throws: KafkaError.self) {
-            _ = try await producer.send(KafkaRecord(topic: "p", partition: 7, key: nil, value: [1], headers: [KafkaHeader(name: "x", string: "y")]))
+            _ = try await producer.send(
+                KafkaRecord(
+                    topic: "p", partition: 7, key: nil, value: [1], headers: [KafkaHeader(name: "x", string: "y")]))
         }
         let ok = try await producer.send(KafkaRecord(topic: "p", key: "k", value: "still works"))
         #expect(ok.offset == 0)

@@ -32,30 +32,40 @@ import Testing
         #expect(try await pending().pending == 3)
 
         let dryRun = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, dryRun: true, logger: TestKafka.logger
+            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, dryRun: true,
+            logger: TestKafka.logger
         )
         #expect(dryRun.replayed == 0)
         #expect(Set(dryRun.entries.map(\.key)) == ["k0", "k1", "k2"])
-        #expect(dryRun.entries.allSatisfy { $0.sourceTopic == "iap.verify" && $0.attempts == "8" && $0.lastError == "apple down" })
+        #expect(
+            dryRun.entries.allSatisfy {
+                $0.sourceTopic == "iap.verify" && $0.attempts == "8" && $0.lastError == "apple down"
+            })
         #expect(try await pending().pending == 3)
 
         let firstTwo = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, limit: 2, logger: TestKafka.logger
+            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, limit: 2,
+            logger: TestKafka.logger
         )
         #expect(firstTwo.replayed == 2)
         #expect(try await pending().pending == 1)
         let rest = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, logger: TestKafka.logger
+            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer,
+            logger: TestKafka.logger
         )
         #expect(rest.replayed == 1)
         #expect(try await pending().pending == 0)
         #expect(try await pending().held == 3)
         let nothing = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, logger: TestKafka.logger, idleTimeout: .seconds(1)
+            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer,
+            logger: TestKafka.logger, idleTimeout: .seconds(1)
         )
         #expect(nothing.replayed == 0)
 
-        let probe = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["iap.verify"]), logger: TestKafka.logger))
+        let probe = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["iap.verify"]),
+                logger: TestKafka.logger))
         let replayed = try await probe.waitForMessages(3)
         try await Task.sleep(for: .milliseconds(500))
         #expect(probe.messages.count == 3)

@@ -19,7 +19,8 @@ import Testing
         try await withRedisClient { _, client throws in
             let queue = DelayQueue(client: client, name: "verify")
             let nowMilliseconds = try await serverMicroseconds(client) / 1000
-            try await queue.schedule(id: "retry-after", payload: [2], after: .zero, notBefore: nowMilliseconds + 3_600_000)
+            try await queue.schedule(
+                id: "retry-after", payload: [2], after: .zero, notBefore: nowMilliseconds + 3_600_000)
             try await queue.schedule(id: "past", payload: [3], after: .zero, notBefore: nowMilliseconds - 1000)
             let claimed = try await queue.claimDue(limit: 10, lease: .seconds(60))
             #expect(claimed == [DelayedItem(id: "past", payload: [3], claimCount: 1)])
@@ -89,7 +90,8 @@ import Testing
                 let items = try await survivor.claimDue(limit: 10, lease: .seconds(60))
                 return items.isEmpty ? nil : items
             }
-            #expect(reclaimed == [DelayedItem(id: "job", payload: [42], claimCount: 2)], "the held item never came back")
+            #expect(
+                reclaimed == [DelayedItem(id: "job", payload: [42], claimCount: 2)], "the held item never came back")
             try await survivor.acknowledge(["job"])
             #expect(try await survivor.count() == 1)
         }
@@ -99,7 +101,10 @@ import Testing
         try await withRedisClient { _, client throws in
             let queue = DelayQueue(client: client, name: "cap")
             let commands: [[RedisValue]] = (0..<(DelayQueue.maximumClaim + 5)).flatMap { index -> [[RedisValue]] in
-                [["ZADD", "iap:delay:{cap}:due", 0, .string("i\(index)")], ["HSET", "iap:delay:{cap}:payloads", .string("i\(index)"), "p"]]
+                [
+                    ["ZADD", "iap:delay:{cap}:due", 0, .string("i\(index)")],
+                    ["HSET", "iap:delay:{cap}:payloads", .string("i\(index)"), "p"],
+                ]
             }
             _ = try await client.pipeline(commands)
             #expect(try await queue.claimDue(limit: 1_000_000, lease: .seconds(60)).count == DelayQueue.maximumClaim)

@@ -1,5 +1,6 @@
 import Kafka
 import Testing
+
 @testable import Pipeline
 
 private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> KafkaMessage {
@@ -84,7 +85,9 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         let done = state.finish(record(0, key: "k", partition: 0))
         #expect(done.next?.topicPartition == TopicPartition("t", 1), "the other partition's record still runs")
         #expect(state.running(in: [p0]) == 0)
-        #expect(state.remove([p0]) == [TopicPartitionOffset(p0, offset: 1)], "final position stops below the dropped record")
+        #expect(
+            state.remove([p0]) == [TopicPartitionOffset(p0, offset: 1)], "final position stops below the dropped record"
+        )
     }
 
     @Test func runningIsBoundedAndReadyRecordsTakeFreedSlotsInOrder() {
@@ -116,7 +119,9 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         _ = state.accept(record(5, key: "k", partition: 0))  // behind k
         #expect(state.revoke([p1]) == 0)
         #expect(state.inFlight == 2)
-        #expect(state.finish(record(0, key: "x", partition: 0)).next?.offset == 5, "k's reservation passed to partition 0's record")
+        #expect(
+            state.finish(record(0, key: "x", partition: 0)).next?.offset == 5,
+            "k's reservation passed to partition 0's record")
     }
 
     @Test func drainingStopsStartingWaitingRecords() {

@@ -1,7 +1,7 @@
 import Kafka
 import Pipeline
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 /// Once every record up to the high watermark is finished, whatever its outcome, the group's
@@ -25,7 +25,9 @@ import Topology
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let idempotency = InMemoryIdempotency()
         let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: idempotency) {
-            $0.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), multiplier: 1, jitter: 0, maxAttempts: 1)
+            $0.retryPolicy = RetryPolicy(
+                initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), multiplier: 1, jitter: 0,
+                maxAttempts: 1)
         }
         let inputs = (0..<Self.partitions).map { TopicPartition("in", $0) }
 
@@ -33,7 +35,8 @@ import Topology
             var records: [KafkaRecord] = []
             for partition in 0..<Self.partitions {
                 for index in 0..<20 {
-                    records.append(Self.event(id: "b\(burst)-p\(partition)-\(index)", action: "ok", partition: partition))
+                    records.append(
+                        Self.event(id: "b\(burst)-p\(partition)-\(index)", action: "ok", partition: partition))
                 }
                 for index in 0..<24 {
                     records.append(Self.ending(ending, burst: burst, partition: partition, index: index))
@@ -42,13 +45,17 @@ import Topology
             _ = try await producer.send(records)
             let ends = try await admin.highWatermarks(inputs)
             do {
-                _ = try await eventually("burst \(burst): committed == high watermark on every partition", timeout: .seconds(15)) {
+                _ = try await eventually(
+                    "burst \(burst): committed == high watermark on every partition", timeout: .seconds(15)
+                ) {
                     let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
                     return inputs.allSatisfy { committed[$0] == ends[$0] } ? true : nil
                 }
             } catch is TimedOut {
                 let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
-                Issue.record("burst \(burst) ending \(ending): committed \(committed.sorted { $0.key < $1.key }), high watermarks \(ends.sorted { $0.key < $1.key })")
+                Issue.record(
+                    "burst \(burst) ending \(ending): committed \(committed.sorted { $0.key < $1.key }), high watermarks \(ends.sorted { $0.key < $1.key })"
+                )
                 break
             }
         }
@@ -66,7 +73,9 @@ import Topology
     private static func ending(_ ending: Ending, burst: Int, partition: Int32, index: Int) -> KafkaRecord {
         switch ending {
         case .rejected:
-            KafkaRecord(topic: "in", partition: partition, key: Array("bad\(index)".utf8), value: Array("not json \(burst)/\(index)".utf8))
+            KafkaRecord(
+                topic: "in", partition: partition, key: Array("bad\(index)".utf8),
+                value: Array("not json \(burst)/\(index)".utf8))
         case .duplicate:
             // The burst's own first records, again: already done, so finished without work.
             event(id: "b\(burst)-p\(partition)-\(index % 20)", action: "ok", partition: partition)

@@ -48,11 +48,14 @@ import Topology
         let file = try PipelineFile.load(path: Self.samplePath)
         #expect(
             try file.topics(for: "intake").map(\.name) == [
-                "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq", "iap.notifications.dlq",
+                "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq",
+                "iap.notifications.dlq",
                 "iap-intake.delayed",
             ])
         #expect(
-            try file.topics(for: "grant").map(\.name) == ["iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq", "iap-grant.delayed"])
+            try file.topics(for: "grant").map(\.name) == [
+                "iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq", "iap-grant.delayed",
+            ])
     }
 
     /// Every stage journals its retries and waits in a compacted topic as wide as its widest input.
@@ -93,19 +96,40 @@ import Topology
     }
 
     @Test(arguments: [
-        ("stages: [{name: s, consumerGroup: g, inputs: [nope]}]\ntopics: []", PipelineFileError.Code.undeclaredTopic, "nope"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], rejectTopic: r}]", .undeclaredTopic, "'r'"),
+        (
+            "stages: [{name: s, consumerGroup: g, inputs: [nope]}]\ntopics: []", PipelineFileError.Code.undeclaredTopic,
+            "nope"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], rejectTopic: r}]",
+            .undeclaredTopic, "'r'"
+        ),
         ("topics: [{name: a, partitions: 1, retention: 7 days}]\nstages: []", .invalidDuration, "7 days"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 5x}}]", .invalidDuration, "initialBackoff"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], windows: {w: '-1s'}}]", .invalidDuration, "-1s"),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 5x}}]",
+            .invalidDuration, "initialBackoff"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], windows: {w: '-1s'}}]",
+            .invalidDuration, "-1s"
+        ),
         ("topics: [{name: a, partitions: 1}, {name: a, partitions: 2}]\nstages: []", .duplicateName, "'a'"),
         ("topics: [{name: a, partitions: 0}]\nstages: []", .invalidValue, "partition"),
         // Validated, then trapped in `Int32(partitions)` in `iap topics create` and `iap dev`.
         ("topics: [{name: a, partitions: 2147483648}]\nstages: []", .invalidValue, "partition"),
         ("topics: [{name: a, partitions: 1, replicationFactor: 2147483648}]\nstages: []", .invalidValue, "replicas"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {jitter: 1.5}}]", .invalidValue, "jitter"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 10s, maxBackoff: 1s}}]", .invalidValue, "maxBackoff"),
-        ("topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: []}]", .invalidValue, "no input"),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {jitter: 1.5}}]",
+            .invalidValue, "jitter"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retry: {initialBackoff: 10s, maxBackoff: 1s}}]",
+            .invalidValue, "maxBackoff"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: []}]", .invalidValue,
+            "no input"
+        ),
         ("topics: [{name: a}]\nstages: []", .unreadable, "partitions"),
     ])
     func refusesInvalidFiles(yaml: String, code: PipelineFileError.Code, detail: String) {

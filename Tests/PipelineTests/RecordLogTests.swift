@@ -1,8 +1,9 @@
 import Kafka
 import Logging
-@testable import Pipeline
 import Synchronization
 import Testing
+
+@testable import Pipeline
 
 @Suite(.timeLimit(.minutes(2))) struct RecordLogTests {
     /// Keeps each logged line's level, message and metadata.
@@ -19,7 +20,9 @@ import Testing
             set { metadata[key] = newValue }
         }
         func log(event: LogEvent) {
-            captured.entries.withLock { $0.append((event.level, event.message.description, metadata.merging(event.metadata ?? [:]) { $1 })) }
+            captured.entries.withLock {
+                $0.append((event.level, event.message.description, metadata.merging(event.metadata ?? [:]) { $1 }))
+            }
         }
     }
 
@@ -27,7 +30,8 @@ import Testing
         let captured = Captured()
         var logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
         logger[metadataKey: "stage"] = "grant"
-        var log = RecordLog(logger: logger, record: KafkaMessage(topic: "iap.matched", partition: 3, offset: 41, key: nil, value: []))
+        var log = RecordLog(
+            logger: logger, record: KafkaMessage(topic: "iap.matched", partition: 3, offset: 41, key: nil, value: []))
         log.info("before the business id is known")
         log.businessId = "2000000042"
         log.warning("retry scheduled", metadata: ["attempt": "2"])
@@ -37,7 +41,11 @@ import Testing
         #expect(entries.map(\.1) == ["before the business id is known", "retry scheduled"])
         #expect(entries[0].2["business_id"] == nil)
         let tags = entries[1].2.mapValues(\.description)
-        #expect(tags == ["stage": "grant", "topic": "iap.matched", "partition": "3", "offset": "41", "business_id": "2000000042", "attempt": "2"])
+        #expect(
+            tags == [
+                "stage": "grant", "topic": "iap.matched", "partition": "3", "offset": "41", "business_id": "2000000042",
+                "attempt": "2",
+            ])
         // The logger itself was not changed per record.
         #expect(logger[metadataKey: "topic"] == nil)
     }
@@ -45,8 +53,11 @@ import Testing
     @Test func loggedValuesAreBoundedExcerpts() {
         let captured = Captured()
         let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
-        let log = RecordLog(logger: logger, record: KafkaMessage(topic: "iap.purchase.v1", partition: 0, offset: 7, key: nil, value: []))
-        log.info("rejected", metadata: ["detail": "\(String(repeating: "x", count: 300_000))", "reason": "malformed_event"])
+        let log = RecordLog(
+            logger: logger, record: KafkaMessage(topic: "iap.purchase.v1", partition: 0, offset: 7, key: nil, value: [])
+        )
+        log.info(
+            "rejected", metadata: ["detail": "\(String(repeating: "x", count: 300_000))", "reason": "malformed_event"])
 
         let tags = captured.entries.withLock { $0 }[0].2.mapValues(\.description)
         #expect(tags["detail"] == String(repeating: "x", count: Excerpt.detailLimit) + "…(300000 bytes)")

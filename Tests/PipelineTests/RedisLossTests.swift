@@ -4,8 +4,8 @@ import Logging
 import Pipeline
 import Redis
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 /// Redis forgetting everything (`FLUSHALL`: a failover to an asynchronously replicated replica, a
@@ -15,27 +15,39 @@ import Topology
 @Suite(.timeLimit(.minutes(3))) struct RedisLossTests {
     @Test func waitingAndRetryingRecordsSurviveRedisLosingItsData() async throws {
         try await withRedisServer { redis in
-            let cluster = try TestKafka.cluster(topics: ["in": 4, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 4])
+            let cluster = try TestKafka.cluster(topics: [
+                "in": 4, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 4,
+            ])
             let producer = try TestKafka.producer(cluster)
             let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
             let stage = StageSpec(
                 name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected",
-                retry: RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 2)
+                retry: RetryPolicy(
+                    initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0,
+                    maxAttempts: 2)
             )
             let settings = try Self.settings(cluster: cluster, redis: redis)
 
             // First worker: every record ends up waiting (for the gate) or retrying (after 4 s).
             let first = TestStage()
-            let firstRun = Task { try await Worker(stage: stage, handler: first, settings: settings, logger: TestKafka.logger).run { await Task.never() } }
+            let firstRun = Task {
+                try await Worker(stage: stage, handler: first, settings: settings, logger: TestKafka.logger).run {
+                    await Task.never()
+                }
+            }
             let waits = (0..<40).map { (id: "w\($0)", action: "wait") }
             let retries = (0..<40).map { (id: "r\($0)", action: "retry") }
             try await TestEvents.publish(producer, waits + retries, extra: ",\"retryAfterMs\":4000")
             let partitions = (0..<4).map { TopicPartition("in", Int32($0)) }
-            try await eventually("every record waited or retried, and its offset was committed", timeout: .seconds(60)) {
+            try await eventually("every record waited or retried, and its offset was committed", timeout: .seconds(60))
+            {
                 let committed = try await admin.committedOffsets(group: "test-stage", partitions: partitions)
                 let ends = try await admin.highWatermarks(partitions)
                 let handled = Set(first.observations.handled.map(\.id))
-                return handled.count == 80 && partitions.allSatisfy({ committed[$0] != nil && committed[$0]! >= 1 && committed[$0] == ends[$0] })
+                return handled.count == 80
+                    && partitions.allSatisfy({
+                        committed[$0] != nil && committed[$0]! >= 1 && committed[$0] == ends[$0]
+                    })
                     ? true : nil
             }
             let firstSeen = Dictionary(first.observations.handled.map { ($0.id, $0.at) }) { earlier, _ in earlier }
@@ -48,8 +60,15 @@ import Topology
             // The next start rebuilds from the journal; the gate is open now.
             let second = TestStage()
             second.gate.open()
-            let secondRun = Task { try await Worker(stage: stage, handler: second, settings: settings, logger: TestKafka.logger).run { await Task.never() } }
-            let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+            let secondRun = Task {
+                try await Worker(stage: stage, handler: second, settings: settings, logger: TestKafka.logger).run {
+                    await Task.never()
+                }
+            }
+            let output = ConsumerProbe(
+                try KafkaConsumer(
+                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                    logger: TestKafka.logger))
             let produced = try await output.waitForMessages(80, timeout: .seconds(60))
             let ids = Set(produced.map { String(decoding: $0.key ?? [], as: UTF8.self) })
             #expect(ids == Set((waits + retries).map(\.id)), "nothing lost")
@@ -58,7 +77,9 @@ import Topology
                 let firstTime = try #require(firstSeen[handled.id])
                 if handled.id.hasPrefix("r") {
                     #expect(handled.attempt == 1)
-                    #expect(handled.at - firstTime >= .seconds(4), "\(handled.id) was retried \(handled.at - firstTime) after its first try, asked for 4 s")
+                    #expect(
+                        handled.at - firstTime >= .seconds(4),
+                        "\(handled.id) was retried \(handled.at - firstTime) after its first try, asked for 4 s")
                 } else {
                     #expect(handled.waitingSince != nil, "\(handled.id) carries when it began to wait")
                     #expect(handled.attempt == 0, "a wait is not charged to the retry budget")
@@ -79,7 +100,9 @@ import Topology
         settings.opsPort = 0
         settings.generationCheckInterval = .milliseconds(200)
         settings.shutdownGracePeriod = .seconds(10)
-        settings.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200"]
+        settings.kafkaProperties = [
+            "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
+        ]
         return settings
     }
 }

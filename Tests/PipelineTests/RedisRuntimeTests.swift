@@ -2,8 +2,8 @@ import Foundation
 import Kafka
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 /// The runtime with its production stores: retries in a Redis delay queue, done markers and
 /// locks in Redis, shared by replicas that each have their own Redis client (as processes do).
@@ -14,19 +14,33 @@ import TestSupport
             let cluster = try TestKafka.cluster(topics: ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1])
             let producer = try TestKafka.producer(cluster)
             let replica = try RuntimeReplica(
-                cluster: cluster, retries: RedisRetryStore(client: client, stage: "test"), idempotency: RedisIdempotencyGuard(client: client, stage: "test")
+                cluster: cluster, retries: RedisRetryStore(client: client, stage: "test"),
+                idempotency: RedisIdempotencyGuard(client: client, stage: "test")
             )
-            try await TestEvents.publish(producer, [(id: "later", action: "retry"), (id: "never", action: "fail")], extra: ",\"retryAfterMs\":1000")
-            let out = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
-            let dlq = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check-dlq", topics: ["in.dlq"]), logger: TestKafka.logger))
-            #expect(try await out.waitForMessages(1).map { String(decoding: $0.value, as: UTF8.self) } == ["{\"id\":\"later\"}"])
+            try await TestEvents.publish(
+                producer, [(id: "later", action: "retry"), (id: "never", action: "fail")],
+                extra: ",\"retryAfterMs\":1000")
+            let out = ConsumerProbe(
+                try KafkaConsumer(
+                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                    logger: TestKafka.logger))
+            let dlq = ConsumerProbe(
+                try KafkaConsumer(
+                    configuration: TestKafka.consumerConfiguration(cluster, group: "check-dlq", topics: ["in.dlq"]),
+                    logger: TestKafka.logger))
+            #expect(
+                try await out.waitForMessages(1).map { String(decoding: $0.value, as: UTF8.self) } == [
+                    "{\"id\":\"later\"}"
+                ])
             let dead = try #require(try await dlq.waitForMessages(1).first)
             #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
 
             let later = replica.stage.observations.handled.filter { $0.id == "later" }
             #expect(later.map(\.attempt) == [0, 1])
             #expect(later[1].at - later[0].at >= .seconds(1))
-            #expect(try await RedisRetryStore(client: client, stage: "test").depth() == 0, "promoted retries are acknowledged")
+            #expect(
+                try await RedisRetryStore(client: client, stage: "test").depth() == 0,
+                "promoted retries are acknowledged")
             try await replica.stop()
             await out.close()
             await dlq.close()
@@ -42,7 +56,10 @@ import TestSupport
             let events = (0..<8).map { (id: "d\($0)", action: $0 == 5 ? "block" : "ok") }
             try await TestEvents.publish(producer, events)
 
-            let out = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+            let out = ConsumerProbe(
+                try KafkaConsumer(
+                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                    logger: TestKafka.logger))
             let firstClient = RedisClient(configuration: try server.configuration())
             let first = try RuntimeReplica(
                 cluster: cluster, retries: RedisRetryStore(client: firstClient, stage: "test"),
@@ -70,7 +87,8 @@ import TestSupport
             try await out.waitForMessages(8)
             try await eventually("the replacement committed everything") {
                 try await KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
-                    .committedOffsets(group: "test-stage", partitions: [TopicPartition("in", 0)])[TopicPartition("in", 0)] == 8 ? true : nil
+                    .committedOffsets(group: "test-stage", partitions: [TopicPartition("in", 0)])[
+                        TopicPartition("in", 0)] == 8 ? true : nil
             }
             #expect(out.messages.count == 8, "every event produced exactly once")
             #expect(second.stage.observations.handled.map(\.id) == ["d5"], "only the unfinished event is redone")

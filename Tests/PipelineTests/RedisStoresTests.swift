@@ -1,8 +1,8 @@
 import Foundation
 import Pipeline
 import Redis
-import Testing
 import TestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct RedisStoresTests {
     @Test func idempotencyGuardRemembersCompletedWorkAcrossClients() async throws {
@@ -40,7 +40,12 @@ import TestSupport
         try await withRedisServer { server in
             let first = RedisClient(configuration: try server.configuration())
             let second = RedisClient(configuration: try server.configuration())
-            defer { Task { await first.shutdown(); await second.shutdown() } }
+            defer {
+                Task {
+                    await first.shutdown()
+                    await second.shutdown()
+                }
+            }
             let guardA = RedisIdempotencyGuard(client: first, stage: "s")
             let guardB = RedisIdempotencyGuard(client: second, stage: "s")
             guard case .acquired(let token) = try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 0) else {
@@ -48,8 +53,10 @@ import TestSupport
                 return
             }
             try await guardA.postpone("txn-9", token: token, untilAttempt: 1, ttl: .seconds(60))
-            #expect(try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .superseded, "the replayed copy")
-            guard case .acquired(let retryToken) = try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 1) else {
+            #expect(
+                try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .superseded, "the replayed copy")
+            guard case .acquired(let retryToken) = try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 1)
+            else {
                 Issue.record("the scheduled retry did not take the lock over")
                 return
             }
@@ -66,7 +73,9 @@ import TestSupport
             try await store.schedule(ScheduledDelivery(id: "a", payload: [9], kind: .retry, delay: .zero))
             try await store.schedule(ScheduledDelivery(id: "b", payload: [3], kind: .retry, delay: .seconds(60)))
             #expect(try await store.depth() == 2)
-            #expect(try await store.claimDue(limit: 10, lease: .seconds(120)) == [ClaimedRetry(id: "a", payload: [1, 2])], "the first payload wins")
+            #expect(
+                try await store.claimDue(limit: 10, lease: .seconds(120)) == [ClaimedRetry(id: "a", payload: [1, 2])],
+                "the first payload wins")
             #expect(try await store.claimDue(limit: 10, lease: .seconds(120)).isEmpty, "leased items stay hidden")
             try await store.schedule(ScheduledDelivery(id: "c", payload: [4], kind: .retry, delay: .zero))
             #expect(try await store.claimDue(limit: 10, lease: .milliseconds(200)).map(\.id) == ["c"])
@@ -84,8 +93,12 @@ import TestSupport
     @Test func retryStoreKeepsAWaitUntilItsDeadline() async throws {
         try await withRedisClient { _, client in
             let store = RedisRetryStore(client: client, stage: "s")
-            try await store.schedule(ScheduledDelivery(id: "w", payload: [1], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(3600)))
-            try await store.schedule(ScheduledDelivery(id: "past", payload: [2], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(-5)))
+            try await store.schedule(
+                ScheduledDelivery(
+                    id: "w", payload: [1], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(3600)))
+            try await store.schedule(
+                ScheduledDelivery(
+                    id: "past", payload: [2], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(-5)))
             #expect(try await store.claimDue(limit: 10, lease: .seconds(120)).map(\.id) == ["past"])
             #expect(try await store.depth() == 2)
         }

@@ -3,7 +3,8 @@ import Testing
 import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct RetryPolicyTests {
-    let exact = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(60), multiplier: 2, jitter: 0, maxAttempts: 5)
+    let exact = RetryPolicy(
+        initialBackoff: .seconds(1), maxBackoff: .seconds(60), multiplier: 2, jitter: 0, maxAttempts: 5)
 
     @Test func growsExponentiallyUpToTheCap() {
         let delays = (1...9).map { exact.delay(forAttempt: $0) }
@@ -21,7 +22,8 @@ import Topology
     }
 
     @Test func jitterStaysWithinItsFractionAndTheCap() {
-        let policy = RetryPolicy(initialBackoff: .seconds(10), maxBackoff: .seconds(100), multiplier: 3, jitter: 0.25, maxAttempts: 5)
+        let policy = RetryPolicy(
+            initialBackoff: .seconds(10), maxBackoff: .seconds(100), multiplier: 3, jitter: 0.25, maxAttempts: 5)
         var generator = SeededGenerator(seed: 42)
         var distinct: Set<Duration> = []
         for _ in 0..<500 {
@@ -37,7 +39,8 @@ import Topology
     @Test func neverEarlierThanRetryAfter() {
         #expect(exact.delay(forAttempt: 1, retryAfter: .seconds(90)) == .seconds(90))
         #expect(exact.delay(forAttempt: 3, retryAfter: .seconds(2)) == .seconds(4))
-        let jittered = RetryPolicy(initialBackoff: .seconds(1), maxBackoff: .seconds(10), multiplier: 2, jitter: 1, maxAttempts: 3)
+        let jittered = RetryPolicy(
+            initialBackoff: .seconds(1), maxBackoff: .seconds(10), multiplier: 2, jitter: 1, maxAttempts: 3)
         var generator = SeededGenerator(seed: 7)
         for attempt in 1...20 {
             #expect(jittered.delay(forAttempt: attempt, retryAfter: .seconds(5), using: &generator) >= .seconds(5))

@@ -51,7 +51,9 @@ final class TestStage: MessageHandler {
         case "reject":
             return .reject(.malformedEvent, detail: "id '\(event.id)' is refused")
         case "wait" where !gate.isOpened:
-            return .wait(until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(), reason: "waiting for the gate")
+            return .wait(
+                until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(),
+                reason: "waiting for the gate")
         case "block":
             try await gate.wait()
         default:
@@ -64,14 +66,24 @@ final class TestStage: MessageHandler {
 
 /// What the stage saw: every handled delivery, and whether any record ran twice at once.
 final class Observations: Sendable {
-    struct Handled: Sendable { var id: String; var attempt: Int; var at: ContinuousClock.Instant; var waitingSince: Date? }
-    private struct State { var running: Set<String> = []; var handled: [Handled] = []; var overlaps: [String] = [] }
+    struct Handled: Sendable {
+        var id: String
+        var attempt: Int
+        var at: ContinuousClock.Instant
+        var waitingSince: Date?
+    }
+    private struct State {
+        var running: Set<String> = []
+        var handled: [Handled] = []
+        var overlaps: [String] = []
+    }
     private let state = Mutex(State())
 
     func begin(_ key: String, event: TestEvent, attempt: Int, waitingSince: Date?) throws {
         state.withLock { state in
             if !state.running.insert(key).inserted { state.overlaps.append(key) }
-            state.handled.append(Handled(id: event.id, attempt: attempt, at: ContinuousClock.now, waitingSince: waitingSince))
+            state.handled.append(
+                Handled(id: event.id, attempt: attempt, at: ContinuousClock.now, waitingSince: waitingSince))
         }
     }
 
@@ -97,14 +109,18 @@ final class RuntimeReplica: Sendable {
     let task: Task<Void, any Error>
 
     init(
-        cluster: KafkaMockCluster, stage: TestStage = TestStage(), retries: any RetryStore, idempotency: (any IdempotencyGuard)?,
+        cluster: KafkaMockCluster, stage: TestStage = TestStage(), retries: any RetryStore,
+        idempotency: (any IdempotencyGuard)?,
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws {
-        var configuration = WorkerConfiguration(stage: "test", consumerGroup: "test-stage", inputTopics: ["in"], rejectTopic: "rejected")
-        configuration.retryPolicy = RetryPolicy(initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 3)
+        var configuration = WorkerConfiguration(
+            stage: "test", consumerGroup: "test-stage", inputTopics: ["in"], rejectTopic: "rejected")
+        configuration.retryPolicy = RetryPolicy(
+            initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 3)
         configure(&configuration)
         let consumer = try KafkaConsumer(
-            configuration: TestKafka.consumerConfiguration(cluster, group: configuration.consumerGroup, topics: configuration.inputTopics),
+            configuration: TestKafka.consumerConfiguration(
+                cluster, group: configuration.consumerGroup, topics: configuration.inputTopics),
             logger: TestKafka.logger
         )
         let producer = try TestKafka.producer(cluster)
@@ -115,7 +131,8 @@ final class RuntimeReplica: Sendable {
         let promoter = RetryPromoter(stage: "test", store: retries, producer: producer, logger: TestKafka.logger)
         self.stage = stage
         let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(services: [.init(service: promoter), .init(service: runtime)], logger: TestKafka.logger)
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: promoter), .init(service: runtime)], logger: TestKafka.logger)
         )
         self.group = group
         task = Task {
@@ -138,9 +155,13 @@ final class RuntimeReplica: Sendable {
 }
 
 enum TestEvents {
-    static func publish(_ producer: KafkaProducer, _ events: [(id: String, action: String)], extra: String = "") async throws {
+    static func publish(_ producer: KafkaProducer, _ events: [(id: String, action: String)], extra: String = "")
+        async throws
+    {
         let records = events.map { event in
-            KafkaRecord(topic: "in", key: event.id, value: "{\"schema\":\"test.v1\",\"id\":\"\(event.id)\",\"action\":\"\(event.action)\"\(extra)}")
+            KafkaRecord(
+                topic: "in", key: event.id,
+                value: "{\"schema\":\"test.v1\",\"id\":\"\(event.id)\",\"action\":\"\(event.action)\"\(extra)}")
         }
         _ = try await producer.send(records)
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Kafka
 import Pipeline
-import Testing
 import TestSupport
+import Testing
 
 private let topics: [String: Int32] = ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1]
 
@@ -20,7 +20,9 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         let events = (0..<10).map { (id: "e\($0)", action: $0 == 3 || $0 == 7 ? "block" : "ok") }
         try await TestEvents.publish(producer, events)
 
-        let first = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency) { $0.lockTTL = .seconds(2) }
+        let first = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency) {
+            $0.lockTTL = .seconds(2)
+        }
         try await eventually("8 of 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 8 ? true : nil }
         let partition = TopicPartition("in", 0)
         let committed = try await eventually("offset 3 committed") {
@@ -28,16 +30,23 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         }
         #expect(committed == 3)
         try await Task.sleep(for: .milliseconds(600))  // several auto-commit intervals
-        #expect(try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3, "never past unfinished offset 3")
+        #expect(
+            try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3,
+            "never past unfinished offset 3")
 
         await first.kill()  // offsets 3 and 7 never finished
         let second = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency)
         second.stage.gate.open()
         try await eventually("all 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 10 ? true : nil }
-        #expect(Set(second.stage.observations.handled.map(\.id)) == ["e3", "e7"], "finished records are replayed but not redone")
+        #expect(
+            Set(second.stage.observations.handled.map(\.id)) == ["e3", "e7"],
+            "finished records are replayed but not redone")
         try await second.stop()
 
-        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
         let produced = try await output.waitForMessages(10)
         try await Task.sleep(for: .milliseconds(300))
         #expect(output.messages.count == 10, "each record's output exactly once")
@@ -50,10 +59,14 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     @Test func retryIsRedeliveredNoEarlierThanAskedWithTheAttemptCounted() async throws {
         let cluster = try TestKafka.cluster(topics: topics)
         let producer = try TestKafka.producer(cluster)
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        let replica = try RuntimeReplica(
+            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
         try await TestEvents.publish(producer, [(id: "r1", action: "retry")], extra: ",\"retryAfterMs\":1000")
 
-        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
         try await output.waitForMessages(1)
         let handled = replica.stage.observations.handled
         #expect(handled.map(\.attempt) == [0, 1])
@@ -67,10 +80,14 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     @Test func exhaustedRetriesLandInTheDLQWithSourceHeaders() async throws {
         let cluster = try TestKafka.cluster(topics: topics)
         let producer = try TestKafka.producer(cluster)
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        let replica = try RuntimeReplica(
+            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
         try await TestEvents.publish(producer, [(id: "dead", action: "fail"), (id: "fine", action: "ok")])
 
-        let dlq = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]), logger: TestKafka.logger))
+        let dlq = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]),
+                logger: TestKafka.logger))
         let dead = try #require(try await dlq.waitForMessages(1).first)
         #expect(values([dead]) == ["{\"schema\":\"test.v1\",\"id\":\"dead\",\"action\":\"fail\"}"])
         #expect(dead.headers.last(named: "source_topic")?.stringValue == "in")
@@ -88,7 +105,9 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     @Test func badInputIsRejectedWithAReasonAndTheWorkerKeepsGoing() async throws {
         let cluster = try TestKafka.cluster(topics: topics)
         let producer = try TestKafka.producer(cluster)
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()) {
+        let replica = try RuntimeReplica(
+            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
+        ) {
             $0.maxMessageBytes = 4096
         }
         _ = try await producer.send([
@@ -100,15 +119,26 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         ])
         try await TestEvents.publish(producer, [(id: "after", action: "ok")])
 
-        let rejected = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]), logger: TestKafka.logger))
-        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let rejected = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]),
+                logger: TestKafka.logger))
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
         let rejects = try await rejected.waitForMessages(5)
-        let bodies = try rejects.map { try #require(try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any]) }
-        let byKey = Dictionary(uniqueKeysWithValues: zip(rejects.map { String(decoding: $0.key ?? [], as: UTF8.self) }, bodies))
+        let bodies = try rejects.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])
+        }
+        let byKey = Dictionary(
+            uniqueKeysWithValues: zip(rejects.map { String(decoding: $0.key ?? [], as: UTF8.self) }, bodies))
         #expect(byKey["a"]?["reason"] as? String == "malformed_event")
         #expect(byKey["a"]?["event"] as? String == "this is not json")
         #expect(byKey["b"]?["reason"] as? String == "unsupported_schema")
-        #expect((byKey["b"]?["event"] as? [String: Any])?["schema"] as? String == "other.v9", "JSON events are embedded as JSON")
+        #expect(
+            (byKey["b"]?["event"] as? [String: Any])?["schema"] as? String == "other.v9",
+            "JSON events are embedded as JSON")
         #expect(byKey["c"]?["reason"] as? String == "malformed_event")
         #expect(byKey["c"]?["detail"] as? String == "missing field 'id'")
         #expect(byKey["d"]?["reason"] as? String == "malformed_event")
@@ -127,11 +157,15 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     @Test func refusalDetailsAreBoundedExcerptsWithTheSize() async throws {
         let cluster = try TestKafka.cluster(topics: topics)
         let producer = try TestKafka.producer(cluster)
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        let replica = try RuntimeReplica(
+            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
         let huge = String(repeating: "é", count: 150_000)
         try await TestEvents.publish(producer, [(id: huge, action: "reject"), (id: "short", action: "reject")])
 
-        let rejected = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]), logger: TestKafka.logger))
+        let rejected = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]),
+                logger: TestKafka.logger))
         let rejects = try await rejected.waitForMessages(2)
         let details = try rejects.map { record in
             let body = try #require(try JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])
@@ -162,12 +196,19 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             try await Task.sleep(for: .milliseconds(300))
         }
         let expected = Set((0..<300).map { "a\($0)" } + (0..<10).flatMap { b in (0..<100).map { "b\(b)-\($0)" } })
-        try await eventually("all 1300 done", timeout: .seconds(60)) { idempotency.isDoneCount(of: Array(expected)) == expected.count ? true : nil }
-        #expect(stage.observations.overlaps.isEmpty, "a record ran in both replicas at once: \(stage.observations.overlaps)")
+        try await eventually("all 1300 done", timeout: .seconds(60)) {
+            idempotency.isDoneCount(of: Array(expected)) == expected.count ? true : nil
+        }
+        #expect(
+            stage.observations.overlaps.isEmpty, "a record ran in both replicas at once: \(stage.observations.overlaps)"
+        )
 
         try await first.stop()
         try await second.stop()
-        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
         let produced = try await output.waitForMessages(expected.count)
         #expect(Set(values(produced)) == Set(expected.map { "{\"id\":\"\($0)\"}" }), "nothing lost")
         await output.close()
@@ -187,10 +228,15 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await Task.sleep(for: .seconds(3))
         try cluster.setBrokerUp(1)
         try await late.value
-        try await eventually("all 200 done", timeout: .seconds(60)) { idempotency.isDoneCount(of: ids) == 200 ? true : nil }
+        try await eventually("all 200 done", timeout: .seconds(60)) {
+            idempotency.isDoneCount(of: ids) == 200 ? true : nil
+        }
         try await replica.stop()
 
-        let output = ConsumerProbe(try KafkaConsumer(configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]), logger: TestKafka.logger))
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
         let produced = try await output.waitForMessages(200)
         #expect(Set(values(produced)) == Set(ids.map { "{\"id\":\"\($0)\"}" }))
         await output.close()

@@ -1,15 +1,15 @@
 import AsyncHTTPClient
-import NIOCore
-import NIOHTTP1
-import Redis
 import Foundation
 import Hosting
 import Kafka
 import Logging
+import NIOCore
+import NIOHTTP1
 import Pipeline
+import Redis
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct WorkerTests {
@@ -21,7 +21,9 @@ import Topology
 
     @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
         try await withRedisServer { redis in
-            let cluster = try TestKafka.cluster(topics: ["in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2])
+            let cluster = try TestKafka.cluster(topics: [
+                "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
+            ])
             let producer = try TestKafka.producer(cluster)
             var settings = try WorkerSettings(stage: "test", environment: [:])
             settings.kafkaBrokers = cluster.bootstrapServers
@@ -29,10 +31,14 @@ import Topology
             settings.opsHost = "127.0.0.1"
             settings.opsPort = 0
             settings.lagInterval = .milliseconds(300)
-            settings.kafkaProperties = ["session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200"]
-            let stage = StageSpec(name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
+            settings.kafkaProperties = [
+                "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
+            ]
+            let stage = StageSpec(
+                name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
             let port = Mutex<Int?>(nil)
-            let worker = try Worker(stage: stage, handler: TestStage(), settings: settings, logger: TestKafka.logger) { bound in
+            let worker = try Worker(stage: stage, handler: TestStage(), settings: settings, logger: TestKafka.logger) {
+                bound in
                 port.withLock { $0 = bound }
             }
             let stop = AsyncStream<Void>.makeStream()
@@ -49,8 +55,10 @@ import Topology
                 let text = try await get(http, base + "/metrics").body
                 let produced = text.contains(#"iap_stage_messages_total{stage="test",outcome="produced"} 20"#)
                 let rejected = text.contains(#"iap_stage_messages_total{stage="test",outcome="rejected"} 1"#)
-                let lagZero = text.contains(#"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="0"} 0.0"#)
-                    && text.contains(#"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="1"} 0.0"#)
+                let lagZero =
+                    text.contains(#"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="0"} 0.0"#)
+                    && text.contains(
+                        #"kafka_consumergroup_lag{consumergroup="test-stage",topic="in",partition="1"} 0.0"#)
                 return produced && rejected && lagZero ? text : nil
             }
             #expect(metrics.contains("iap_stage_processing_seconds"))
@@ -66,10 +74,12 @@ import Topology
     }
 
     @Test func settingsComeFromTheEnvironment() throws {
-        let settings = try WorkerSettings(stage: "verify", environment: [
-            "KAFKA_BROKERS": "k1:9092,k2:9092", "REDIS_URL": "redis://:secret@r:6380/2", "IAP_OPS_PORT": "9200",
-            "IAP_SHUTDOWN_GRACE_SECONDS": "12", "IAP_KAFKA_SESSION_TIMEOUT_MS": "10000", "HOSTNAME": "pod-1",
-        ])
+        let settings = try WorkerSettings(
+            stage: "verify",
+            environment: [
+                "KAFKA_BROKERS": "k1:9092,k2:9092", "REDIS_URL": "redis://:secret@r:6380/2", "IAP_OPS_PORT": "9200",
+                "IAP_SHUTDOWN_GRACE_SECONDS": "12", "IAP_KAFKA_SESSION_TIMEOUT_MS": "10000", "HOSTNAME": "pod-1",
+            ])
         #expect(settings.kafkaBrokers == "k1:9092,k2:9092")
         #expect(settings.redisURL == "redis://:secret@r:6380/2")
         #expect(settings.opsPort == 9200)
@@ -85,13 +95,17 @@ import Topology
         #expect { try WorkerSettings(stage: "verify", environment: ["IAP_OPS_PORT": "ninety"]) } throws: { error in
             (error as? SettingsError)?.key == "IAP_OPS_PORT"
         }
-        #expect { try WorkerSettings(stage: "verify", environment: ["REDIS_URL": "rediss://cache:6380"]) } throws: { error in
+        #expect { try WorkerSettings(stage: "verify", environment: ["REDIS_URL": "rediss://cache:6380"]) } throws: {
+            error in
             (error as? SettingsError)?.key == "REDIS_URL"
         }
-        let settings = try WorkerSettings(stage: "verify", environment: [
-            "REDIS_POOL_SIZE": "3", "REDIS_CONNECT_TIMEOUT_MS": "250", "REDIS_COMMAND_TIMEOUT_MS": "750",
-        ])
+        let settings = try WorkerSettings(
+            stage: "verify",
+            environment: [
+                "REDIS_POOL_SIZE": "3", "REDIS_CONNECT_TIMEOUT_MS": "250", "REDIS_COMMAND_TIMEOUT_MS": "750",
+            ])
         #expect(settings.redisPoolSize == 3)
-        #expect(settings.redisConnectTimeout == .milliseconds(250) && settings.redisCommandTimeout == .milliseconds(750))
+        #expect(
+            settings.redisConnectTimeout == .milliseconds(250) && settings.redisCommandTimeout == .milliseconds(750))
     }
 }

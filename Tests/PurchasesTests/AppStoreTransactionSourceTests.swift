@@ -19,13 +19,15 @@ import Testing
 
         var urls: [String] { self.recorded.withLock { $0 } }
 
-        func execute(_ request: AppleHTTPRequest, timeout: Duration) async throws(TransportFailure) -> AppleHTTPResponse {
+        func execute(_ request: AppleHTTPRequest, timeout: Duration) async throws(TransportFailure) -> AppleHTTPResponse
+        {
             self.recorded.withLock { $0.append(request.url) }
             return self.respond(request)
         }
     }
 
-    static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> AppleHTTPResponse {
+    static func json(_ status: Int, _ text: String, headers: [(name: String, value: String)] = []) -> AppleHTTPResponse
+    {
         AppleHTTPResponse(status: status, headers: headers, body: Array(text.utf8))
     }
 
@@ -34,7 +36,8 @@ import Testing
             privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyId: "KEY", issuerId: "ISSUER",
             bundleId: TestApple.bundleId, productionBaseURL: "https://prod.test", sandboxBaseURL: "https://sandbox.test"
         )
-        let receipts = VerifyReceiptClient.Configuration(productionURL: "https://buy.test/verifyReceipt", sandboxURL: "https://sandbox.test/verifyReceipt")
+        let receipts = VerifyReceiptClient.Configuration(
+            productionURL: "https://buy.test/verifyReceipt", sandboxURL: "https://sandbox.test/verifyReceipt")
         return try AppStoreTransactionSource(api: api, verifyReceipt: legacy ? receipts : nil, executor: http)
     }
 
@@ -54,7 +57,9 @@ import Testing
                 : Self.json(200, #"{"signedTransactionInfo":"a.b.c"}"#)
         }
         let source = try Self.source(http)
-        let production = await Self.outcome { () throws(AppleCallFailure) in _ = try await source.transactionInfo(id: "7", environment: .production) }
+        let production = await Self.outcome { () throws(AppleCallFailure) in
+            _ = try await source.transactionInfo(id: "7", environment: .production)
+        }
         #expect(production == .switchEnvironment(to: .sandbox))
         #expect(http.urls == ["https://prod.test/inApps/v1/transactions/7"])
 
@@ -64,9 +69,13 @@ import Testing
     }
 
     @Test func notFoundInSandboxIsFinal() async throws {
-        let http = ScriptedHTTP { _ in Self.json(404, #"{"errorCode":4040010,"errorMessage":"TransactionIdNotFoundError"}"#) }
+        let http = ScriptedHTTP { _ in
+            Self.json(404, #"{"errorCode":4040010,"errorMessage":"TransactionIdNotFoundError"}"#)
+        }
         let source = try Self.source(http)
-        let outcome = await Self.outcome { () throws(AppleCallFailure) in _ = try await source.transactionInfo(id: "7", environment: .sandbox) }
+        let outcome = await Self.outcome { () throws(AppleCallFailure) in
+            _ = try await source.transactionInfo(id: "7", environment: .sandbox)
+        }
         guard case .terminal(let reason) = outcome else {
             Issue.record("not terminal: \(String(describing: outcome))")
             return
@@ -76,9 +85,15 @@ import Testing
 
     @Test func rateLimitKeepsApplesRetryAfter() async throws {
         let retryAt = String(Int64(Date().timeIntervalSince1970 * 1000) + 120_000)
-        let http = ScriptedHTTP { _ in Self.json(429, #"{"errorCode":4290000,"errorMessage":"RateLimitExceededError"}"#, headers: [("Retry-After", retryAt)]) }
+        let http = ScriptedHTTP { _ in
+            Self.json(
+                429, #"{"errorCode":4290000,"errorMessage":"RateLimitExceededError"}"#,
+                headers: [("Retry-After", retryAt)])
+        }
         let source = try Self.source(http)
-        let outcome = await Self.outcome { () throws(AppleCallFailure) in _ = try await source.transactionInfo(id: "7", environment: .production) }
+        let outcome = await Self.outcome { () throws(AppleCallFailure) in
+            _ = try await source.transactionInfo(id: "7", environment: .production)
+        }
         guard case .retry(let after, let reason) = outcome else {
             Issue.record("not a retry: \(String(describing: outcome))")
             return
@@ -91,10 +106,14 @@ import Testing
         let http = ScriptedHTTP { request in
             request.url.hasPrefix("https://buy.test")
                 ? Self.json(200, #"{"status":21007}"#)
-                : Self.json(200, #"{"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.game","in_app":[]}}"#)
+                : Self.json(
+                    200, #"{"status":0,"environment":"Sandbox","receipt":{"bundle_id":"com.example.game","in_app":[]}}"#
+                )
         }
         let source = try Self.source(http, legacy: true)
-        let production = await Self.outcome { () throws(AppleCallFailure) in _ = try await source.verifyReceipt("MIIT", environment: .production) }
+        let production = await Self.outcome { () throws(AppleCallFailure) in
+            _ = try await source.verifyReceipt("MIIT", environment: .production)
+        }
         #expect(production == .switchEnvironment(to: .sandbox))
         let answer = try await source.verifyReceipt("MIIT", environment: .sandbox)
         #expect(answer.status == 0)
@@ -105,7 +124,9 @@ import Testing
     @Test func verifyReceiptUnconfiguredIsAConfigurationRetry() async throws {
         let http = ScriptedHTTP { _ in Self.json(500, "") }
         let source = try Self.source(http)
-        let outcome = await Self.outcome { () throws(AppleCallFailure) in _ = try await source.verifyReceipt("MIIT", environment: .production) }
+        let outcome = await Self.outcome { () throws(AppleCallFailure) in
+            _ = try await source.verifyReceipt("MIIT", environment: .production)
+        }
         guard case .retry(_, let reason) = outcome else {
             Issue.record("not a retry")
             return

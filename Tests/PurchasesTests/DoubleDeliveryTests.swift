@@ -49,13 +49,18 @@ import Testing
     func onePurchaseThreeWaysGrantsOnce(order: [Delivery]) async throws {
         let apple = try TestApple()
         func spec(signedAt: Int64) -> TransactionSpec {
-            TransactionSpec(transactionId: Self.transactionId, environment: "Production", appAccountToken: Self.token, signedDate: signedAt)
+            TransactionSpec(
+                transactionId: Self.transactionId, environment: "Production", appAccountToken: Self.token,
+                signedDate: signedAt)
         }
         let deviceJWS = try apple.sign(spec(signedAt: 1_763_000_001_000))
         let appleAnswer = try apple.sign(spec(signedAt: 1_763_000_300_000))
-        let notification = try apple.notification("ONE_TIME_CHARGE", uuid: "n-once", transaction: spec(signedAt: 1_763_000_002_000), environment: "Production")
+        let notification = try apple.notification(
+            "ONE_TIME_CHARGE", uuid: "n-once", transaction: spec(signedAt: 1_763_000_002_000), environment: "Production"
+        )
         let source = FakeAppleSource { call in
-            call.subject == Self.transactionId && call.environment == .production ? .signed(appleAnswer) : FakeAppleSource.apiError(404, 4_040_010)
+            call.subject == Self.transactionId && call.environment == .production
+                ? .signed(appleAnswer) : FakeAppleSource.apiError(404, 4_040_010)
         }
 
         let intake = IntakeRules()
@@ -63,11 +68,17 @@ import Testing
             configuration: try apple.configuration(), source: source,
             cache: InMemoryVerifiedTransactionCache(), gate: ScriptedGate()
         )
-        let match = MatchRules(orders: InMemoryOrderIndex(), ownership: InMemoryOwnershipStore(), waiting: InMemoryWaitingTransactionStore())
+        let match = MatchRules(
+            orders: InMemoryOrderIndex(), ownership: InMemoryOwnershipStore(),
+            waiting: InMemoryWaitingTransactionStore())
         let grant = GrantRules(store: InMemoryEntitlementStateStore())
-        guard case .indexed = try await match.acceptOrder(OrderEvent(
-            orderId: "o-1", userId: "u-1", productId: "gems_100", bundleId: TestApple.bundleId, appAccountToken: Self.token
-        )) else {
+        guard
+            case .indexed = try await match.acceptOrder(
+                OrderEvent(
+                    orderId: "o-1", userId: "u-1", productId: "gems_100", bundleId: TestApple.bundleId,
+                    appAccountToken: Self.token
+                ))
+        else {
             Issue.record("order refused")
             return
         }
@@ -78,10 +89,14 @@ import Testing
             let bytes: [UInt8]
             switch delivery {
             case .storeKit2:
-                bytes = try EventEncoder.encode(PurchaseEvent(eventId: "e-sk2", bundleId: TestApple.bundleId, userId: "u-1", payload: .signedTransaction(deviceJWS)))
+                bytes = try EventEncoder.encode(
+                    PurchaseEvent(
+                        eventId: "e-sk2", bundleId: TestApple.bundleId, userId: "u-1",
+                        payload: .signedTransaction(deviceJWS)))
             case .storeKit1:
                 let receipt = PurchasePayload.transactionReceipt(Self.transactionReceipt())
-                bytes = try EventEncoder.encode(PurchaseEvent(eventId: "e-sk1", bundleId: TestApple.bundleId, userId: "u-1", payload: receipt))
+                bytes = try EventEncoder.encode(
+                    PurchaseEvent(eventId: "e-sk1", bundleId: TestApple.bundleId, userId: "u-1", payload: receipt))
             case .notification:
                 bytes = try EventEncoder.encode(NotificationEvent(receivedAt: Self.now, signedPayload: notification))
             }
@@ -116,6 +131,8 @@ import Testing
         #expect(grantEvent.transactionId == Self.transactionId)
         #expect(grantEvent.userId == "u-1")
         #expect(grantEvent.orderId == "o-1")
-        #expect(grantEvent.source.rawValue == order.first.map { $0 == .storeKit2 ? "storekit2" : $0 == .storeKit1 ? "storekit1" : "notification" })
+        #expect(
+            grantEvent.source.rawValue
+                == order.first.map { $0 == .storeKit2 ? "storekit2" : $0 == .storeKit1 ? "storekit1" : "notification" })
     }
 }

@@ -17,10 +17,10 @@ import Testing
 
     @Test func decodesTheContractPurchase() throws {
         let json = #"""
-        {"schema": "iap.purchase.v1", "eventId": "e-1", "bundleId": "com.example.game", "userId": "u-123",
-         "orderId": "o-456", "appAccountToken": "7E3D2A1C-0000-4000-8000-000000000001", "environment": "Sandbox",
-         "source": "storekit2", "signedTransaction": "a.b.c", "somethingNew": {"ignored": true}}
-        """#
+            {"schema": "iap.purchase.v1", "eventId": "e-1", "bundleId": "com.example.game", "userId": "u-123",
+             "orderId": "o-456", "appAccountToken": "7E3D2A1C-0000-4000-8000-000000000001", "environment": "Sandbox",
+             "source": "storekit2", "signedTransaction": "a.b.c", "somethingNew": {"ignored": true}}
+            """#
         let event = try EventDecoder.decode(PurchaseEvent.self, from: Array(json.utf8))
         #expect(event.eventId == "e-1")
         #expect(event.bundleId == "com.example.game")
@@ -38,10 +38,12 @@ import Testing
         ("transactionId", .transactionId("2000000847061981")),
     ])
     func eachPayloadFieldRoundTrips(field: String, payload: PurchasePayload) throws {
-        let json = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","\#(field)":"\#(payload.value)"}"#
+        let json =
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","\#(field)":"\#(payload.value)"}"#
         let event = try EventDecoder.decode(PurchaseEvent.self, from: Array(json.utf8))
         #expect(event.payload == payload)
-        let encoded = try #require(try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: Any])
+        let encoded = try #require(
+            try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(event))) as? [String: Any])
         #expect(encoded[field] as? String == payload.value)
         #expect(encoded["schema"] as? String == "iap.purchase.v1")
         #expect(Set(encoded.keys) == ["schema", "eventId", "bundleId", "userId", field])
@@ -52,19 +54,36 @@ import Testing
         ("[1, 2]", .malformedEvent, "not a JSON object"),
         (#"{"eventId": "e"}"#, .malformedEvent, "missing field 'schema'"),
         (#"{"schema": 1}"#, .malformedEvent, "field 'schema' is not a string"),
-        (#"{"schema": "iap.purchase.v2", "eventId": "e"}"#, .unsupportedSchema, "schema 'iap.purchase.v2' is not iap.purchase.v1"),
+        (
+            #"{"schema": "iap.purchase.v2", "eventId": "e"}"#, .unsupportedSchema,
+            "schema 'iap.purchase.v2' is not iap.purchase.v1"
+        ),
         (#"{"schema": "iap.order.v1"}"#, .unsupportedSchema, "schema 'iap.order.v1' is not iap.purchase.v1"),
-        (#"{"schema": "iap.purchase.v1", "bundleId": "b", "userId": "u", "transactionId": "1"}"#, .malformedEvent, "missing field 'eventId'"),
-        (#"{"schema": "iap.purchase.v1", "eventId": "e", "userId": "u", "transactionId": "1"}"#, .malformedEvent, "missing field 'bundleId'"),
-        (#"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": null, "transactionId": "1"}"#, .malformedEvent, "missing field 'userId' (null)"),
-        (#"{"schema": "iap.purchase.v1", "eventId": 7, "bundleId": "b", "userId": "u", "transactionId": "1"}"#, .malformedEvent, "field 'eventId' is not a string"),
+        (
+            #"{"schema": "iap.purchase.v1", "bundleId": "b", "userId": "u", "transactionId": "1"}"#, .malformedEvent,
+            "missing field 'eventId'"
+        ),
+        (
+            #"{"schema": "iap.purchase.v1", "eventId": "e", "userId": "u", "transactionId": "1"}"#, .malformedEvent,
+            "missing field 'bundleId'"
+        ),
+        (
+            #"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": null, "transactionId": "1"}"#,
+            .malformedEvent, "missing field 'userId' (null)"
+        ),
+        (
+            #"{"schema": "iap.purchase.v1", "eventId": 7, "bundleId": "b", "userId": "u", "transactionId": "1"}"#,
+            .malformedEvent, "field 'eventId' is not a string"
+        ),
         (
             #"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": "u", "signedTransaction": "x", "appReceipt": "y"}"#,
-            .malformedEvent, "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found signedTransaction and appReceipt"
+            .malformedEvent,
+            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found signedTransaction and appReceipt"
         ),
         (
             #"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": "u", "appReceipt": null}"#,
-            .malformedEvent, "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found none"
+            .malformedEvent,
+            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found none"
         ),
     ])
     func refusalsNameTheProblem(json: String, reason: ReasonCode, detail: String) throws {
@@ -74,20 +93,31 @@ import Testing
     }
 
     @Test func orderAndNotificationDecode() throws {
-        let order = try EventDecoder.decode(OrderEvent.self, from: Array(#"""
-        {"schema": "iap.order.v1", "orderId": "o-456", "userId": "u-123", "appAccountToken": "UUID",
-         "productId": "gems_100", "quantity": 1, "bundleId": "com.example.game"}
-        """#.utf8))
-        #expect(order == OrderEvent(orderId: "o-456", userId: "u-123", productId: "gems_100", bundleId: "com.example.game", appAccountToken: "UUID", quantity: 1))
+        let order = try EventDecoder.decode(
+            OrderEvent.self,
+            from: Array(
+                #"""
+                {"schema": "iap.order.v1", "orderId": "o-456", "userId": "u-123", "appAccountToken": "UUID",
+                 "productId": "gems_100", "quantity": 1, "bundleId": "com.example.game"}
+                """#.utf8))
+        #expect(
+            order
+                == OrderEvent(
+                    orderId: "o-456", userId: "u-123", productId: "gems_100", bundleId: "com.example.game",
+                    appAccountToken: "UUID", quantity: 1))
 
-        let notification = try EventDecoder.decode(NotificationEvent.self, from: Array(#"""
-        {"schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00Z", "signedPayload": "a.b.c"}
-        """#.utf8))
+        let notification = try EventDecoder.decode(
+            NotificationEvent.self,
+            from: Array(
+                #"""
+                {"schema": "iap.notification.v1", "receivedAt": "2026-11-21T21:00:00Z", "signedPayload": "a.b.c"}
+                """#.utf8))
         #expect(notification.receivedAt == Timestamp(iso8601: "2026-11-21T21:00:00.000Z"))
         #expect(notification.signedPayload == "a.b.c")
 
         do throws(Rejection) {
-            let json = #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","quantity":"one","bundleId":"b"}"#
+            let json =
+                #"{"schema":"iap.order.v1","orderId":"o","userId":"u","productId":"p","quantity":"one","bundleId":"b"}"#
             _ = try EventDecoder.decode(OrderEvent.self, from: Array(json.utf8))
             Issue.record("a string quantity decoded")
         } catch {
@@ -111,12 +141,15 @@ import Testing
         let verified = VerifiedTransaction(
             transaction: transaction, hints: PublisherHints(eventId: "e", userId: "u"), source: .notification,
             receivedAt: Timestamp(millisecondsSince1970: 3_000), verifiedAt: Timestamp(millisecondsSince1970: 4_000),
-            notification: NotificationContext(notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1"),
+            notification: NotificationContext(
+                notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1"),
             renewal: RenewalDetails(autoRenewProductId: "p2", autoRenewStatus: .on)
         )
-        let matched = MatchedTransaction(verified: verified, userId: "u", orderId: "o", matchedBy: .ownership, warnings: [.userHintMismatch])
+        let matched = MatchedTransaction(
+            verified: verified, userId: "u", orderId: "o", matchedBy: .ownership, warnings: [.userHintMismatch])
         let unmatched = UnmatchedTransaction(
-            verified: verified, since: Timestamp(millisecondsSince1970: 5), unmatchedAt: Timestamp(millisecondsSince1970: 6), reason: .noOrderOrUser
+            verified: verified, since: Timestamp(millisecondsSince1970: 5),
+            unmatchedAt: Timestamp(millisecondsSince1970: 6), reason: .noOrderOrUser
         )
         let request = VerifyRequest(
             kind: .notification, payload: "a.b.c", bundleId: nil, hints: PublisherHints(), source: .notification,
@@ -128,7 +161,8 @@ import Testing
         #expect(try EventDecoder.decode(UnmatchedTransaction.self, from: EventEncoder.encode(unmatched)) == unmatched)
         #expect(try EventDecoder.decode(VerifyRequest.self, from: EventEncoder.encode(request)) == request)
 
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(matched))) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(matched))) as? [String: Any])
         #expect(json["schema"] as? String == "iap.matched.v1")
         #expect(json["matchedBy"] as? String == "ownership")
         #expect(json["warnings"] as? [String] == ["user_hint_mismatch"])
@@ -141,7 +175,9 @@ import Testing
         #expect(context["notificationType"] as? String == "DID_RENEW")
         #expect(context["subtype"] as? String == "BILLING_RECOVERY")
         #expect((inner["renewal"] as? [String: Any])?["autoRenewStatus"] as? Int == 1)
-        #expect((try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(unmatched))) as? [String: Any])?["reason"] as? String == "no_order_or_user")
+        #expect(
+            (try JSONSerialization.jsonObject(with: Data(EventEncoder.encode(unmatched))) as? [String: Any])?["reason"]
+                as? String == "no_order_or_user")
     }
 
     @Test func verifyRequestKeys() {

@@ -25,50 +25,67 @@ import Testing
 
     static let fullDetails = TransactionDetails(
         transactionId: "2000000000000002", originalTransactionId: "2000000000000001", bundleId: "com.example.game",
-        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 3, environment: .sandbox,
-        purchaseDate: Timestamp(millisecondsSince1970: 1_763_000_000_123), originalPurchaseDate: Timestamp(millisecondsSince1970: 1_700_000_000_000),
-        expiresDate: Timestamp(millisecondsSince1970: 1_765_000_000_999), revocationDate: Timestamp(millisecondsSince1970: -86_400_001),
+        productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 3,
+        environment: .sandbox,
+        purchaseDate: Timestamp(millisecondsSince1970: 1_763_000_000_123),
+        originalPurchaseDate: Timestamp(millisecondsSince1970: 1_700_000_000_000),
+        expiresDate: Timestamp(millisecondsSince1970: 1_765_000_000_999),
+        revocationDate: Timestamp(millisecondsSince1970: -86_400_001),
         revocationReason: RevocationReason(rawValue: 1), appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001",
-        inAppOwnershipType: .familyShared, isUpgraded: true, signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000),
+        inAppOwnershipType: .familyShared, isUpgraded: true,
+        signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000),
         webOrderLineItemId: "web-1", subscriptionGroupIdentifier: awkward
     )
 
     static let minimalDetails = TransactionDetails(
-        transactionId: "1", originalTransactionId: "1", bundleId: "b", productId: awkward, productType: nil, environment: .production
+        transactionId: "1", originalTransactionId: "1", bundleId: "b", productId: awkward, productType: nil,
+        environment: .production
     )
 
     static let fullVerified = VerifiedTransaction(
         transaction: fullDetails,
-        hints: PublisherHints(eventId: "e-1", userId: "user \"one\"", orderId: "o-1", appAccountToken: "t", environment: .sandbox),
+        hints: PublisherHints(
+            eventId: "e-1", userId: "user \"one\"", orderId: "o-1", appAccountToken: "t", environment: .sandbox),
         source: .notification,
         receivedAt: Timestamp(millisecondsSince1970: 1_763_000_002_000),
         verifiedAt: Timestamp(millisecondsSince1970: 1_763_000_002_345),
-        notification: NotificationContext(notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1", signedDate: Timestamp(millisecondsSince1970: 5)),
+        notification: NotificationContext(
+            notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1",
+            signedDate: Timestamp(millisecondsSince1970: 5)),
         renewal: RenewalDetails(autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on)
     )
 
     static let minimalVerified = VerifiedTransaction(
         transaction: minimalDetails, hints: PublisherHints(), source: .storeKit1,
         receivedAt: Timestamp(millisecondsSince1970: 0), verifiedAt: Timestamp(millisecondsSince1970: 1),
-        notification: NotificationContext(notificationType: .refund, notificationUUID: awkward), renewal: RenewalDetails()
+        notification: NotificationContext(notificationType: .refund, notificationUUID: awkward),
+        renewal: RenewalDetails()
     )
 
     static let verifiedValues = [fullVerified, minimalVerified]
 
     static let matchedValues = [
-        MatchedTransaction(verified: fullVerified, userId: awkward, orderId: "o-1", matchedBy: .appAccountToken, warnings: [.orderAlreadyClaimed, .userHintMismatch]),
+        MatchedTransaction(
+            verified: fullVerified, userId: awkward, orderId: "o-1", matchedBy: .appAccountToken,
+            warnings: [.orderAlreadyClaimed, .userHintMismatch]),
         MatchedTransaction(verified: minimalVerified, userId: "u", orderId: nil, matchedBy: .ownership),
     ]
 
     static let requestValues = [
-        VerifyRequest(kind: .signedTransaction, payload: "a.b.c", bundleId: "com.example.game", hints: fullVerified.hints, source: .storeKit2, receivedAt: Timestamp(millisecondsSince1970: 42)),
-        VerifyRequest(kind: .notification, payload: awkward, bundleId: nil, hints: PublisherHints(), source: .notification, receivedAt: Timestamp(millisecondsSince1970: 7), notificationUUID: "n-1"),
+        VerifyRequest(
+            kind: .signedTransaction, payload: "a.b.c", bundleId: "com.example.game", hints: fullVerified.hints,
+            source: .storeKit2, receivedAt: Timestamp(millisecondsSince1970: 42)),
+        VerifyRequest(
+            kind: .notification, payload: awkward, bundleId: nil, hints: PublisherHints(), source: .notification,
+            receivedAt: Timestamp(millisecondsSince1970: 7), notificationUUID: "n-1"),
     ]
 
     static let stateValues = [
         EntitlementState(
-            originalTransactionId: "1", userId: awkward, orderId: "o", productId: "p", productType: .nonConsumable, transactionId: "2",
-            purchaseDate: Timestamp(millisecondsSince1970: 1), expiresDate: Timestamp(millisecondsSince1970: 2), status: .revoked,
+            originalTransactionId: "1", userId: awkward, orderId: "o", productId: "p", productType: .nonConsumable,
+            transactionId: "2",
+            purchaseDate: Timestamp(millisecondsSince1970: 1), expiresDate: Timestamp(millisecondsSince1970: 2),
+            status: .revoked,
             signedDate: Timestamp(millisecondsSince1970: 3), revokedTransactionIds: ["2", awkward]
         ),
         EntitlementState(
@@ -79,10 +96,12 @@ import Testing
 
     static let entitlementValues = [
         EntitlementEvent(
-            eventId: "ev-1", action: .revoke, userId: awkward, orderId: "o-1", bundleId: "b", productId: "p", productType: .consumable,
+            eventId: "ev-1", action: .revoke, userId: awkward, orderId: "o-1", bundleId: "b", productId: "p",
+            productType: .consumable,
             quantity: 2, transactionId: "2", originalTransactionId: "1", environment: .sandbox,
             purchaseDate: Timestamp(millisecondsSince1970: 1), expiresDate: Timestamp(millisecondsSince1970: 2),
-            revocationDate: Timestamp(millisecondsSince1970: 3), matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2
+            revocationDate: Timestamp(millisecondsSince1970: 3), matchedBy: .orderId, warnings: [.orderNeverArrived],
+            source: .storeKit2
         ),
         EntitlementEvent(
             eventId: "ev-2", action: .grant, userId: "u", orderId: nil, bundleId: "b", productId: "p", productType: nil,
@@ -99,7 +118,9 @@ import Testing
         for value in Self.matchedValues { #expect(Self.fast(value) == (try Self.foundation(value))) }
         for value in Self.stateValues { #expect(Self.fast(value) == (try Self.foundation(value))) }
         for value in Self.entitlementValues { #expect(Self.fast(value) == (try Self.foundation(value))) }
-        for value in [Self.fullDetails, Self.minimalDetails] { #expect(Self.fast(value) == (try Self.foundation(value))) }
+        for value in [Self.fullDetails, Self.minimalDetails] {
+            #expect(Self.fast(value) == (try Self.foundation(value)))
+        }
     }
 
     @Test func eventEncoderTakesTheFastPathAndKeepsTheFormat() throws {
@@ -114,16 +135,26 @@ import Testing
     // MARK: Reading
 
     /// What `JSONDecoder` makes of the same text is what the fast reader makes of it.
-    static func readsLikeJSONDecoder<Value: FastJSONReadable & Decodable & Equatable>(_ text: [UInt8], as type: Value.Type) throws {
+    static func readsLikeJSONDecoder<Value: FastJSONReadable & Decodable & Equatable>(
+        _ text: [UInt8], as type: Value.Type
+    ) throws {
         let reference = try EventDecoder.decodeWithCodable(type, from: Data(text))
         #expect(try EventDecoder.read(type, from: text) == reference)
     }
 
     @Test func readsWhatJSONEncoderWrites() throws {
-        for value in Self.requestValues { #expect(try EventDecoder.read(VerifyRequest.self, from: Self.foundation(value)) == value) }
-        for value in Self.verifiedValues { #expect(try EventDecoder.read(VerifiedTransaction.self, from: Self.foundation(value)) == value) }
-        for value in Self.matchedValues { #expect(try EventDecoder.read(MatchedTransaction.self, from: Self.foundation(value)) == value) }
-        for value in Self.stateValues { #expect(try EventDecoder.read(EntitlementState.self, from: Self.foundation(value)) == value) }
+        for value in Self.requestValues {
+            #expect(try EventDecoder.read(VerifyRequest.self, from: Self.foundation(value)) == value)
+        }
+        for value in Self.verifiedValues {
+            #expect(try EventDecoder.read(VerifiedTransaction.self, from: Self.foundation(value)) == value)
+        }
+        for value in Self.matchedValues {
+            #expect(try EventDecoder.read(MatchedTransaction.self, from: Self.foundation(value)) == value)
+        }
+        for value in Self.stateValues {
+            #expect(try EventDecoder.read(EntitlementState.self, from: Self.foundation(value)) == value)
+        }
     }
 
     @Test func readsOtherWritersLikeJSONDecoder() throws {
@@ -136,14 +167,14 @@ import Testing
             try Self.readsLikeJSONDecoder(Array(try encoder.encode(value)), as: MatchedTransaction.self)
         }
         let text = #"""
-        { "unknown": {"a": [1, -2.5e3, true, false, null, "x\"y", {}]},
-          "schema" : "iap.verified.v1", "source": "storekit2", "receivedAt": "2026-11-21T21:00:00Z",
-          "verifiedAt": "2026-11-21T22:00:00.123456+01:00", "notification": null, "renewal": null,
-          "hints": {"userId": "u\/1 \u00fc \ud83d\ude00 \n", "orderId": null},
-          "transaction": {"transactionId": "1", "originalTransactionId": "1", "bundleId": "b", "productId": "p",
-                          "quantity": 1, "environment": "Production", "isUpgraded": false, "expiresDate": null,
-                          "revocationReason": 0, "extra": []} }
-        """#
+            { "unknown": {"a": [1, -2.5e3, true, false, null, "x\"y", {}]},
+              "schema" : "iap.verified.v1", "source": "storekit2", "receivedAt": "2026-11-21T21:00:00Z",
+              "verifiedAt": "2026-11-21T22:00:00.123456+01:00", "notification": null, "renewal": null,
+              "hints": {"userId": "u\/1 \u00fc \ud83d\ude00 \n", "orderId": null},
+              "transaction": {"transactionId": "1", "originalTransactionId": "1", "bundleId": "b", "productId": "p",
+                              "quantity": 1, "environment": "Production", "isUpgraded": false, "expiresDate": null,
+                              "revocationReason": 0, "extra": []} }
+            """#
         try Self.readsLikeJSONDecoder(Array(text.utf8), as: VerifiedTransaction.self)
         let read = try EventDecoder.read(VerifiedTransaction.self, from: Array(text.utf8))
         #expect(read.hints.userId == "u/1 ü 😀 \n")
@@ -190,11 +221,14 @@ import Testing
 
     @Test(arguments: ["signedTransaction", "appReceipt", "transactionReceipt", "transactionId"])
     func readsPurchasesLikeJSONDecoder(field: String) throws {
-        let full = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":"o","appAccountToken":"T","environment":"Sandbox","source":"storekit1","\#(field)":"x","appReceiptX":1}"#
-        let bare = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":null,"environment":null,"\#(field)":"x"}"#
+        let full =
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":"o","appAccountToken":"T","environment":"Sandbox","source":"storekit1","\#(field)":"x","appReceiptX":1}"#
+        let bare =
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","orderId":null,"environment":null,"\#(field)":"x"}"#
         for text in [full, bare] { try Self.readsLikeJSONDecoder(Array(text.utf8), as: PurchaseEvent.self) }
         // Two payloads are for JSONDecoder to refuse, in the contract's words.
-        let two = #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","\#(field)":"x","\#(field == "appReceipt" ? "transactionId" : "appReceipt")":"y"}"#
+        let two =
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","\#(field)":"x","\#(field == "appReceipt" ? "transactionId" : "appReceipt")":"y"}"#
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(PurchaseEvent.self, from: Array(two.utf8)) }
     }
 
@@ -228,14 +262,16 @@ import Testing
     /// With a key twice, `JSONDecoder` keeps the first value and the fast reader kept the last,
     /// so the same record decoded to a different order id; now the fast path gives up.
     @Test func leavesRepeatedKeysToJSONDecoder() throws {
-        let text = #"{"schema":"iap.verify-request.v1","kind":"transactionId","payload":"1","hints":{"orderId":"o-456","orderId":"o"},"source":"storekit2","receivedAt":"2026-11-21T21:00:00Z"}"#
+        let text =
+            #"{"schema":"iap.verify-request.v1","kind":"transactionId","payload":"1","hints":{"orderId":"o-456","orderId":"o"},"source":"storekit2","receivedAt":"2026-11-21T21:00:00Z"}"#
         #expect(throws: JSONReader.Failure.self) { try EventDecoder.read(VerifyRequest.self, from: Array(text.utf8)) }
         let decoded = try EventDecoder.decode(VerifyRequest.self, from: Array(text.utf8))
         #expect(decoded == (try EventDecoder.decodeWithCodable(VerifyRequest.self, from: Data(text.utf8))))
     }
 
     @Test func eventDecoderReadsTheOtherTypeOfItsListThroughJSONDecoder() throws {
-        let order = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "t", quantity: 2)
+        let order = OrderEvent(
+            orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "t", quantity: 2)
         let decoded = try EventDecoder.decode(MatchInput.self, from: Self.foundation(order))
         #expect(decoded == .order(order))
         let verified = try EventDecoder.decode(MatchInput.self, from: Self.foundation(Self.fullVerified))

@@ -32,7 +32,8 @@ import Testing
         let transaction = Records.transaction(
             transactionId, original: "100", productId: product, type: .autoRenewableSubscription,
             purchaseDate: purchaseDate, expiresDate: Self.start + period * 30 * Self.day,
-            signedDate: signed ?? purchaseDate + 1000, revocationDate: revoked ? purchaseDate + 5 * Self.day : nil, isUpgraded: isUpgraded
+            signedDate: signed ?? purchaseDate + 1000, revocationDate: revoked ? purchaseDate + 5 * Self.day : nil,
+            isUpgraded: isUpgraded
         )
         return Records.matched(Records.verified(transaction, userId: "u-1", notification: notification))
     }
@@ -53,10 +54,12 @@ import Testing
     }
 
     @Test func nonConsumableAndNonRenewingGrant() async throws {
-        let lifetime = Records.matched(Records.verified(Records.transaction("1", productId: "unlock", type: .nonConsumable)))
+        let lifetime = Records.matched(
+            Records.verified(Records.transaction("1", productId: "unlock", type: .nonConsumable)))
         #expect(try await self.apply(lifetime).events.first?.expiresDate == nil)
 
-        let season = Records.transaction("2", productId: "season_pass", type: .nonRenewingSubscription, expiresDate: Self.start + 90 * Self.day)
+        let season = Records.transaction(
+            "2", productId: "season_pass", type: .nonRenewingSubscription, expiresDate: Self.start + 90 * Self.day)
         let pass = Records.matched(Records.verified(season))
         let event = try #require(try await self.apply(pass).events.first)
         #expect(event.action == .grant)
@@ -67,7 +70,8 @@ import Testing
         let purchase = Records.transaction(quantity: 2, signedDate: Self.start + 1000)
         let granted = try await self.apply(Records.matched(Records.verified(purchase, userId: "u-1")))
 
-        let refunded = Records.transaction(quantity: 2, signedDate: Self.start + 10 * Self.day, revocationDate: Self.start + 9 * Self.day)
+        let refunded = Records.transaction(
+            quantity: 2, signedDate: Self.start + 10 * Self.day, revocationDate: Self.start + 9 * Self.day)
         let revoke = try await self.apply(Records.matched(Records.verified(refunded, notification: .refund)))
         #expect(revoke.events.map(\.action) == [.revoke])
         #expect(revoke.events.first?.revocationDate == Timestamp(millisecondsSince1970: Self.start + 9 * Self.day))
@@ -84,7 +88,11 @@ import Testing
 
         let ids = [granted, revoke, reinstate].compactMap { $0.events.first?.eventId }
         #expect(Set(ids).count == 3)
-        #expect(ids == ["d81e035e-0585-88a0-bab5-295e45e54403", "d5dbd9e3-240b-8fc4-98da-1d0dc71efc34", "e6299316-b5a2-8cca-9839-7dbdbed6e3fe"])
+        #expect(
+            ids == [
+                "d81e035e-0585-88a0-bab5-295e45e54403", "d5dbd9e3-240b-8fc4-98da-1d0dc71efc34",
+                "e6299316-b5a2-8cca-9839-7dbdbed6e3fe",
+            ])
         #expect(await self.store.state(originalTransactionId: "2000000000000001")?.status == .active)
     }
 
@@ -92,10 +100,13 @@ import Testing
         let shared = Records.transaction("5", productId: "unlock", type: .nonConsumable, ownership: .familyShared)
         #expect(try await self.apply(Records.matched(Records.verified(shared))).events.map(\.action) == [.grant])
         // REVOKE: the family member lost access; Apple may or may not date it.
-        let revoked = Records.transaction("5", productId: "unlock", type: .nonConsumable, signedDate: Self.start + Self.day, ownership: .familyShared)
+        let revoked = Records.transaction(
+            "5", productId: "unlock", type: .nonConsumable, signedDate: Self.start + Self.day, ownership: .familyShared)
         let revoke = try await self.apply(Records.matched(Records.verified(revoked, notification: .revoke)))
         #expect(revoke.events.map(\.action) == [.revoke])
-        #expect(try await self.apply(Records.matched(Records.verified(revoked, notification: .revoke, uuid: "n-again"))).events.isEmpty)
+        #expect(
+            try await self.apply(Records.matched(Records.verified(revoked, notification: .revoke, uuid: "n-again")))
+                .events.isEmpty)
     }
 
     @Test func revocationOfSomethingNeverGrantedKeepsALateGrantOff() async throws {
@@ -103,7 +114,8 @@ import Testing
         let refund = try await self.apply(Records.matched(Records.verified(refunded, notification: .refund)))
         #expect(refund.events.isEmpty)
         #expect(refund.ignored?.code == .neverGranted)
-        let late = try await self.apply(Records.matched(Records.verified(Records.transaction(signedDate: Self.start), userId: "u-1")))
+        let late = try await self.apply(
+            Records.matched(Records.verified(Records.transaction(signedDate: Self.start), userId: "u-1")))
         #expect(late.events.isEmpty)
     }
 
@@ -128,11 +140,13 @@ import Testing
         _ = try await self.apply(self.subscription("101", period: 1))
         _ = try await self.apply(self.subscription("102", period: 2))
         // DID_RENEW of period 1 delivered after period 2 (signed later, but an older period).
-        let late = try await self.apply(self.subscription("101", period: 1, signed: Self.start + 45 * Self.day, notification: .didRenew))
+        let late = try await self.apply(
+            self.subscription("101", period: 1, signed: Self.start + 45 * Self.day, notification: .didRenew))
         #expect(late.events.isEmpty)
         #expect(late.ignored?.code == .outOfOrder)
         // A view signed before the state's last change.
-        let stale = try await self.apply(self.subscription("103", period: 3, signed: Self.start, notification: .didRenew))
+        let stale = try await self.apply(
+            self.subscription("103", period: 3, signed: Self.start, notification: .didRenew))
         #expect(stale.ignored?.code == .outOfOrder)
         #expect(await self.store.state(originalTransactionId: "100")?.transactionId == "102")
     }
@@ -140,13 +154,18 @@ import Testing
     @Test func expiredExpiresOnceAndNotAnOlderPeriod() async throws {
         _ = try await self.apply(self.subscription("101", period: 1))
         _ = try await self.apply(self.subscription("102", period: 2))
-        let early = try await self.apply(self.subscription("101", period: 1, signed: Self.start + 59 * Self.day, notification: .expired))
+        let early = try await self.apply(
+            self.subscription("101", period: 1, signed: Self.start + 59 * Self.day, notification: .expired))
         #expect(early.ignored?.code == .outOfOrder)
 
-        let expire = try await self.apply(self.subscription("102", period: 2, signed: Self.start + 61 * Self.day, notification: .expired))
+        let expire = try await self.apply(
+            self.subscription("102", period: 2, signed: Self.start + 61 * Self.day, notification: .expired))
         #expect(expire.events.map(\.action) == [.expire])
         #expect(expire.changes.first?.idempotencyKey == "102|expire")
-        #expect(try await self.apply(self.subscription("102", period: 2, signed: Self.start + 62 * Self.day, notification: .expired)).events.isEmpty)
+        #expect(
+            try await self.apply(
+                self.subscription("102", period: 2, signed: Self.start + 62 * Self.day, notification: .expired)
+            ).events.isEmpty)
 
         // Resubscribing later starts the entitlement again.
         let back = try await self.apply(self.subscription("104", period: 4, notification: .subscribed))
@@ -156,27 +175,35 @@ import Testing
     @Test func upgradeRevokesTheProductUpgradedAwayFrom() async throws {
         _ = try await self.apply(self.subscription("101", product: "pro_monthly", period: 1))
         // Upgrade in the middle of period 1: a new transaction for the higher tier.
-        let upgrade = try await self.apply(self.subscription(
-            "102", product: "premium_monthly", period: 2, notification: .didChangeRenewalPref, purchase: Self.start + 10 * Self.day
-        ))
+        let upgrade = try await self.apply(
+            self.subscription(
+                "102", product: "premium_monthly", period: 2, notification: .didChangeRenewalPref,
+                purchase: Self.start + 10 * Self.day
+            ))
         #expect(upgrade.events.map(\.action) == [.revoke, .grant])
         #expect(upgrade.events.map(\.productId) == ["pro_monthly", "premium_monthly"])
         #expect(upgrade.events.first?.transactionId == "101")
         #expect(upgrade.events.first?.revocationDate == Timestamp(millisecondsSince1970: Self.start + 10 * Self.day))
 
         // Apple's re-signed old transaction (isUpgraded) arrives afterwards: nothing more to do.
-        let old = try await self.apply(self.subscription("101", product: "pro_monthly", period: 1, signed: Self.start + 11 * Self.day, isUpgraded: true))
+        let old = try await self.apply(
+            self.subscription(
+                "101", product: "pro_monthly", period: 1, signed: Self.start + 11 * Self.day, isUpgraded: true))
         #expect(old.events.isEmpty)
     }
 
     @Test func upgradedOldTransactionArrivingFirstRevokesIt() async throws {
         _ = try await self.apply(self.subscription("101", product: "pro_monthly", period: 1))
-        let old = try await self.apply(self.subscription("101", product: "pro_monthly", period: 1, signed: Self.start + 10 * Self.day, isUpgraded: true))
+        let old = try await self.apply(
+            self.subscription(
+                "101", product: "pro_monthly", period: 1, signed: Self.start + 10 * Self.day, isUpgraded: true))
         #expect(old.events.map(\.action) == [.revoke])
         #expect(old.events.first?.productId == "pro_monthly")
-        let new = try await self.apply(self.subscription(
-            "102", product: "premium_monthly", period: 2, signed: Self.start + 10 * Self.day + 1, purchase: Self.start + 10 * Self.day
-        ))
+        let new = try await self.apply(
+            self.subscription(
+                "102", product: "premium_monthly", period: 2, signed: Self.start + 10 * Self.day + 1,
+                purchase: Self.start + 10 * Self.day
+            ))
         #expect(new.events.map(\.action) == [.grant])
         #expect(new.events.first?.productId == "premium_monthly")
     }
@@ -190,18 +217,22 @@ import Testing
 
     @Test func refundOfTheCurrentPeriodRevokesTheSubscription() async throws {
         _ = try await self.apply(self.subscription("101", period: 1))
-        let refund = try await self.apply(self.subscription("101", period: 1, signed: Self.start + 6 * Self.day, notification: .refund, revoked: true))
+        let refund = try await self.apply(
+            self.subscription("101", period: 1, signed: Self.start + 6 * Self.day, notification: .refund, revoked: true)
+        )
         #expect(refund.events.map(\.action) == [.revoke])
         #expect(await self.store.state(originalTransactionId: "100")?.status == .revoked)
         // A late DID_RENEW signed before the refund must not grant again.
-        let late = try await self.apply(self.subscription("102", period: 2, signed: Self.start + 5 * Self.day, notification: .didRenew))
+        let late = try await self.apply(
+            self.subscription("102", period: 2, signed: Self.start + 5 * Self.day, notification: .didRenew))
         #expect(late.events.isEmpty)
     }
 
     @Test func renewalExtensionOfTheSameTransactionIsItsOwnChange() async throws {
         _ = try await self.apply(self.subscription("101", period: 1))
         _ = try await self.apply(self.subscription("102", period: 2))
-        var extended = self.subscription("102", period: 2, signed: Self.start + 50 * Self.day, notification: .renewalExtended)
+        var extended = self.subscription(
+            "102", period: 2, signed: Self.start + 50 * Self.day, notification: .renewalExtended)
         extended.verified.transaction.expiresDate = Timestamp(millisecondsSince1970: Self.start + 67 * Self.day)
         let decision = try await self.apply(extended)
         #expect(decision.events.map(\.action) == [.renew])

@@ -10,7 +10,9 @@ import Testing
     static let now = Timestamp(millisecondsSince1970: 1_763_000_000_000)
 
     static func purchaseJSON(_ payloadField: String, _ payload: String, extra: String = "") -> [UInt8] {
-        Array(#"{"schema":"iap.purchase.v1","eventId":" e-1 ","bundleId":" com.example.game ","userId":" u-1 ","\#(payloadField)":"\#(payload)"\#(extra)}"#.utf8)
+        Array(
+            #"{"schema":"iap.purchase.v1","eventId":" e-1 ","bundleId":" com.example.game ","userId":" u-1 ","\#(payloadField)":"\#(payload)"\#(extra)}"#
+                .utf8)
     }
 
     func forward(_ bytes: [UInt8]) throws -> (request: VerifyRequest, key: String, dedupeKey: String) {
@@ -63,7 +65,8 @@ import Testing
     @Test func receiptsWithoutLocalIdsFallBackToTheEventId() throws {
         // Xcode receipts hold only the placeholder id "0"; an undecodable receipt may still be
         // accepted by verifyReceipt, so intake does not refuse it.
-        let xcode = try self.forward(Self.purchaseJSON("appReceipt", try Fixtures.text("receipts/app-receipt-xcode-with-purchases.b64")))
+        let xcode = try self.forward(
+            Self.purchaseJSON("appReceipt", try Fixtures.text("receipts/app-receipt-xcode-with-purchases.b64")))
         #expect(xcode.key == "e-1")
         let opaque = try self.forward(Self.purchaseJSON("appReceipt", "bm90IGEgcmVjZWlwdA=="))
         #expect(opaque.key == "e-1")
@@ -72,7 +75,8 @@ import Testing
     }
 
     @Test func notificationIsKeyedByItsTransactionElseItsUUID() throws {
-        let real = NotificationEvent(receivedAt: Self.now, signedPayload: try Fixtures.text("jws/production-test-notification.jws"))
+        let real = NotificationEvent(
+            receivedAt: Self.now, signedPayload: try Fixtures.text("jws/production-test-notification.jws"))
         guard case .forward(let request, let key, _) = self.rules.notification(real) else {
             Issue.record("TEST notification refused")
             return
@@ -97,35 +101,64 @@ import Testing
     // MARK: Normalisation
 
     @Test func idsAreTrimmedAndHintsNormalised() throws {
-        let (request, _, _) = try self.forward(Self.purchaseJSON(
-            "transactionId", " 2000000847061981 ",
-            extra: #","orderId":"  ","appAccountToken":" 7E3D2A1C-0000-4000-8000-00000000000A ","environment":"Sandbox","source":"reconcile""#
-        ))
+        let (request, _, _) = try self.forward(
+            Self.purchaseJSON(
+                "transactionId", " 2000000847061981 ",
+                extra:
+                    #","orderId":"  ","appAccountToken":" 7E3D2A1C-0000-4000-8000-00000000000A ","environment":"Sandbox","source":"reconcile""#
+            ))
         #expect(request.payload == "2000000847061981")
         #expect(request.bundleId == "com.example.game")
-        #expect(request.hints == PublisherHints(
-            eventId: "e-1", userId: "u-1", orderId: nil,
-            appAccountToken: "7e3d2a1c-0000-4000-8000-00000000000a", environment: .sandbox
-        ))
+        #expect(
+            request.hints
+                == PublisherHints(
+                    eventId: "e-1", userId: "u-1", orderId: nil,
+                    appAccountToken: "7e3d2a1c-0000-4000-8000-00000000000a", environment: .sandbox
+                ))
         #expect(request.source == .reconcile)
     }
 
     @Test func unknownOrForeignSourcesAreDerivedFromThePayload() throws {
         let claimed = try self.forward(Self.purchaseJSON("transactionId", "1", extra: #","source":"notification""#))
         #expect(claimed.request.source == .storeKit2)
-        let unknown = try self.forward(Self.purchaseJSON("transactionReceipt", "eA==", extra: #","source":"carrier-pigeon""#))
+        let unknown = try self.forward(
+            Self.purchaseJSON("transactionReceipt", "eA==", extra: #","source":"carrier-pigeon""#))
         #expect(unknown.request.source == .storeKit1)
     }
 
     @Test(arguments: [
-        (#"{"schema":"iap.purchase.v1","eventId":" ","bundleId":"b","userId":"u","transactionId":"1"}"#, "eventId is empty"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"","userId":"u","transactionId":"1"}"#, "bundleId is empty"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"\n","transactionId":"1"}"#, "userId is empty"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","signedTransaction":"  "}"#, "signedTransaction is empty"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"12a"}"#, "transactionId '12a' is not a decimal number"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"1","environment":"Xcode"}"#, "environment 'Xcode' is not Production or Sandbox"),
-        (#"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"1","appAccountToken":"user-42"}"#, "appAccountToken 'user-42' is not a UUID"),
-        (#"{"schema":"iap.notification.v1","receivedAt":"2026-11-21T21:00:00Z","signedPayload":""}"#, "signedPayload is empty"),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":" ","bundleId":"b","userId":"u","transactionId":"1"}"#,
+            "eventId is empty"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"","userId":"u","transactionId":"1"}"#,
+            "bundleId is empty"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"\n","transactionId":"1"}"#,
+            "userId is empty"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","signedTransaction":"  "}"#,
+            "signedTransaction is empty"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"12a"}"#,
+            "transactionId '12a' is not a decimal number"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"1","environment":"Xcode"}"#,
+            "environment 'Xcode' is not Production or Sandbox"
+        ),
+        (
+            #"{"schema":"iap.purchase.v1","eventId":"e","bundleId":"b","userId":"u","transactionId":"1","appAccountToken":"user-42"}"#,
+            "appAccountToken 'user-42' is not a UUID"
+        ),
+        (
+            #"{"schema":"iap.notification.v1","receivedAt":"2026-11-21T21:00:00Z","signedPayload":""}"#,
+            "signedPayload is empty"
+        ),
     ])
     func invalidValuesAreMalformed(json: String, detail: String) throws {
         let refusal = try #require(self.rejection(Array(json.utf8)))
@@ -167,8 +200,14 @@ import Testing
 
     @Test func dedupeKeyDropsExactDuplicatesButNotAnotherUsersCopy() throws {
         let first = try self.forward(Self.purchaseJSON("transactionId", "42"))
-        let again = try self.forward(Array(#"{"schema":"iap.purchase.v1","eventId":"e-2","bundleId":"com.example.game","userId":"u-1","transactionId":"42"}"#.utf8))
-        let otherUser = try self.forward(Array(#"{"schema":"iap.purchase.v1","eventId":"e-3","bundleId":"com.example.game","userId":"u-2","transactionId":"42"}"#.utf8))
+        let again = try self.forward(
+            Array(
+                #"{"schema":"iap.purchase.v1","eventId":"e-2","bundleId":"com.example.game","userId":"u-1","transactionId":"42"}"#
+                    .utf8))
+        let otherUser = try self.forward(
+            Array(
+                #"{"schema":"iap.purchase.v1","eventId":"e-3","bundleId":"com.example.game","userId":"u-2","transactionId":"42"}"#
+                    .utf8))
         let otherKind = try self.forward(Self.purchaseJSON("transactionReceipt", "42"))
         #expect(first.dedupeKey == again.dedupeKey)
         #expect(first.dedupeKey != otherUser.dedupeKey)

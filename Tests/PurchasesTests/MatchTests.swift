@@ -15,10 +15,17 @@ import Testing
         MatchRules(configuration: configuration, orders: self.orders, ownership: self.ownership, waiting: self.waiting)
     }
 
-    func order(_ orderId: String = "o-1", userId: String = "u-order", token: String? = MatchTests.token, productId: String = "gems_100") async throws {
-        guard case .indexed = try await self.rules().acceptOrder(OrderEvent(
-            orderId: orderId, userId: userId, productId: productId, bundleId: TestApple.bundleId, appAccountToken: token, quantity: 1
-        )) else {
+    func order(
+        _ orderId: String = "o-1", userId: String = "u-order", token: String? = MatchTests.token,
+        productId: String = "gems_100"
+    ) async throws {
+        guard
+            case .indexed = try await self.rules().acceptOrder(
+                OrderEvent(
+                    orderId: orderId, userId: userId, productId: productId, bundleId: TestApple.bundleId,
+                    appAccountToken: token, quantity: 1
+                ))
+        else {
             Issue.record("order refused")
             return
         }
@@ -35,7 +42,8 @@ import Testing
     @Test func signedTokenFindsTheOrder() async throws {
         try await self.order()
         // Apple may spell the token in upper case; the publisher's hints disagree and lose.
-        let verified = Records.verified(Records.transaction(token: Self.token.uppercased()), userId: "u-order", orderId: "o-other")
+        let verified = Records.verified(
+            Records.transaction(token: Self.token.uppercased()), userId: "u-order", orderId: "o-other")
         let matched = try #require(self.matched(try await self.rules().match(verified, now: Self.now)))
         #expect(matched.userId == "u-order")
         #expect(matched.orderId == "o-1")
@@ -45,9 +53,13 @@ import Testing
     }
 
     @Test func tokenOfAnotherAppsOrderIsIgnored() async throws {
-        guard case .indexed = try await self.rules().acceptOrder(OrderEvent(
-            orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: "com.other", appAccountToken: Self.token
-        )) else { return }
+        guard
+            case .indexed = try await self.rules().acceptOrder(
+                OrderEvent(
+                    orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: "com.other",
+                    appAccountToken: Self.token
+                ))
+        else { return }
         let verified = Records.verified(Records.transaction(token: Self.token), userId: "u-hint")
         let matched = try #require(self.matched(try await self.rules().match(verified, now: Self.now)))
         #expect(matched.matchedBy == .user)
@@ -101,7 +113,8 @@ import Testing
         let first = Records.verified(Records.transaction("10", type: .autoRenewableSubscription), userId: "u-1")
         #expect(self.matched(try await self.rules().match(first, now: Self.now))?.matchedBy == .user)
 
-        let renewal = Records.verified(Records.transaction("11", original: "10", type: .autoRenewableSubscription), notification: .didRenew)
+        let renewal = Records.verified(
+            Records.transaction("11", original: "10", type: .autoRenewableSubscription), notification: .didRenew)
         let matched = try #require(self.matched(try await self.rules().match(renewal, now: Self.now)))
         #expect(matched.userId == "u-1")
         #expect(matched.matchedBy == .ownership)
@@ -132,16 +145,23 @@ import Testing
     @Test func aPurchaseWaitsBrieflyForTheOrderItsTokenNames() async throws {
         let rules = self.rules(MatchConfiguration(orderGrace: .seconds(30)))
         let early = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
-        #expect(try await rules.match(early, now: Self.now) == .wait(since: Self.now, deadline: Self.now.advanced(by: .seconds(30))))
+        #expect(
+            try await rules.match(early, now: Self.now)
+                == .wait(since: Self.now, deadline: Self.now.advanced(by: .seconds(30))))
 
-        guard case .indexed(let released) = try await rules.acceptOrder(
-            OrderEvent(orderId: "o-1", userId: "u-1", productId: "gems_100", bundleId: TestApple.bundleId, appAccountToken: Self.token)
-        ) else {
+        guard
+            case .indexed(let released) = try await rules.acceptOrder(
+                OrderEvent(
+                    orderId: "o-1", userId: "u-1", productId: "gems_100", bundleId: TestApple.bundleId,
+                    appAccountToken: Self.token)
+            )
+        else {
             Issue.record("order not indexed")
             return
         }
         #expect(released.map(\.recordKey) == [early.recordKey])
-        let matched = try #require(self.matched(try await rules.match(released[0], now: Self.now.advanced(by: .seconds(2)))))
+        let matched = try #require(
+            self.matched(try await rules.match(released[0], now: Self.now.advanced(by: .seconds(2)))))
         #expect(matched.matchedBy == .appAccountToken)
         #expect(matched.orderId == "o-1")
     }
@@ -184,7 +204,9 @@ import Testing
 
     @Test func anOrderForAnotherUserCannotTakeABoundPurchase() async throws {
         let first = Records.verified(Records.transaction(token: Self.token), userId: "u-1")
-        #expect(self.matched(try await self.rules(MatchConfiguration(orderGrace: .zero)).match(first, now: Self.now))?.userId == "u-1")
+        #expect(
+            self.matched(try await self.rules(MatchConfiguration(orderGrace: .zero)).match(first, now: Self.now))?
+                .userId == "u-1")
         try await self.order(userId: "u-2")
         let notification = Records.verified(Records.transaction(token: Self.token), notification: .oneTimeCharge)
         guard case .reject(let refusal) = try await self.rules().match(notification, now: Self.now) else {
@@ -200,7 +222,8 @@ import Testing
         #expect(self.matched(try await self.rules().match(first, now: Self.now))?.warnings == [])
 
         // A renewal of the same purchase claims nothing new.
-        let renewal = Records.verified(Records.transaction("2", original: "1", token: Self.token), notification: .didRenew)
+        let renewal = Records.verified(
+            Records.transaction("2", original: "1", token: Self.token), notification: .didRenew)
         #expect(self.matched(try await self.rules().match(renewal, now: Self.now))?.warnings == [])
 
         let second = Records.verified(Records.transaction("3", token: Self.token), userId: "u-order")
@@ -247,10 +270,13 @@ import Testing
             return
         }
 
-        guard case .indexed(let released) = try await rules.acceptOrder(OrderEvent(
-            orderId: " o-1 ", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId,
-            appAccountToken: Self.token.uppercased()
-        )) else {
+        guard
+            case .indexed(let released) = try await rules.acceptOrder(
+                OrderEvent(
+                    orderId: " o-1 ", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId,
+                    appAccountToken: Self.token.uppercased()
+                ))
+        else {
             Issue.record("order refused")
             return
         }
@@ -263,12 +289,15 @@ import Testing
         #expect(await self.waiting.count == 0)
 
         // Released once: a second copy of the order releases nothing.
-        let repeated = OrderEvent(orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId, appAccountToken: Self.token)
+        let repeated = OrderEvent(
+            orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId,
+            appAccountToken: Self.token)
         #expect(try await rules.acceptOrder(repeated) == .indexed(released: []))
     }
 
     @Test func ordersAreValidated() async throws {
-        let outcome = try await self.rules().acceptOrder(OrderEvent(orderId: "o", userId: " ", productId: "p", bundleId: "b"))
+        let outcome = try await self.rules().acceptOrder(
+            OrderEvent(orderId: "o", userId: " ", productId: "p", bundleId: "b"))
         #expect(outcome == .reject(Rejection(.malformedEvent, "")))
         let badToken = OrderEvent(orderId: "o", userId: "u", productId: "p", bundleId: "b", appAccountToken: "nope")
         guard case .reject(let refusal) = try await self.rules().acceptOrder(badToken) else {

@@ -24,16 +24,21 @@ import Testing
         gate: ScriptedGate? = nil
     ) throws -> TransactionVerifier {
         try TransactionVerifier(
-            configuration: try self.apple.configuration(policy: policy, bundleId: bundleId, receiptValidation: receipts),
+            configuration: try self.apple.configuration(
+                policy: policy, bundleId: bundleId, receiptValidation: receipts),
             source: source, cache: self.cache, gate: gate ?? self.gate
         )
     }
 
     /// Apple's signed answer for `id` (as Get Transaction Info returns it).
-    func signed(_ id: String, environment: String, bundleId: String = TestApple.bundleId, originalTransactionId: String? = nil) throws -> String {
-        try self.apple.sign(TransactionSpec(
-            transactionId: id, originalTransactionId: originalTransactionId, bundleId: bundleId, environment: environment
-        ))
+    func signed(
+        _ id: String, environment: String, bundleId: String = TestApple.bundleId, originalTransactionId: String? = nil
+    ) throws -> String {
+        try self.apple.sign(
+            TransactionSpec(
+                transactionId: id, originalTransactionId: originalTransactionId, bundleId: bundleId,
+                environment: environment
+            ))
     }
 
     // MARK: Bare transaction ids
@@ -47,13 +52,19 @@ import Testing
         #expect(outcome.records.first?.transaction.environment == .sandbox)
         #expect(outcome.records.first?.source == .storeKit2)
         #expect(source.calls.map(\.environment) == [.production, .sandbox])
-        #expect(self.gate.calls == [AppleCall(.transactionInfo, environment: .production), AppleCall(.transactionInfo, environment: .sandbox)])
+        #expect(
+            self.gate.calls == [
+                AppleCall(.transactionInfo, environment: .production),
+                AppleCall(.transactionInfo, environment: .sandbox),
+            ])
     }
 
     @Test func bareIdStaysInProductionWhenSandboxIsRefused() async throws {
         let source = FakeAppleSource { _ in FakeAppleSource.apiError(404, 4_040_010) }
         let policy = EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false)
-        let refusal = try #require(try await self.verifier(source, policy: policy).verify(try Requests.purchase(.transactionId("7"))).rejection)
+        let refusal = try #require(
+            try await self.verifier(source, policy: policy).verify(try Requests.purchase(.transactionId("7"))).rejection
+        )
         #expect(refusal.reason == .transactionNotFound)
         #expect(refusal.detail == "transaction 7: not found in Production; Sandbox is not accepted")
         #expect(source.calls.map(\.environment) == [.production])
@@ -61,7 +72,8 @@ import Testing
 
     @Test func bareIdMissingEverywhereIsNotFound() async throws {
         let source = FakeAppleSource { _ in FakeAppleSource.apiError(404, 4_040_010) }
-        let refusal = try #require(try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))).rejection)
+        let refusal = try #require(
+            try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))).rejection)
         #expect(refusal.reason == .transactionNotFound)
         #expect(source.calls.map(\.environment) == [.production, .sandbox])
     }
@@ -69,15 +81,18 @@ import Testing
     @Test func aSandboxDeploymentAsksOnlySandbox() async throws {
         let answer = try self.signed("7", environment: "Sandbox")
         let source = FakeAppleSource { _ in .signed(answer) }
-        let outcome = try await self.verifier(source, policy: EnvironmentPolicy(deployment: .sandbox)).verify(try Requests.purchase(.transactionId("7")))
+        let outcome = try await self.verifier(source, policy: EnvironmentPolicy(deployment: .sandbox)).verify(
+            try Requests.purchase(.transactionId("7")))
         #expect(outcome.records.count == 1)
         #expect(source.calls.map(\.environment) == [.sandbox])
     }
 
     @Test func appleAnswerSignedByAStrangerIsRefused() async throws {
-        let stranger = try TestSigningChain(name: "Stranger").sign(TransactionSpec(transactionId: "7", environment: "Production").payload)
+        let stranger = try TestSigningChain(name: "Stranger").sign(
+            TransactionSpec(transactionId: "7", environment: "Production").payload)
         let source = FakeAppleSource { _ in .signed(stranger) }
-        let refusal = try #require(try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))).rejection)
+        let refusal = try #require(
+            try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))).rejection)
         #expect(refusal.reason == .invalidCertificate)
         #expect(await self.cache.get(transactionId: "7") == nil)
     }
@@ -91,13 +106,21 @@ import Testing
         ("4040006", FakeAppleSource.apiError(404, 4_040_006), .appleRetryable, .seconds(5)),
         ("401", .apple(.serverAPI(status: 401, body: [], retryAfter: nil)), .authentication, .seconds(60)),
         ("timeout", .apple(.transportFailure(.timeout)), .timeout, .seconds(2)),
-        ("html", .apple(.serverAPI(status: 200, body: Array("<html>down</html>".utf8), retryAfter: nil)), .invalidResponseBody, .seconds(5)),
+        (
+            "html", .apple(.serverAPI(status: 200, body: Array("<html>down</html>".utf8), retryAfter: nil)),
+            .invalidResponseBody, .seconds(5)
+        ),
     ]
 
     @Test(arguments: Self.retryCases)
-    func transientAppleAnswersAreRetried(name: String, answer: FakeAppleSource.Answer, code: RetryReason.Code, floor: Duration) async throws {
+    func transientAppleAnswersAreRetried(
+        name: String, answer: FakeAppleSource.Answer, code: RetryReason.Code, floor: Duration
+    ) async throws {
         let source = FakeAppleSource { _ in answer }
-        guard case .retry(let after, let reason) = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))) else {
+        guard
+            case .retry(let after, let reason) = try await self.verifier(source).verify(
+                try Requests.purchase(.transactionId("7")))
+        else {
             Issue.record("\(name) was not retried")
             return
         }
@@ -109,7 +132,10 @@ import Testing
     @Test func rateLimitWaitsAtLeastUntilApplesRetryAfter() async throws {
         let retryAt = Int64(Date().timeIntervalSince1970 * 1000) + 90_000
         let source = FakeAppleSource { _ in FakeAppleSource.apiError(429, 4_290_000, retryAfter: String(retryAt)) }
-        guard case .retry(let after, let reason) = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))) else {
+        guard
+            case .retry(let after, let reason) = try await self.verifier(source).verify(
+                try Requests.purchase(.transactionId("7")))
+        else {
             Issue.record("429 was not retried")
             return
         }
@@ -121,7 +147,10 @@ import Testing
     @Test func theGateIsAskedBeforeEveryCall() async throws {
         let source = FakeAppleSource.unused
         let closed = ScriptedGate { _ in .wait(.seconds(3)) }
-        guard case .retry(let after, let reason) = try await self.verifier(source, gate: closed).verify(try Requests.purchase(.transactionId("7"))) else {
+        guard
+            case .retry(let after, let reason) = try await self.verifier(source, gate: closed).verify(
+                try Requests.purchase(.transactionId("7")))
+        else {
             Issue.record("a closed gate did not retry")
             return
         }
@@ -146,28 +175,47 @@ import Testing
 
     @Test func appReceiptIsLookedUpOncePerPurchase() async throws {
         // Apple-signed production receipt: 4 records of one subscription; only the latest is asked.
-        let answer = try self.signed("340001311555626", environment: "Production", bundleId: "org.getpure.pure-iphone", originalTransactionId: "340001196262039")
-        let source = FakeAppleSource { call in call.subject == "340001311555626" ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010) }
-        let request = try Requests.purchase(.appReceipt(try Fixtures.text("receipts/app-receipt-production.b64")), bundleId: "org.getpure.pure-iphone")
+        let answer = try self.signed(
+            "340001311555626", environment: "Production", bundleId: "org.getpure.pure-iphone",
+            originalTransactionId: "340001196262039")
+        let source = FakeAppleSource { call in
+            call.subject == "340001311555626" ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010)
+        }
+        let request = try Requests.purchase(
+            .appReceipt(try Fixtures.text("receipts/app-receipt-production.b64")), bundleId: "org.getpure.pure-iphone")
         let outcome = try await self.verifier(source, bundleId: "org.getpure.pure-iphone").verify(request)
         #expect(outcome.records.map(\.transaction.transactionId) == ["340001311555626"])
         #expect(outcome.records.first?.source == .storeKit1)
-        #expect(source.calls == [FakeAppleSource.Call(endpoint: .transactionInfo, subject: "340001311555626", environment: .production)])
+        #expect(
+            source.calls == [
+                FakeAppleSource.Call(endpoint: .transactionInfo, subject: "340001311555626", environment: .production)
+            ])
     }
 
     @Test func longSandboxReceiptCostsOneLookup() async throws {
-        let answer = try self.signed("1000000661019370", environment: "Sandbox", bundleId: "com.nutcall.alert", originalTransactionId: "1000000603177571")
-        let source = FakeAppleSource { call in call.environment == .sandbox ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010) }
-        let request = try Requests.purchase(.appReceipt(try Fixtures.text("receipts/app-receipt-sandbox-legacy.b64")), bundleId: "com.nutcall.alert")
+        let answer = try self.signed(
+            "1000000661019370", environment: "Sandbox", bundleId: "com.nutcall.alert",
+            originalTransactionId: "1000000603177571")
+        let source = FakeAppleSource { call in
+            call.environment == .sandbox ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010)
+        }
+        let request = try Requests.purchase(
+            .appReceipt(try Fixtures.text("receipts/app-receipt-sandbox-legacy.b64")), bundleId: "com.nutcall.alert")
         let outcome = try await self.verifier(source, bundleId: "com.nutcall.alert").verify(request)
         #expect(outcome.records.map(\.transaction.transactionId) == ["1000000661019370"])
         #expect(source.calls.map(\.subject) == ["1000000661019370", "1000000661019370"])
     }
 
     @Test func transactionReceiptIsLookedUpById() async throws {
-        let answer = try self.signed("1000000181298734", environment: "Sandbox", bundleId: "com.mbaasy.ios.demo", originalTransactionId: "1000000180636226")
-        let source = FakeAppleSource { call in call.environment == .sandbox ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010) }
-        let request = try Requests.purchase(.transactionReceipt(try Fixtures.text("receipts/transaction-receipt-sandbox.b64")), bundleId: "com.mbaasy.ios.demo")
+        let answer = try self.signed(
+            "1000000181298734", environment: "Sandbox", bundleId: "com.mbaasy.ios.demo",
+            originalTransactionId: "1000000180636226")
+        let source = FakeAppleSource { call in
+            call.environment == .sandbox ? .signed(answer) : FakeAppleSource.apiError(404, 4_040_010)
+        }
+        let request = try Requests.purchase(
+            .transactionReceipt(try Fixtures.text("receipts/transaction-receipt-sandbox.b64")),
+            bundleId: "com.mbaasy.ios.demo")
         let outcome = try await self.verifier(source, bundleId: "com.mbaasy.ios.demo").verify(request)
         #expect(outcome.records.first?.transaction.originalTransactionId == "1000000180636226")
         #expect(source.calls.map(\.subject) == ["1000000181298734", "1000000181298734"])
@@ -175,7 +223,8 @@ import Testing
 
     @Test func xcodeAndForeignReceiptsAreRefusedWithoutApple() async throws {
         let source = FakeAppleSource.unused
-        let xcode = try Requests.purchase(.appReceipt(try Fixtures.text("receipts/app-receipt-xcode-with-purchases.b64")))
+        let xcode = try Requests.purchase(
+            .appReceipt(try Fixtures.text("receipts/app-receipt-xcode-with-purchases.b64")))
         #expect(try await self.verifier(source).verify(xcode).rejection?.reason == .xcodeNotAllowed)
 
         let foreign = try Requests.purchase(.appReceipt(try Fixtures.text("receipts/app-receipt-production.b64")))
@@ -194,23 +243,24 @@ import Testing
     // MARK: Receipts, legacy verifyReceipt
 
     static let g5Receipt = #"""
-    {"status": 0, "environment": "Sandbox",
-     "receipt": {"bundle_id": "dev.bonzer.weeka.app", "in_app": [
-        {"transaction_id": "2000001092134138", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
-         "quantity": "1", "purchase_date_ms": "1766770987000", "expires_date_ms": "1766773147000"}]},
-     "latest_receipt_info": [
-        {"transaction_id": "2000001092148094", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
-         "quantity": "1", "purchase_date_ms": "1766773147000", "expires_date_ms": "1766775307000", "web_order_line_item_id": "2000000123"},
-        {"transaction_id": "2000001092134138", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
-         "quantity": "1", "purchase_date_ms": "1766770987000", "expires_date_ms": "1766773147000"}]}
-    """#
+        {"status": 0, "environment": "Sandbox",
+         "receipt": {"bundle_id": "dev.bonzer.weeka.app", "in_app": [
+            {"transaction_id": "2000001092134138", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
+             "quantity": "1", "purchase_date_ms": "1766770987000", "expires_date_ms": "1766773147000"}]},
+         "latest_receipt_info": [
+            {"transaction_id": "2000001092148094", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
+             "quantity": "1", "purchase_date_ms": "1766773147000", "expires_date_ms": "1766775307000", "web_order_line_item_id": "2000000123"},
+            {"transaction_id": "2000001092134138", "original_transaction_id": "2000001092134138", "product_id": "dev.bonzer.weeka.app.subscription.pro.annual",
+             "quantity": "1", "purchase_date_ms": "1766770987000", "expires_date_ms": "1766773147000"}]}
+        """#
 
     func legacyVerifier(_ source: FakeAppleSource, policy: EnvironmentPolicy = .init()) throws -> TransactionVerifier {
         try self.verifier(source, policy: policy, bundleId: "dev.bonzer.weeka.app", receipts: .verifyReceipt)
     }
 
     func g5Request() throws -> VerifyRequest {
-        try Requests.purchase(.appReceipt(try Fixtures.text("receipts/app-receipt-sandbox-g5.b64")), bundleId: "dev.bonzer.weeka.app")
+        try Requests.purchase(
+            .appReceipt(try Fixtures.text("receipts/app-receipt-sandbox-g5.b64")), bundleId: "dev.bonzer.weeka.app")
     }
 
     @Test func verifyReceiptResendsToSandboxOn21007() async throws {
@@ -234,7 +284,8 @@ import Testing
     @Test func verifyReceipt21007IsSandboxNotAllowedWhenRefused() async throws {
         let source = FakeAppleSource { _ in FakeAppleSource.receiptStatus(21_007) }
         let policy = EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false)
-        let refusal = try #require(try await self.legacyVerifier(source, policy: policy).verify(try self.g5Request()).rejection)
+        let refusal = try #require(
+            try await self.legacyVerifier(source, policy: policy).verify(try self.g5Request()).rejection)
         #expect(refusal.reason == .sandboxNotAllowed)
         #expect(source.calls.map(\.environment) == [.production])
     }
@@ -272,7 +323,8 @@ import Testing
     }
 
     @Test func verifyReceiptOfAnotherAppIsTheWrongBundle() async throws {
-        let other = Self.g5Receipt.replacingOccurrences(of: "\"bundle_id\": \"dev.bonzer.weeka.app\"", with: "\"bundle_id\": \"com.other\"")
+        let other = Self.g5Receipt.replacingOccurrences(
+            of: "\"bundle_id\": \"dev.bonzer.weeka.app\"", with: "\"bundle_id\": \"com.other\"")
         let source = FakeAppleSource { _ in .receipt(other) }
         // The local decode sees the right bundle; Apple's answer names another one.
         let refusal = try #require(try await self.legacyVerifier(source).verify(try self.g5Request()).rejection)

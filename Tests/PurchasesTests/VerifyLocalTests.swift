@@ -57,7 +57,9 @@ import Testing
             configuration: VerifyConfiguration(bundleId: "com.goodheartapp", appAppleId: 1),
             source: self.source, cache: self.cache, gate: self.gate
         )
-        let request = try Requests.purchase(.signedTransaction(try Fixtures.text("jws/sandbox-consumable-transaction.jws")), bundleId: "com.goodheartapp")
+        let request = try Requests.purchase(
+            .signedTransaction(try Fixtures.text("jws/sandbox-consumable-transaction.jws")),
+            bundleId: "com.goodheartapp")
         let record = try #require(try await verifier.verify(request).records.first)
         #expect(record.transaction.transactionId == "2000000847061981")
         #expect(record.transaction.productId == "gh_super_good_ticket_1")
@@ -72,7 +74,8 @@ import Testing
         let forgedBody = try JSONSerialization.data(withJSONObject: TransactionSpec(quantity: 500).payload)
         let forged = [parts[0], TestSigningChain.base64URL(forgedBody), parts[2]].joined(separator: ".")
 
-        let refusal = try #require(try await self.verifier().verify(try Requests.purchase(.signedTransaction(forged))).rejection)
+        let refusal = try #require(
+            try await self.verifier().verify(try Requests.purchase(.signedTransaction(forged))).rejection)
         #expect(refusal.reason == .invalidSignature)
         #expect(refusal.detail.contains("VERIFICATION_FAILURE"))
         #expect(await self.cache.get(transactionId: "2000000000000001") == nil)
@@ -85,24 +88,29 @@ import Testing
         // Signed as a Production purchase of 1; the forger asks for 7 in another environment.
         let genuine = try self.apple.sign(TransactionSpec(quantity: 1, environment: "Production"))
         let parts = genuine.split(separator: ".").map(String.init)
-        let forgedBody = try JSONSerialization.data(withJSONObject: TransactionSpec(quantity: 7, environment: environment).payload)
+        let forgedBody = try JSONSerialization.data(
+            withJSONObject: TransactionSpec(quantity: 7, environment: environment).payload)
         let forged = [parts[0], TestSigningChain.base64URL(forgedBody), parts[2]].joined(separator: ".")
 
-        let productionOnly = try self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false))
-        let refusal = try #require(try await productionOnly.verify(try Requests.purchase(.signedTransaction(forged))).rejection)
+        let productionOnly = try self.verifier(
+            EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false))
+        let refusal = try #require(
+            try await productionOnly.verify(try Requests.purchase(.signedTransaction(forged))).rejection)
         #expect(refusal.reason == .invalidSignature)
     }
 
     @Test func dataSignedByAnotherAuthorityIsAnInvalidCertificate() async throws {
         let stranger = try TestSigningChain(name: "Stranger")
         let jws = try stranger.sign(TransactionSpec().payload)
-        let refusal = try #require(try await self.verifier().verify(try Requests.purchase(.signedTransaction(jws))).rejection)
+        let refusal = try #require(
+            try await self.verifier().verify(try Requests.purchase(.signedTransaction(jws))).rejection)
         #expect(refusal.reason == .invalidCertificate)
     }
 
     @Test func anotherAppsTransactionIsTheWrongBundle() async throws {
         let jws = try self.apple.sign(TransactionSpec(bundleId: "com.other.app"))
-        let refusal = try #require(try await self.verifier().verify(try Requests.purchase(.signedTransaction(jws))).rejection)
+        let refusal = try #require(
+            try await self.verifier().verify(try Requests.purchase(.signedTransaction(jws))).rejection)
         #expect(refusal.reason == .wrongBundle)
 
         let foreignEvent = try Requests.purchase(.transactionId("1"), bundleId: "com.other.app")
@@ -126,21 +134,28 @@ import Testing
     }
 
     @Test func sandboxInProductionFollowsThePolicy() async throws {
-        let request = try Requests.purchase(.signedTransaction(try self.apple.sign(TransactionSpec(environment: "Sandbox"))))
+        let request = try Requests.purchase(
+            .signedTransaction(try self.apple.sign(TransactionSpec(environment: "Sandbox"))))
 
-        let accepted = try await self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: true)).verify(request)
+        let accepted = try await self.verifier(
+            EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: true)
+        ).verify(request)
         #expect(accepted.records.first?.transaction.environment == .sandbox)
 
-        let refused = try #require(try await self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false)).verify(request).rejection)
+        let refused = try #require(
+            try await self.verifier(EnvironmentPolicy(deployment: .production, acceptSandboxInProduction: false))
+                .verify(request).rejection)
         #expect(refused.reason == .sandboxNotAllowed)
     }
 
     @Test func productionDataInASandboxDeploymentIsTheWrongEnvironment() async throws {
-        let request = try Requests.purchase(.signedTransaction(try self.apple.sign(TransactionSpec(environment: "Production"))))
+        let request = try Requests.purchase(
+            .signedTransaction(try self.apple.sign(TransactionSpec(environment: "Production"))))
         let production = try await self.verifier().verify(request)
         #expect(production.records.first?.transaction.environment == .production)
 
-        let refusal = try #require(try await self.verifier(EnvironmentPolicy(deployment: .sandbox)).verify(request).rejection)
+        let refusal = try #require(
+            try await self.verifier(EnvironmentPolicy(deployment: .sandbox)).verify(request).rejection)
         #expect(refusal.reason == .wrongEnvironment)
     }
 
@@ -153,14 +168,18 @@ import Testing
         )
         let signed = try self.apple.notification(
             "DID_RENEW", subtype: "BILLING_RECOVERY", uuid: "n-renew-1", transaction: spec,
-            renewal: ["originalTransactionId": "2000000000000001", "autoRenewProductId": "pro_yearly", "autoRenewStatus": 1]
+            renewal: [
+                "originalTransactionId": "2000000000000001", "autoRenewProductId": "pro_yearly", "autoRenewStatus": 1,
+            ]
         )
         let request = try Requests.notification(signed)
         let record = try #require(try await self.verifier().verify(request).records.first)
-        #expect(record.notification == NotificationContext(
-            notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-renew-1",
-            signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000)
-        ))
+        #expect(
+            record.notification
+                == NotificationContext(
+                    notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-renew-1",
+                    signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000)
+                ))
         #expect(record.renewal == RenewalDetails(autoRenewProductId: "pro_yearly", autoRenewStatus: .on))
         #expect(record.transaction.expiresDate == Timestamp(millisecondsSince1970: 1_765_600_000_000))
         #expect(record.source == .notification)
@@ -185,17 +204,21 @@ import Testing
             configuration: VerifyConfiguration(bundleId: "com.nineton.taller", appAppleId: 6_450_284_872),
             source: self.source, cache: self.cache, gate: self.gate
         )
-        let outcome = try await real.verify(try Requests.notification(try Fixtures.text("jws/production-test-notification.jws")))
+        let outcome = try await real.verify(
+            try Requests.notification(try Fixtures.text("jws/production-test-notification.jws")))
         #expect(outcome == .skip(SkipReason(.notificationWithoutTransaction, "")))
     }
 
     @Test func aNotificationIsOnlyAsTrustworthyAsWhatItCarries() async throws {
-        let genuine = try self.apple.notification("REFUND", transaction: TransactionSpec(revocationDate: 1_763_100_000_000))
+        let genuine = try self.apple.notification(
+            "REFUND", transaction: TransactionSpec(revocationDate: 1_763_100_000_000))
         let parts = genuine.split(separator: ".").map(String.init)
         let body = try #require(Self.base64URLDecode(parts[1]))
         var payload = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
         payload["notificationType"] = "REFUND_REVERSED"
-        let forged = [parts[0], TestSigningChain.base64URL(try JSONSerialization.data(withJSONObject: payload)), parts[2]].joined(separator: ".")
+        let forged = [
+            parts[0], TestSigningChain.base64URL(try JSONSerialization.data(withJSONObject: payload)), parts[2],
+        ].joined(separator: ".")
         let refusal = try #require(try await self.verifier().verify(try Requests.notification(forged)).rejection)
         #expect(refusal.reason == .invalidSignature)
 
@@ -205,7 +228,10 @@ import Testing
             "environment": "Sandbox", "bundleId": TestApple.bundleId,
             "signedTransactionInfo": try stranger.sign(TransactionSpec().payload),
         ]
-        let wrapped = try self.apple.chain.sign(["notificationType": "ONE_TIME_CHARGE", "notificationUUID": "n-x", "signedDate": 1_763_000_000_000, "data": data])
+        let wrapped = try self.apple.chain.sign([
+            "notificationType": "ONE_TIME_CHARGE", "notificationUUID": "n-x", "signedDate": 1_763_000_000_000,
+            "data": data,
+        ])
         let nested = try #require(try await self.verifier().verify(try Requests.notification(wrapped)).rejection)
         #expect(nested.reason == .invalidCertificate)
         #expect(nested.detail.contains("signedTransactionInfo"))

@@ -7,7 +7,9 @@ import Testing
         try await withTwoClients { first, second in
             let rate = 10.0
             let burst = 5
-            let limiters = [first, second].map { RateLimiter(client: $0, name: "apple", permitsPerSecond: rate, burst: burst) }
+            let limiters = [first, second].map {
+                RateLimiter(client: $0, name: "apple", permitsPerSecond: rate, burst: burst)
+            }
             let start = try await serverMicroseconds(first)
             let decisions = try await withThrowingTaskGroup(of: [RateLimitDecision].self) { group in
                 for limiter in limiters {

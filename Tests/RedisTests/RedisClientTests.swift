@@ -97,11 +97,13 @@ import Testing
     @Test func authenticatesAndSelectsDatabase() async throws {
         try await withRedisClient { server, client in
             _ = try await client.send("CONFIG", "SET", "requirepass", "s3cret")
-            try await withClient(try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1)) { authed in
+            try await withClient(try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1))
+            { authed in
                 _ = try await authed.send("SET", "where", "db3")
                 #expect(try await authed.send("CLIENT", "INFO").string?.contains("db=3") == true)
             }
-            try await withClient(try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1)) { wrong in
+            try await withClient(try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1)) {
+                wrong in
                 await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
                     try await wrong.send("PING")
                 }

@@ -1,5 +1,5 @@
-import Testing
 import Redis
+import Testing
 
 @Test func linkedHiredisIsZeroFourteen() {
     #expect(Hiredis.version == "0.14.1")

@@ -5,14 +5,18 @@ import Synchronization
 /// A `RetryStore` in process memory with the same lease semantics as the Redis one, for tests
 /// of the runtime's logic that do not need a Redis server.
 public final class InMemoryRetryStore: RetryStore {
-    private struct Item { var payload: [UInt8]; var due: ContinuousClock.Instant }
+    private struct Item {
+        var payload: [UInt8]
+        var due: ContinuousClock.Instant
+    }
     private let items = Mutex<[String: Item]>([:])
     private let clock = ContinuousClock()
 
     public init() {}
 
     public func schedule(_ delivery: ScheduledDelivery) async throws {
-        let untilNotBefore = delivery.notBefore.map { Duration.milliseconds(max(0, Int64($0.timeIntervalSinceNow * 1000))) } ?? .zero
+        let untilNotBefore =
+            delivery.notBefore.map { Duration.milliseconds(max(0, Int64($0.timeIntervalSinceNow * 1000))) } ?? .zero
         let due = clock.now + max(delivery.delay, untilNotBefore)
         items.withLock { items in
             if items[delivery.id] == nil { items[delivery.id] = Item(payload: delivery.payload, due: due) }
@@ -38,7 +42,12 @@ public final class InMemoryRetryStore: RetryStore {
 /// An `IdempotencyGuard` in process memory (one process, so "across replicas" is simulated by
 /// sharing one instance between runtimes).
 public final class InMemoryIdempotency: IdempotencyGuard {
-    private struct Entry { var done = false; var token: String?; var expires: ContinuousClock.Instant?; var scheduledAttempt: Int? }
+    private struct Entry {
+        var done = false
+        var token: String?
+        var expires: ContinuousClock.Instant?
+        var scheduledAttempt: Int?
+    }
     private let entries = Mutex<[String: Entry]>([:])
     private let clock = ContinuousClock()
 

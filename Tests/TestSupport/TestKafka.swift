@@ -18,11 +18,15 @@ public enum TestKafka {
     }
 
     public static func producer(_ cluster: KafkaMockCluster) throws -> KafkaProducer {
-        try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers), logger: logger)
+        try KafkaProducer(
+            configuration: KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers), logger: logger)
     }
 
-    public static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String, topics: [String]) -> KafkaConsumerConfiguration {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: cluster.bootstrapServers, groupId: group, topics: topics)
+    public static func consumerConfiguration(_ cluster: KafkaMockCluster, group: String, topics: [String])
+        -> KafkaConsumerConfiguration
+    {
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupId: group, topics: topics)
         configuration.sessionTimeout = .seconds(6)
         configuration.heartbeatInterval = .milliseconds(500)
         configuration.autoCommitInterval = .milliseconds(200)
@@ -30,7 +34,9 @@ public enum TestKafka {
     }
 
     /// Publishes `count` records `"<prefix>-<i>"` keyed `k<i % keys>` and waits for every ack.
-    public static func publish(_ producer: KafkaProducer, topic: String, count: Int, prefix: String = "m", keys: Int = 16) async throws {
+    public static func publish(
+        _ producer: KafkaProducer, topic: String, count: Int, prefix: String = "m", keys: Int = 16
+    ) async throws {
         let records = (0..<count).map { KafkaRecord(topic: topic, key: "k\($0 % keys)", value: "\(prefix)-\($0)") }
         _ = try await producer.send(records)
     }
@@ -90,7 +96,9 @@ public final class ConsumerProbe: Sendable {
     /// Stores last offset + 1 for every partition seen so far.
     public func storeAll() throws {
         var next: [TopicPartition: Int64] = [:]
-        for message in messages { next[message.topicPartition] = max(next[message.topicPartition] ?? 0, message.offset + 1) }
+        for message in messages {
+            next[message.topicPartition] = max(next[message.topicPartition] ?? 0, message.offset + 1)
+        }
         try consumer.store(next.map { TopicPartitionOffset($0.key, offset: $0.value) })
     }
 

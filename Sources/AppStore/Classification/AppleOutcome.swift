@@ -60,7 +60,9 @@ public struct RetryReason: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
-    public var description: String { self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)" }
+    public var description: String {
+        self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)"
+    }
 }
 
 /// Why a call failed for good, in Apple's terms. Equal by code. (The pipeline maps these onto
@@ -102,5 +104,7 @@ public struct TerminalReason: Hashable, Sendable, CustomStringConvertible {
 
     public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(self.code) }
-    public var description: String { self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)" }
+    public var description: String {
+        self.detail.isEmpty ? self.code.rawValue : "\(self.code.rawValue): \(self.detail)"
+    }
 }

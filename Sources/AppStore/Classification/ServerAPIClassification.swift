@@ -4,11 +4,15 @@ import Foundation
 enum ServerAPIClassification {
     typealias Delay = AppleOutcomeClassifier.Delay
 
-    static func classify(status: Int, body: [UInt8], retryAfter: String?, context: ClassificationContext) -> AppleOutcome {
+    static func classify(status: Int, body: [UInt8], retryAfter: String?, context: ClassificationContext)
+        -> AppleOutcome
+    {
         if (200..<300).contains(status) {
             // 202/204 carry no body (consumption); otherwise the body must be a JSON object.
             if body.isEmpty || JSONBody.isObject(body) { return .ok }
-            return .retry(after: Delay.invalidBody, reason: RetryReason(.invalidResponseBody, "HTTP \(status) with a non-JSON body"))
+            return .retry(
+                after: Delay.invalidBody,
+                reason: RetryReason(.invalidResponseBody, "HTTP \(status) with a non-JSON body"))
         }
         let apiError = JSONBody.object(body).flatMap { JSONBody.integer($0["errorCode"]) }
         let message = JSONBody.object(body).flatMap { $0["errorMessage"] as? String } ?? ""
@@ -16,11 +20,14 @@ enum ServerAPIClassification {
         if status == 401 {
             return .retry(
                 after: Delay.configuration,
-                reason: RetryReason(.authentication, "HTTP 401: check key type, kid/iss/bid, clock; production answers 401 before the first release")
+                reason: RetryReason(
+                    .authentication,
+                    "HTTP 401: check key type, kid/iss/bid, clock; production answers 401 before the first release")
             )
         }
         if status == 429 || apiError == 4_290_000 {
-            return .retry(after: self.rateLimitDelay(retryAfter, now: context.now), reason: RetryReason(.rateLimited, "HTTP 429"))
+            return .retry(
+                after: self.rateLimitDelay(retryAfter, now: context.now), reason: RetryReason(.rateLimited, "HTTP 429"))
         }
         if let apiError {
             return self.classify(apiError: apiError, status: status, message: message, context: context)
@@ -31,10 +38,14 @@ enum ServerAPIClassification {
         if status == 404 {
             return .terminal(TerminalReason(.transactionNotFound, "HTTP 404 without an Apple error code"))
         }
-        return .retry(after: Delay.configuration, reason: RetryReason(.requestRejected, "HTTP \(status) without an Apple error code"))
+        return .retry(
+            after: Delay.configuration,
+            reason: RetryReason(.requestRejected, "HTTP \(status) without an Apple error code"))
     }
 
-    private static func classify(apiError: Int64, status: Int, message: String, context: ClassificationContext) -> AppleOutcome {
+    private static func classify(apiError: Int64, status: Int, message: String, context: ClassificationContext)
+        -> AppleOutcome
+    {
         let detail = "\(apiError) \(message)"
         switch apiError {
         case 5_000_000, 5_000_001:
@@ -45,7 +56,8 @@ enum ServerAPIClassification {
             // Production first; one look in sandbox; missing in both means it exists nowhere.
             if context.environment == .production, !context.switchedEnvironment {
                 if context.sandboxAllowed { return .switchEnvironment(to: .sandbox) }
-                return .terminal(TerminalReason(.transactionNotFound, "\(detail) (sandbox not allowed)", appleCode: apiError))
+                return .terminal(
+                    TerminalReason(.transactionNotFound, "\(detail) (sandbox not allowed)", appleCode: apiError))
             }
             return .terminal(TerminalReason(.transactionNotFound, detail, appleCode: apiError))
         case 4_040_001, 4_040_003, 4_040_005, 4_000_006, 4_000_008, 4_040_019:

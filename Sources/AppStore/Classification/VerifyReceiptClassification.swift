@@ -11,7 +11,8 @@ enum VerifyReceiptClassification {
         }
         guard let object = JSONBody.object(body), let status = JSONBody.integer(object["status"]) else {
             // Apple served HTML with 200 during the 2020-01-24 outage.
-            return .retry(after: Delay.invalidBody, reason: RetryReason(.invalidResponseBody, "HTTP 200 without a JSON status"))
+            return .retry(
+                after: Delay.invalidBody, reason: RetryReason(.invalidResponseBody, "HTTP 200 without a JSON status"))
         }
         return self.classify(status: status, retryFlag: self.retryFlag(object), context: context)
     }
@@ -24,7 +25,9 @@ enum VerifyReceiptClassification {
             return .ok
         case 21007:
             if context.environment == .sandbox || context.switchedEnvironment {
-                return .terminal(TerminalReason(.wrongEnvironment, "\(detail): sandbox receipt, already tried sandbox", appleCode: status))
+                return .terminal(
+                    TerminalReason(
+                        .wrongEnvironment, "\(detail): sandbox receipt, already tried sandbox", appleCode: status))
             }
             guard context.sandboxAllowed else {
                 return .terminal(TerminalReason(.sandboxNotAllowed, detail, appleCode: status))
@@ -32,19 +35,25 @@ enum VerifyReceiptClassification {
             return .switchEnvironment(to: .sandbox)
         case 21008:
             if context.environment == .production || context.switchedEnvironment {
-                return .terminal(TerminalReason(.wrongEnvironment, "\(detail): production receipt, already tried production", appleCode: status))
+                return .terminal(
+                    TerminalReason(
+                        .wrongEnvironment, "\(detail): production receipt, already tried production", appleCode: status)
+                )
             }
             return .switchEnvironment(to: .production)
         case 21002, 21005, 21009:
             // 21002 is also "malformed"; the pipeline's retry budget bounds it.
             return .retry(after: Delay.appleRetryable, reason: RetryReason(.appleRetryable, detail))
         case 21004:
-            return .retry(after: Delay.configuration, reason: RetryReason(.sharedSecret, "\(detail): shared secret mismatch"))
+            return .retry(
+                after: Delay.configuration, reason: RetryReason(.sharedSecret, "\(detail): shared secret mismatch"))
         case 21010:
-            return .terminal(TerminalReason(.transactionNotFound, "\(detail): account not found or deleted", appleCode: status))
+            return .terminal(
+                TerminalReason(.transactionNotFound, "\(detail): account not found or deleted", appleCode: status))
         case 21100...21199:
             if retryFlag == true {
-                return .retry(after: Delay.appleRetryable, reason: RetryReason(.appleRetryable, "\(detail) with the retry flag"))
+                return .retry(
+                    after: Delay.appleRetryable, reason: RetryReason(.appleRetryable, "\(detail) with the retry flag"))
             }
             return .terminal(TerminalReason(.receiptInvalid, "\(detail) without the retry flag", appleCode: status))
         default:

@@ -35,7 +35,7 @@ final class ChainCache: Sendable {
     func publicKey(for key: Key, validationTime: Date, online: Bool, now: Date) -> P256.Signing.PublicKey? {
         self.entries.withLock { entries in
             guard let entry = entries[key],
-                  entry.validFrom <= validationTime, validationTime <= entry.validUntil
+                entry.validFrom <= validationTime, validationTime <= entry.validUntil
             else { return nil }
             if online {
                 guard let checkedUntil = entry.onlineCheckedUntil, now < checkedUntil else { return nil }

@@ -25,7 +25,8 @@ final class ChainValidator: Sendable {
             do {
                 roots.append(try Certificate(derEncoded: der))
             } catch {
-                throw ConfigurationError(.invalidRootCertificate, "root certificate #\(index) is not DER X.509: \(error)")
+                throw ConfigurationError(
+                    .invalidRootCertificate, "root certificate #\(index) is not DER X.509: \(error)")
             }
         }
         self.roots = roots

@@ -28,13 +28,13 @@ struct CompactJWS: Sendable {
             throw VerificationError(.invalidJWTFormat, "input of \(bytes.count) bytes exceeds \(Self.maximumLength)")
         }
         guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
-              let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-              !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
+            let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
         else { throw VerificationError(.invalidJWTFormat, "expected 3 dot-separated segments") }
 
         guard let headerJSON = Base64.decode(bytes[..<firstDot]),
-              let payload = Base64.decode(bytes[(firstDot + 1)..<secondDot]),
-              let signature = Base64.decode(bytes[(secondDot + 1)...])
+            let payload = Base64.decode(bytes[(firstDot + 1)..<secondDot]),
+            let signature = Base64.decode(bytes[(secondDot + 1)...])
         else { throw VerificationError(.invalidJWTFormat, "a segment is not base64url") }
         guard !payload.isEmpty else { throw VerificationError(.invalidJWTFormat, "empty payload") }
 
@@ -54,7 +54,8 @@ struct CompactJWS: Sendable {
         try Self.decode(self.payload, as: type)
     }
 
-    static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError) -> Payload {
+    static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError) -> Payload
+    {
         do {
             return try JSONDecoder().decode(type, from: Data(json))
         } catch {

@@ -59,7 +59,8 @@ extension SignedDataVerifier {
         } else if let appData = notification.appData {
             identity = (appData.bundleId, appData.appAppleId, appData.environment)
         } else {
-            return VerificationError(.invalidAppIdentifier, "notification has no data, summary, externalPurchaseToken or appData")
+            return VerificationError(
+                .invalidAppIdentifier, "notification has no data, summary, externalPurchaseToken or appData")
         }
         return self.checkIdentity(
             bundleId: identity.bundleId,

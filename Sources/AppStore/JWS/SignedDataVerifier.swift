@@ -41,7 +41,9 @@ public struct SignedDataVerifier: Sendable {
     }
 
     /// Verifies a signed transaction parsed earlier (to read its claimed environment).
-    public func verifyAndDecodeTransaction(_ parsed: ParsedJWS<JWSTransactionDecodedPayload>) async -> VerificationResult<JWSTransactionDecodedPayload> {
+    public func verifyAndDecodeTransaction(_ parsed: ParsedJWS<JWSTransactionDecodedPayload>) async
+        -> VerificationResult<JWSTransactionDecodedPayload>
+    {
         let result = await self.verifySignature(parsed)
         guard case .valid(let transaction) = result else { return result }
         if let refusal = self.checkIdentity(bundleId: transaction.bundleId, environment: transaction.environment) {
@@ -90,7 +92,8 @@ public struct SignedDataVerifier: Sendable {
 
     /// Checks signature and chain of a JWS parsed earlier; its claimed payload becomes the
     /// verified one only on `.valid`.
-    public func verifySignature<Payload: SignedPayload>(_ jws: ParsedJWS<Payload>) async -> VerificationResult<Payload> {
+    public func verifySignature<Payload: SignedPayload>(_ jws: ParsedJWS<Payload>) async -> VerificationResult<Payload>
+    {
         let parsed = jws.compact
         let payload = jws.claimedPayload
         if self.configuration.environment.isUnsignedTestEnvironment {
@@ -99,13 +102,15 @@ public struct SignedDataVerifier: Sendable {
         }
 
         guard parsed.header.alg == "ES256" else {
-            return .invalid(VerificationError(.invalidJWTFormat, "header alg is \(parsed.header.alg ?? "missing"), expected ES256"))
+            return .invalid(
+                VerificationError(.invalidJWTFormat, "header alg is \(parsed.header.alg ?? "missing"), expected ES256"))
         }
         guard let x5c = parsed.header.x5c, x5c.count == 3 else {
-            return .invalid(VerificationError(
-                .invalidJWTFormat,
-                "header x5c holds \(parsed.header.x5c?.count ?? 0) certificates, expected 3"
-            ))
+            return .invalid(
+                VerificationError(
+                    .invalidJWTFormat,
+                    "header x5c holds \(parsed.header.x5c?.count ?? 0) certificates, expected 3"
+                ))
         }
 
         let online = self.configuration.onlineChecks
@@ -116,15 +121,17 @@ public struct SignedDataVerifier: Sendable {
                 Date()
             }
 
-        switch await self.chainValidator.validate(leaf: x5c[0], intermediate: x5c[1], at: validationTime, online: online) {
+        switch await self.chainValidator.validate(
+            leaf: x5c[0], intermediate: x5c[1], at: validationTime, online: online)
+        {
         case .refused(let error):
             return .invalid(error)
         case .retryable(let error):
             return .retryable(error)
         case .trusted(let publicKey):
             guard parsed.signature.count == 64,
-                  let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
-                  publicKey.isValidSignature(signature, for: SHA256.hash(data: parsed.signingInput))
+                let signature = try? P256.Signing.ECDSASignature(rawRepresentation: parsed.signature),
+                publicKey.isValidSignature(signature, for: SHA256.hash(data: parsed.signingInput))
             else {
                 return .invalid(VerificationError(.verificationFailure, "ES256 signature does not match the leaf key"))
             }

@@ -74,7 +74,8 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
         case .iso8601:
             let text = try container.decode(String.self)
             guard let parsed = Timestamp(iso8601: text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "'\(text)' is not an ISO-8601 (RFC 3339) date-time")
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "'\(text)' is not an ISO-8601 (RFC 3339) date-time")
             }
             self = parsed
         case .milliseconds:

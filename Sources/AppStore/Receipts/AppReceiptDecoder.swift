@@ -13,7 +13,8 @@ public enum AppReceiptDecoder {
     /// - Parameter base64: `receipt-data` as sent; surrounding whitespace and line breaks are ignored.
     public static func decode(base64: String) throws(ReceiptError) -> AppReceipt {
         guard base64.utf8.count <= self.maximumBase64Length else {
-            throw ReceiptError(.tooLarge, "receipt of \(base64.utf8.count) characters exceeds \(self.maximumBase64Length)")
+            throw ReceiptError(
+                .tooLarge, "receipt of \(base64.utf8.count) characters exceeds \(self.maximumBase64Length)")
         }
         let compact = base64.utf8.filter { !Self.isWhitespace($0) }
         guard !compact.isEmpty, let der = Base64.decode(compact) else {
@@ -30,13 +31,13 @@ public enum AppReceiptDecoder {
             throw ReceiptError(.invalidStructure, "not BER: \(error)")
         }
         guard root.identifier == 0x30, root.children.count >= 2,
-              root.children[0].identifier == 0x06, Array(root.children[0].content) == self.signedDataOID
+            root.children[0].identifier == 0x06, Array(root.children[0].content) == self.signedDataOID
         else { throw ReceiptError(.invalidStructure, "not a PKCS#7 SignedData ContentInfo") }
 
         guard let signedData = root.children[1].firstChild(0x30),
-              signedData.children.count >= 3,
-              let encapsulated = signedData.children[2].children.first(where: { $0.identifier == 0xA0 }),
-              let contentNode = encapsulated.children.first, contentNode.identifier & 0x1F == 0x04
+            signedData.children.count >= 3,
+            let encapsulated = signedData.children[2].children.first(where: { $0.identifier == 0xA0 }),
+            let contentNode = encapsulated.children.first, contentNode.identifier & 0x1F == 0x04
         else { throw ReceiptError(.invalidStructure, "SignedData has no encapsulated content") }
 
         let attributes = try self.attributes(in: contentNode.octets, level: "receipt")
@@ -94,9 +95,9 @@ public enum AppReceiptDecoder {
         attributes.reserveCapacity(set.children.count)
         for sequence in set.children {
             guard sequence.identifier == 0x30, sequence.children.count == 3,
-                  sequence.children[0].identifier == 0x02,
-                  let type = BERInteger.value(sequence.children[0].content),
-                  sequence.children[2].identifier & 0x1F == 0x04
+                sequence.children[0].identifier == 0x02,
+                let type = BERInteger.value(sequence.children[0].content),
+                sequence.children[2].identifier & 0x1F == 0x04
             else { throw ReceiptError(.invalidStructure, "\(level) has a malformed attribute") }
             attributes.append(ReceiptAttribute(type: type, value: sequence.children[2].octets))
         }

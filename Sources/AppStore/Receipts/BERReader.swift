@@ -37,7 +37,8 @@ enum BERReader {
         return node
     }
 
-    private static func element(_ bytes: ArraySlice<UInt8>, _ index: inout Int, depth: Int) throws(BERError) -> BERNode {
+    private static func element(_ bytes: ArraySlice<UInt8>, _ index: inout Int, depth: Int) throws(BERError) -> BERNode
+    {
         guard depth < self.maximumDepth else { throw BERError(description: "nesting deeper than \(self.maximumDepth)") }
         guard index < bytes.endIndex else { throw BERError(description: "truncated: missing identifier") }
         let identifier = bytes[index]
@@ -93,6 +94,7 @@ enum BERReader {
         while childIndex < content.endIndex {
             children.append(try self.element(content, &childIndex, depth: depth + 1))
         }
-        return BERNode(identifier: identifier, content: content[content.startIndex..<content.startIndex], children: children)
+        return BERNode(
+            identifier: identifier, content: content[content.startIndex..<content.startIndex], children: children)
     }
 }

@@ -88,7 +88,11 @@ enum OpenStepPlist {
                 let byte = self.bytes[self.index]
                 self.index += 1
                 if inQuotes {
-                    if byte == UInt8(ascii: "\\") { self.index += 1 } else if byte == UInt8(ascii: "\"") { inQuotes = false }
+                    if byte == UInt8(ascii: "\\") {
+                        self.index += 1
+                    } else if byte == UInt8(ascii: "\"") {
+                        inQuotes = false
+                    }
                     continue
                 }
                 switch byte {
@@ -107,8 +111,8 @@ enum OpenStepPlist {
         private static func isBareCharacter(_ byte: UInt8) -> Bool {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."),
-                 UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "+"), UInt8(ascii: "$"):
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "."),
+                UInt8(ascii: "-"), UInt8(ascii: "/"), UInt8(ascii: ":"), UInt8(ascii: "+"), UInt8(ascii: "$"):
                 true
             default:
                 false

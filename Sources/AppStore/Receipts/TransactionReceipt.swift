@@ -31,7 +31,8 @@ public enum TransactionReceiptDecoder {
 
     public static func decode(base64: String) throws(ReceiptError) -> TransactionReceipt {
         guard base64.utf8.count <= self.maximumBase64Length else {
-            throw ReceiptError(.tooLarge, "receipt of \(base64.utf8.count) characters exceeds \(self.maximumBase64Length)")
+            throw ReceiptError(
+                .tooLarge, "receipt of \(base64.utf8.count) characters exceeds \(self.maximumBase64Length)")
         }
         let compact = base64.utf8.filter { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }
         guard !compact.isEmpty, let outerBytes = Base64.decode(compact) else {
@@ -41,8 +42,8 @@ public enum TransactionReceiptDecoder {
             throw ReceiptError(.invalidTransactionReceipt, "receipt is not an old-style plist")
         }
         guard let purchaseInfoBase64 = outer["purchase-info"],
-              let purchaseInfoBytes = Base64.decode(purchaseInfoBase64.utf8),
-              let purchaseInfo = OpenStepPlist.dictionary(purchaseInfoBytes)
+            let purchaseInfoBytes = Base64.decode(purchaseInfoBase64.utf8),
+            let purchaseInfo = OpenStepPlist.dictionary(purchaseInfoBytes)
         else { throw ReceiptError(.invalidTransactionReceipt, "purchase-info is missing or not a base64 plist") }
 
         var receipt = TransactionReceipt(purchaseInfo: purchaseInfo)

@@ -8,7 +8,9 @@ public struct AppStoreAPIError: Error, Sendable, CustomStringConvertible {
     /// Apple's `errorCode`, when the body had one.
     public var apiErrorCode: Int64?
 
-    public init(outcome: AppleOutcome, environment: AppStoreEnvironment, httpStatus: Int? = nil, apiErrorCode: Int64? = nil) {
+    public init(
+        outcome: AppleOutcome, environment: AppStoreEnvironment, httpStatus: Int? = nil, apiErrorCode: Int64? = nil
+    ) {
         self.outcome = outcome
         self.environment = environment
         self.httpStatus = httpStatus

@@ -30,8 +30,12 @@ public struct AppStoreServerAPIClient: Sendable {
     }
 
     /// Get Transaction Info.
-    public func getTransactionInfo(transactionId: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<TransactionInfoResponse> {
-        try await self.send("GET", "/inApps/v1/transactions/\(Self.segment(transactionId))", as: TransactionInfoResponse.self, fallback: true)
+    public func getTransactionInfo(transactionId: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<
+        TransactionInfoResponse
+    > {
+        try await self.send(
+            "GET", "/inApps/v1/transactions/\(Self.segment(transactionId))", as: TransactionInfoResponse.self,
+            fallback: true)
     }
 
     /// One page of Get Transaction History v2; pass the previous page's `revision` for the next.
@@ -80,8 +84,11 @@ public struct AppStoreServerAPIClient: Sendable {
     }
 
     /// Look Up Order ID. Apple documents it for production only, so there is no fallback.
-    public func lookUpOrderId(_ orderId: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<OrderLookupResponse> {
-        try await self.send("GET", "/inApps/v1/lookup/\(Self.segment(orderId))", as: OrderLookupResponse.self, fallback: false)
+    public func lookUpOrderId(_ orderId: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<
+        OrderLookupResponse
+    > {
+        try await self.send(
+            "GET", "/inApps/v1/lookup/\(Self.segment(orderId))", as: OrderLookupResponse.self, fallback: false)
     }
 
     /// One page of Get Refund History v2.
@@ -105,7 +112,8 @@ public struct AppStoreServerAPIClient: Sendable {
             body = Array(try JSONEncoder().encode(request))
         } catch {
             throw AppStoreAPIError(
-                outcome: .terminal(TerminalReason(.requestNotEncodable, "notification history request does not encode: \(error)")),
+                outcome: .terminal(
+                    TerminalReason(.requestNotEncodable, "notification history request does not encode: \(error)")),
                 environment: self.configuration.environment
             )
         }
@@ -117,14 +125,20 @@ public struct AppStoreServerAPIClient: Sendable {
     }
 
     /// Request a Test Notification.
-    public func requestTestNotification() async throws(AppStoreAPIError) -> AppStoreAPIResponse<SendTestNotificationResponse> {
-        try await self.send("POST", "/inApps/v1/notifications/test", as: SendTestNotificationResponse.self, fallback: false)
+    public func requestTestNotification() async throws(AppStoreAPIError) -> AppStoreAPIResponse<
+        SendTestNotificationResponse
+    > {
+        try await self.send(
+            "POST", "/inApps/v1/notifications/test", as: SendTestNotificationResponse.self, fallback: false)
     }
 
     /// Get Test Notification Status; 4040008 while not ready or expired.
-    public func getTestNotificationStatus(token: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<CheckTestNotificationResponse> {
+    public func getTestNotificationStatus(token: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<
+        CheckTestNotificationResponse
+    > {
         try await self.send(
-            "GET", "/inApps/v1/notifications/test/\(Self.segment(token))", as: CheckTestNotificationResponse.self, fallback: false
+            "GET", "/inApps/v1/notifications/test/\(Self.segment(token))", as: CheckTestNotificationResponse.self,
+            fallback: false
         )
     }
 
@@ -138,7 +152,8 @@ public struct AppStoreServerAPIClient: Sendable {
             body = Array(try JSONEncoder().encode(request))
         } catch {
             throw AppStoreAPIError(
-                outcome: .terminal(TerminalReason(.requestNotEncodable, "consumption request does not encode: \(error)")),
+                outcome: .terminal(
+                    TerminalReason(.requestNotEncodable, "consumption request does not encode: \(error)")),
                 environment: self.configuration.environment
             )
         }
@@ -170,7 +185,8 @@ public struct AppStoreServerAPIClient: Sendable {
                 sandboxAllowed: fallback && self.configuration.sandboxFallback,
                 switchedEnvironment: switched
             )
-            let (outcome, response) = try await self.attempt(method, path, query: query, body: body, environment: environment, context: context)
+            let (outcome, response) = try await self.attempt(
+                method, path, query: query, body: body, environment: environment, context: context)
             if case .ok = outcome, let response {
                 if response.body.isEmpty, let empty = EmptyBody() as? Value {
                     return AppStoreAPIResponse(value: empty, environment: environment)
@@ -182,7 +198,8 @@ public struct AppStoreServerAPIClient: Sendable {
                     throw AppStoreAPIError(
                         outcome: .retry(
                             after: AppleOutcomeClassifier.Delay.invalidBody,
-                            reason: RetryReason(.invalidResponseBody, "HTTP \(response.status) body is not \(Value.self): \(error)")
+                            reason: RetryReason(
+                                .invalidResponseBody, "HTTP \(response.status) body is not \(Value.self): \(error)")
                         ),
                         environment: environment,
                         httpStatus: response.status
@@ -198,7 +215,9 @@ public struct AppStoreServerAPIClient: Sendable {
                 outcome: outcome,
                 environment: environment,
                 httpStatus: response?.status,
-                apiErrorCode: response.flatMap { JSONBody.object($0.body) }.flatMap { JSONBody.integer($0["errorCode"]) }
+                apiErrorCode: response.flatMap { JSONBody.object($0.body) }.flatMap {
+                    JSONBody.integer($0["errorCode"])
+                }
             )
         }
     }
@@ -216,7 +235,9 @@ public struct AppStoreServerAPIClient: Sendable {
             token = try self.tokens.token()
         } catch {
             throw AppStoreAPIError(
-                outcome: .retry(after: AppleOutcomeClassifier.Delay.configuration, reason: RetryReason(.authentication, "cannot sign token: \(error)")),
+                outcome: .retry(
+                    after: AppleOutcomeClassifier.Delay.configuration,
+                    reason: RetryReason(.authentication, "cannot sign token: \(error)")),
                 environment: environment
             )
         }
@@ -227,7 +248,8 @@ public struct AppStoreServerAPIClient: Sendable {
             ("User-Agent", "iap-pipeline/AppStore"),
         ]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let request = AppleHTTPRequest(method: method, url: base + path + Self.queryString(query), headers: headers, body: body)
+        let request = AppleHTTPRequest(
+            method: method, url: base + path + Self.queryString(query), headers: headers, body: body)
         do throws(TransportFailure) {
             let response = try await self.executor.execute(request, timeout: self.configuration.timeout)
             let outcome = AppleOutcomeClassifier.classify(

@@ -37,10 +37,12 @@ final class BearerTokenProvider: Sendable {
         let issuedAt = Int64(now.timeIntervalSince1970 - Self.backdate)
         let expires = issuedAt + Int64(Self.lifetime)
         let header: [String: String] = ["alg": "ES256", "kid": self.keyId, "typ": "JWT"]
-        let claims = Claims(iss: self.issuerId, iat: issuedAt, exp: expires, aud: "appstoreconnect-v1", bid: self.bundleId)
+        let claims = Claims(
+            iss: self.issuerId, iat: issuedAt, exp: expires, aud: "appstoreconnect-v1", bid: self.bundleId)
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let signingInput = "\(Base64.encodeURL(try encoder.encode(header))).\(Base64.encodeURL(try encoder.encode(claims)))"
+        let signingInput =
+            "\(Base64.encodeURL(try encoder.encode(header))).\(Base64.encodeURL(try encoder.encode(claims)))"
         let signature = try self.key.signature(for: Data(signingInput.utf8))
         let token = "\(signingInput).\(Base64.encodeURL(signature.rawRepresentation))"
         self.cached.withLock { $0 = (token, Date(timeIntervalSince1970: TimeInterval(expires))) }

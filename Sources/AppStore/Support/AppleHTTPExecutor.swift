@@ -58,7 +58,9 @@ public struct AsyncHTTPClientExecutor: AppleHTTPExecutor {
         self.maximumBodySize = maximumBodySize
     }
 
-    public func execute(_ request: AppleHTTPRequest, timeout: Duration) async throws(TransportFailure) -> AppleHTTPResponse {
+    public func execute(_ request: AppleHTTPRequest, timeout: Duration) async throws(TransportFailure)
+        -> AppleHTTPResponse
+    {
         var httpRequest = HTTPClientRequest(url: request.url)
         httpRequest.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers {

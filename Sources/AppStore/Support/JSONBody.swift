@@ -3,7 +3,8 @@ import Foundation
 /// Loose inspection of response bodies whose exact model does not matter to the caller.
 enum JSONBody {
     static func object(_ body: [UInt8]) -> [String: Any]? {
-        guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }), first == UInt8(ascii: "{") else {
+        guard let first = body.first(where: { ![0x20, 0x0A, 0x0D, 0x09].contains($0) }), first == UInt8(ascii: "{")
+        else {
             return nil
         }
         return (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]

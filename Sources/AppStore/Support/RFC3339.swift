@@ -22,12 +22,14 @@ package enum RFC3339 {
         /// The pipeline's own timestamps: `T` or `t`, 1–9 fraction digits, no leap second, dates
         /// and offsets that exist.
         package static let pipeline = Dialect(
-            separators: [UInt8(ascii: "T"), UInt8(ascii: "t")], fractionDigits: 1...9, maximumSecond: 59, validatesRanges: true
+            separators: [UInt8(ascii: "T"), UInt8(ascii: "t")], fractionDigits: 1...9, maximumSecond: 59,
+            validatesRanges: true
         )
         /// Receipt dates as Apple writes them: `T` or a space, any number of fraction digits, a
         /// leap second.
         package static let receipt = Dialect(
-            separators: [UInt8(ascii: "T"), UInt8(ascii: " ")], fractionDigits: 0...Int.max, maximumSecond: 60, validatesRanges: false
+            separators: [UInt8(ascii: "T"), UInt8(ascii: " ")], fractionDigits: 0...Int.max, maximumSecond: 60,
+            validatesRanges: false
         )
     }
 
@@ -39,7 +41,9 @@ package enum RFC3339 {
         /// The fraction truncated to milliseconds.
         package var milliseconds: Int64 {
             var millis: Int64 = 0
-            for (index, digit) in self.fractionDigits.prefix(3).enumerated() { millis += Int64(digit) * [100, 10, 1][index] }
+            for (index, digit) in self.fractionDigits.prefix(3).enumerated() {
+                millis += Int64(digit) * [100, 10, 1][index]
+            }
             return millis
         }
     }
@@ -48,10 +52,10 @@ package enum RFC3339 {
     package static func parse(_ text: String, _ dialect: Dialect) -> Instant? {
         var scanner = DigitScanner(Array(text.utf8))
         guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
-              let day = scanner.number(2), scanner.skip(oneOf: dialect.separators),
-              let hour = scanner.number(2), scanner.skip(":"), let minute = scanner.number(2), scanner.skip(":"),
-              let second = scanner.number(2),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= dialect.maximumSecond
+            let day = scanner.number(2), scanner.skip(oneOf: dialect.separators),
+            let hour = scanner.number(2), scanner.skip(":"), let minute = scanner.number(2), scanner.skip(":"),
+            let second = scanner.number(2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= dialect.maximumSecond
         else { return nil }
 
         var fraction: [UInt8] = []
@@ -63,7 +67,9 @@ package enum RFC3339 {
         if !(scanner.skip("Z") || scanner.skip("z")) {
             let sign: Int64
             if scanner.skip("+") { sign = 1 } else if scanner.skip("-") { sign = -1 } else { return nil }
-            guard let offsetHours = scanner.number(2), scanner.skip(":"), let offsetMinutes = scanner.number(2) else { return nil }
+            guard let offsetHours = scanner.number(2), scanner.skip(":"), let offsetMinutes = scanner.number(2) else {
+                return nil
+            }
             if dialect.validatesRanges { guard offsetHours < 24, offsetMinutes < 60 else { return nil } }
             offsetSeconds = sign * (offsetHours * 3600 + offsetMinutes * 60)
         }
@@ -73,7 +79,9 @@ package enum RFC3339 {
         if dialect.validatesRanges {
             guard self.civil(fromDays: days) == (year, month, day) else { return nil }
         }
-        return Instant(secondsSince1970: days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds, fractionDigits: fraction)
+        return Instant(
+            secondsSince1970: days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds,
+            fractionDigits: fraction)
     }
 
     /// A receipt date as `Date`, keeping every fraction digit.

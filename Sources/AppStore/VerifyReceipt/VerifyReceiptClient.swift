@@ -63,7 +63,9 @@ public struct VerifyReceiptClient: Sendable {
         do {
             body = Array(try JSONSerialization.data(withJSONObject: requestBody))
         } catch {
-            throw Failure(outcome: .terminal(TerminalReason(.receiptInvalid, "request does not encode")), environment: .production)
+            throw Failure(
+                outcome: .terminal(TerminalReason(.receiptInvalid, "request does not encode")), environment: .production
+            )
         }
 
         var environment = AppStoreEnvironment.production
@@ -85,7 +87,8 @@ public struct VerifyReceiptClient: Sendable {
             do throws(TransportFailure) {
                 let answer = try await self.executor.execute(request, timeout: self.configuration.timeout)
                 response = answer
-                outcome = AppleOutcomeClassifier.classify(.verifyReceipt(status: answer.status, body: answer.body), context: context)
+                outcome = AppleOutcomeClassifier.classify(
+                    .verifyReceipt(status: answer.status, body: answer.body), context: context)
             } catch {
                 outcome = AppleOutcomeClassifier.classify(.transportFailure(error), context: context)
             }
@@ -99,7 +102,9 @@ public struct VerifyReceiptClient: Sendable {
                     throw Failure(
                         outcome: .retry(
                             after: AppleOutcomeClassifier.Delay.invalidBody,
-                            reason: RetryReason(.invalidResponseBody, "status \(status.map(String.init) ?? "-") body does not decode: \(error)")
+                            reason: RetryReason(
+                                .invalidResponseBody,
+                                "status \(status.map(String.init) ?? "-") body does not decode: \(error)")
                         ),
                         environment: environment,
                         status: status

@@ -71,7 +71,8 @@ public enum EventDecoder {
 
     /// The first case with a hand-written reader that reads `bytes` (each checks its own
     /// `schema`), or nil to let `JSONDecoder` decide, refusals included.
-    private static func fastDecode<Input>(oneOf cases: [EventCase<Input>], from bytes: some Collection<UInt8>) -> Input? {
+    private static func fastDecode<Input>(oneOf cases: [EventCase<Input>], from bytes: some Collection<UInt8>) -> Input?
+    {
         var array: [UInt8]?
         for eventCase in cases {
             guard let read = eventCase.fastRead else { continue }
@@ -85,7 +86,9 @@ public enum EventDecoder {
     /// Decodes `bytes` as `type` through `Codable` only, never the hand-written reader, in the
     /// events' format (timestamps as ISO-8601 strings): the reference the fast path is held to
     /// (D17), and the reader of stored values the fast path did not take.
-    public static func decodeWithCodable<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>) throws -> Value {
+    public static func decodeWithCodable<Value: Decodable>(_ type: Value.Type, from bytes: some Collection<UInt8>)
+        throws -> Value
+    {
         try self.codableDecoder().decode(type, from: Data(bytes))
     }
 
@@ -101,7 +104,9 @@ public enum EventDecoder {
     }
 
     /// Reads one whole document as `type`, nothing after it.
-    public static func read<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) throws(JSONReader.Failure) -> Value {
+    public static func read<Value: FastJSONReadable>(_ type: Value.Type, from bytes: [UInt8]) throws(JSONReader.Failure)
+        -> Value
+    {
         var reader = JSONReader(bytes)
         let value = try Value(from: &reader)
         try reader.end()
@@ -151,9 +156,13 @@ public enum EventDecoder {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: Key.self)
-            guard let schema = try container.decodeIfPresent(String.self, forKey: .schema) else { throw SchemaProblem.missing }
+            guard let schema = try container.decodeIfPresent(String.self, forKey: .schema) else {
+                throw SchemaProblem.missing
+            }
             let table = decoder.userInfo[Self.casesKey] as? Table
-            guard let eventCase = table?.cases.first(where: { $0.schema == schema }) else { throw SchemaProblem.unsupported(schema) }
+            guard let eventCase = table?.cases.first(where: { $0.schema == schema }) else {
+                throw SchemaProblem.unsupported(schema)
+            }
             do {
                 input = try eventCase.decode(decoder)
             } catch {

@@ -13,7 +13,10 @@ public struct MatchedTransaction: PipelineEvent, Hashable {
     public var matchedBy: MatchedBy
     public var warnings: [MatchWarning]
 
-    public init(verified: VerifiedTransaction, userId: String, orderId: String?, matchedBy: MatchedBy, warnings: [MatchWarning] = []) {
+    public init(
+        verified: VerifiedTransaction, userId: String, orderId: String?, matchedBy: MatchedBy,
+        warnings: [MatchWarning] = []
+    ) {
         self.verified = verified
         self.userId = userId
         self.orderId = orderId

@@ -8,7 +8,10 @@ public struct NotificationContext: Codable, Hashable, Sendable {
     public var notificationUUID: String
     public var signedDate: Timestamp?
 
-    public init(notificationType: NotificationTypeV2, subtype: NotificationSubtype? = nil, notificationUUID: String, signedDate: Timestamp? = nil) {
+    public init(
+        notificationType: NotificationTypeV2, subtype: NotificationSubtype? = nil, notificationUUID: String,
+        signedDate: Timestamp? = nil
+    ) {
         self.notificationType = notificationType
         self.subtype = subtype
         self.notificationUUID = notificationUUID

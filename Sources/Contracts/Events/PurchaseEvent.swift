@@ -64,10 +64,11 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
         guard found.count == 1, let only = found.first else {
             let names = Self.payloadKeys.map(\.rawValue).joined(separator: ", ")
             let present = found.isEmpty ? "none" : found.map(\.0.rawValue).joined(separator: " and ")
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: [],
-                debugDescription: "exactly one of \(names) is required; found \(present)"
-            ))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: [],
+                    debugDescription: "exactly one of \(names) is required; found \(present)"
+                ))
         }
         let (key, value) = only
         self.payload =
@@ -123,7 +124,9 @@ public enum PurchasePayload: Hashable, Sendable {
 
     public var value: String {
         switch self {
-        case .signedTransaction(let value), .appReceipt(let value), .transactionReceipt(let value), .transactionId(let value): value
+        case .signedTransaction(let value), .appReceipt(let value), .transactionReceipt(let value),
+            .transactionId(let value):
+            value
         }
     }
 }

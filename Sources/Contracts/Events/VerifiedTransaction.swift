@@ -1,4 +1,5 @@
 public import AppStore
+
 /// Verify → match (`iap.verified.v1` on `iap.verified`, key: originalTransactionId).
 ///
 /// One transaction Apple vouched for, with the lifecycle context it arrived in and the

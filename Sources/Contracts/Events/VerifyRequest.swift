@@ -1,4 +1,5 @@
 public import AppStore
+
 /// Intake → verify (`iap.verify-request.v1` on `iap.verify`, key: the routing key).
 ///
 /// One purchase or notification, validated and normalised, still unverified. Field reference:

@@ -21,7 +21,11 @@ package enum Digest {
     package static func uuidString(_ bytes: [UInt8]) -> String {
         let hex = Self.hex(bytes)
         let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(hex[hex.index(hex.startIndex, offsetBy: range.lowerBound)..<hex.index(hex.startIndex, offsetBy: range.upperBound)])
+            String(
+                hex[
+                    hex.index(
+                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
+                            hex.startIndex, offsetBy: range.upperBound)])
         }
         return groups.joined(separator: "-")
     }

@@ -42,11 +42,16 @@ public struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { _, new in new } }
         if let own = event.metadata { merged.merge(own) { _, new in new } }
         if let error = event.error { merged["error"] = .string("\(error)") }
-        output(Self.line(timestamp: Date(), level: event.level, label: label, message: event.message.description, metadata: merged))
+        output(
+            Self.line(
+                timestamp: Date(), level: event.level, label: label, message: event.message.description,
+                metadata: merged))
     }
 
     /// Formats one log line; separate from ``log(event:)`` so the format can be tested.
-    static func line(timestamp: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> String {
+    static func line(timestamp: Date, level: Logger.Level, label: String, message: String, metadata: Logger.Metadata)
+        -> String
+    {
         var fields: [(String, String)] = [
             ("timestamp", JSONText.quoted(Date.ISO8601FormatStyle(includingFractionalSeconds: true).format(timestamp))),
             ("level", JSONText.quoted(level.rawValue)),
@@ -79,7 +84,9 @@ public struct JSONLogHandler: LogHandler {
         case .stringConvertible(let convertible): JSONText.quoted(convertible.description)
         case .array(let values): "[" + values.map(json).joined(separator: ",") + "]"
         case .dictionary(let dictionary):
-            "{" + dictionary.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + json($0.value) }.joined(separator: ",") + "}"
+            "{"
+                + dictionary.sorted { $0.key < $1.key }.map { JSONText.quoted($0.key) + ":" + json($0.value) }.joined(
+                    separator: ",") + "}"
         }
     }
 

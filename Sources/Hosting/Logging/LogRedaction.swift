@@ -7,7 +7,10 @@ public enum LogRedaction {
     public static let placeholder = "[REDACTED]"
 
     /// Key fragments (compared case-insensitively) that mark a value as secret.
-    public static let sensitiveFragments = ["password", "passwd", "secret", "token", "authorization", "apikey", "api_key", "privatekey", "private_key", "cookie"]
+    public static let sensitiveFragments = [
+        "password", "passwd", "secret", "token", "authorization", "apikey", "api_key", "privatekey", "private_key",
+        "cookie",
+    ]
 
     private static let fragmentBytes = sensitiveFragments.map { Array($0.utf8) }
 

@@ -24,7 +24,8 @@ public enum LoggingBootstrap {
             case .json: JSONLogHandler(label: label)
             case .text:
                 RedactingLogHandler(
-                    wrapping: StreamLogHandler.standardError(label: label, metadataProvider: LoggingSystem.metadataProvider.map(LogRedaction.redacting))
+                    wrapping: StreamLogHandler.standardError(
+                        label: label, metadataProvider: LoggingSystem.metadataProvider.map(LogRedaction.redacting))
                 )
             }
         handler.logLevel = level

@@ -78,7 +78,9 @@ public struct OpsServer: Service {
             case .ready:
                 return Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(string: "ready\n")))
             case .notReady(let reason):
-                return Response(status: .serviceUnavailable, body: ResponseBody(byteBuffer: ByteBuffer(string: "not ready: \(reason)\n")))
+                return Response(
+                    status: .serviceUnavailable,
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: "not ready: \(reason)\n")))
             }
         }
         return router

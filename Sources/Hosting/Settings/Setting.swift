@@ -47,15 +47,21 @@ public struct SettingDescriptor: Sendable {
 
 extension Setting where Value == String {
     /// Any non-empty text (surrounding spaces trimmed).
-    public static func text(_ name: String, _ summary: String, default defaultText: String? = nil, secret: Bool = false) -> Self {
+    public static func text(_ name: String, _ summary: String, default defaultText: String? = nil, secret: Bool = false)
+        -> Self
+    {
         Setting(name, summary, expecting: "text", default: defaultText, secret: secret) { $0 }
     }
 }
 
 extension Setting where Value == Int {
     /// A whole number in `range`.
-    public static func integer(_ name: String, _ summary: String, default defaultValue: Int? = nil, in range: ClosedRange<Int>) -> Self {
-        let expectation = range.upperBound == .max ? "an integer ≥ \(range.lowerBound)" : "an integer \(range.lowerBound)–\(range.upperBound)"
+    public static func integer(
+        _ name: String, _ summary: String, default defaultValue: Int? = nil, in range: ClosedRange<Int>
+    ) -> Self {
+        let expectation =
+            range.upperBound == .max
+            ? "an integer ≥ \(range.lowerBound)" : "an integer \(range.lowerBound)–\(range.upperBound)"
         return Setting(name, summary, expecting: expectation, default: defaultValue.map(String.init)) { text in
             Int(text).flatMap { range.contains($0) ? $0 : nil }
         }
@@ -63,7 +69,8 @@ extension Setting where Value == Int {
 
     /// A TCP port; 0 binds any free port.
     public static func port(_ name: String, _ summary: String, default defaultValue: Int) -> Self {
-        Setting(name, summary, expecting: "a port number 0–65535 (0 = any free port)", default: String(defaultValue)) { text in
+        Setting(name, summary, expecting: "a port number 0–65535 (0 = any free port)", default: String(defaultValue)) {
+            text in
             Int(text).flatMap { (0...65535).contains($0) ? $0 : nil }
         }
     }
@@ -93,7 +100,8 @@ extension Setting where Value == Duration {
 
     /// A positive whole number of milliseconds.
     public static func milliseconds(_ name: String, _ summary: String, default defaultValue: Int) -> Self {
-        Setting(name, summary, expecting: "a positive whole number of milliseconds", default: String(defaultValue)) { text in
+        Setting(name, summary, expecting: "a positive whole number of milliseconds", default: String(defaultValue)) {
+            text in
             Int64(text).flatMap { $0 > 0 ? .milliseconds($0) : nil }
         }
     }
@@ -111,10 +119,12 @@ extension Setting where Value == [String] {
 extension Setting {
     /// One of a fixed set of words, matched exactly or, with `ignoringCase`, in any case.
     public static func choice(
-        _ name: String, _ summary: String, default defaultText: String? = nil, ignoringCase: Bool = false, _ choices: [String: Value]
+        _ name: String, _ summary: String, default defaultText: String? = nil, ignoringCase: Bool = false,
+        _ choices: [String: Value]
     ) -> Self {
         let words = choices.keys.sorted()
-        return Setting(name, summary, expecting: "one of \(words.joined(separator: ", "))", default: defaultText) { text in
+        return Setting(name, summary, expecting: "one of \(words.joined(separator: ", "))", default: defaultText) {
+            text in
             ignoringCase ? choices.first { $0.key.lowercased() == text.lowercased() }?.value : choices[text]
         }
     }

@@ -42,7 +42,8 @@ public struct SettingsCatalog: Sendable {
         guard let name = unknownNames(in: reader).first else { return }
         let suggestion = descriptors.map(\.name).min { distance($0, name) < distance($1, name) }
         let hint = suggestion.map { " (did you mean \($0)?)" } ?? ""
-        throw SettingsError(.unknownKey, key: name, "\(name) is not a setting of iap-pipeline\(hint); see docs/operations.md")
+        throw SettingsError(
+            .unknownKey, key: name, "\(name) is not a setting of iap-pipeline\(hint); see docs/operations.md")
     }
 
     /// The table of `docs/operations.md`, in Markdown.
@@ -55,7 +56,9 @@ public struct SettingsCatalog: Sendable {
             lines.append("| --- | --- | --- | --- |")
             for setting in section.settings {
                 let value = setting.isSecret ? "\(setting.expectation) (secret)" : setting.expectation
-                lines.append("| `\(setting.name)` | \(setting.defaultText.map { "`\($0)`" } ?? "–") | \(value) | \(setting.summary) |")
+                lines.append(
+                    "| `\(setting.name)` | \(setting.defaultText.map { "`\($0)`" } ?? "–") | \(value) | \(setting.summary) |"
+                )
             }
             lines.append("")
         }
@@ -72,7 +75,8 @@ public struct SettingsCatalog: Sendable {
 
     /// Levenshtein distance, for "did you mean".
     private func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.utf8), b = Array(b.utf8)
+        let a = Array(a.utf8)
+        let b = Array(b.utf8)
         var previous = Array(0...b.count)
         for i in 1...max(a.count, 1) where !a.isEmpty {
             var current = [i] + Array(repeating: 0, count: b.count)

@@ -43,13 +43,17 @@ public struct SettingsReader: Sendable {
 
     /// The environment, then the file `IAP_CONFIG_FILE` names when it is set (a missing or
     /// unreadable file is an error: a deployment that names one expects it to be read).
-    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) async throws(SettingsError) -> SettingsReader {
+    public static func load(environment: [String: String] = ProcessInfo.processInfo.environment)
+        async throws(SettingsError) -> SettingsReader
+    {
         let plain = SettingsReader(environment: environment)
         guard let path = try plain.optional(file) else { return plain }
         do {
-            let provider = try await EnvironmentVariablesProvider(environmentFilePath: FilePath(path), allowMissing: false)
+            let provider = try await EnvironmentVariablesProvider(
+                environmentFilePath: FilePath(path), allowMissing: false)
             let contents = try String(contentsOfFile: path, encoding: .utf8)
-            return SettingsReader(environment: environment, file: provider, path: path, names: Self.names(inFile: contents))
+            return SettingsReader(
+                environment: environment, file: provider, path: path, names: Self.names(inFile: contents))
         } catch {
             throw SettingsError(.unreadableFile, key: file.name, "cannot read \(path): \(error)")
         }
@@ -69,7 +73,9 @@ public struct SettingsReader: Sendable {
         guard let (text, source) = lookup(setting.name) else { return nil }
         guard let value = setting.parse(text) else {
             let shown = setting.descriptor.isSecret ? "***" : "'\(text)'"
-            throw SettingsError(.invalidValue, key: setting.name, "\(setting.name) must be \(setting.descriptor.expectation), not \(shown) (from the \(source.rawValue))")
+            throw SettingsError(
+                .invalidValue, key: setting.name,
+                "\(setting.name) must be \(setting.descriptor.expectation), not \(shown) (from the \(source.rawValue))")
         }
         return value
     }
@@ -77,7 +83,8 @@ public struct SettingsReader: Sendable {
     /// The value of a key that `user` cannot run without.
     public func required<Value>(_ setting: Setting<Value>, by user: String) throws(SettingsError) -> Value {
         guard let value = try optional(setting) else {
-            throw SettingsError(.missing, key: setting.name, "\(setting.name) is required by \(user): \(setting.descriptor.summary)")
+            throw SettingsError(
+                .missing, key: setting.name, "\(setting.name) is required by \(user): \(setting.descriptor.summary)")
         }
         return value
     }
@@ -114,10 +121,11 @@ public struct SettingsReader: Sendable {
     /// The names of a `NAME=value` file, by the rule swift-configuration parses it with:
     /// trimmed lines, `#` comments, the first `=` separates.
     private static func names(inFile contents: String) -> Set<String> {
-        Set(contents.split(separator: "\n").compactMap { line in
-            let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = parts[0].trimmingCharacters(in: .whitespaces)
-            return parts.count == 2 && !name.isEmpty && !name.hasPrefix("#") ? name : nil
-        })
+        Set(
+            contents.split(separator: "\n").compactMap { line in
+                let parts = line.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                let name = parts[0].trimmingCharacters(in: .whitespaces)
+                return parts.count == 2 && !name.isEmpty && !name.hasPrefix("#") ? name : nil
+            })
     }
 }

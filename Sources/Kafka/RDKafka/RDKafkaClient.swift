@@ -30,7 +30,9 @@ final class RDKafkaClient: @unchecked Sendable {
         rd_kafka_conf_set_log_cb(conf) { rk, level, facility, buf in
             guard let rk, let opaque = rd_kafka_opaque(rk) else { return }
             let context = Unmanaged<RDKafkaCallbackContext>.fromOpaque(opaque).takeUnretainedValue()
-            context.log(level: level, facility: facility.map { String(cString: $0) } ?? "", message: buf.map { String(cString: $0) } ?? "")
+            context.log(
+                level: level, facility: facility.map { String(cString: $0) } ?? "",
+                message: buf.map { String(cString: $0) } ?? "")
         }
         configure(conf)
         var errstr = [CChar](repeating: 0, count: 512)

@@ -20,10 +20,12 @@ public struct DemoContext: Sendable {
     public func user(_ name: String) -> String { "\(name)-\(runId)" }
 
     public func purchaseEvent(
-        _ payload: PurchasePayload, user: String, orderId: String? = nil, appAccountToken: String? = nil, eventId: String? = nil
+        _ payload: PurchasePayload, user: String, orderId: String? = nil, appAccountToken: String? = nil,
+        eventId: String? = nil
     ) -> PurchaseEvent {
         PurchaseEvent(
-            eventId: eventId ?? "evt-\(UUID().uuidString.prefix(13).lowercased())", bundleId: bundleId, userId: user, payload: payload,
+            eventId: eventId ?? "evt-\(UUID().uuidString.prefix(13).lowercased())", bundleId: bundleId, userId: user,
+            payload: payload,
             orderId: orderId, appAccountToken: appAccountToken,
             source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
         )

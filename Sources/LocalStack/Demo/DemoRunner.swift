@@ -55,7 +55,8 @@ public struct DemoRunner: Sendable {
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let context = DemoContext(
             simulator: SimulatorClient(baseURL: stack.endpoints.simulator), bundleId: stack.endpoints.bundleId,
-            runId: String(UUID().uuidString.prefix(6)).lowercased(), topics: ContractTopics(), producer: producer, observer: observer,
+            runId: String(UUID().uuidString.prefix(6)).lowercased(), topics: ContractTopics(), producer: producer,
+            observer: observer,
             resultTopics: resultTopics, publishesNotifications: stack.endpoints.gateway == nil
         )
         defer { _ = producer }
@@ -66,7 +67,9 @@ public struct DemoRunner: Sendable {
         ) { group in
             for (index, scenario) in scenarios.enumerated() {
                 group.addTask {
-                    do { return (index, .success(try await scenario.run(context))) } catch { return (index, .failure(error)) }
+                    do { return (index, .success(try await scenario.run(context))) } catch {
+                        return (index, .failure(error))
+                    }
                 }
             }
             var results: [(Int, Result<[Expectation], any Error>)] = []
@@ -84,7 +87,8 @@ public struct DemoRunner: Sendable {
             let settled = quietSince.map { clock.now - $0 > .seconds(3) } ?? false
             results = published.map { scenario, result in Self.evaluate(scenario, result, outcomes, settled: settled) }
             let met = published.enumerated().reduce(0) { count, item in
-                count + ((try? item.element.1.get())?.filter { $0.check(outcomes, settled: settled) == .met }.count ?? 0)
+                count
+                    + ((try? item.element.1.get())?.filter { $0.check(outcomes, settled: settled) == .met }.count ?? 0)
             }
             progress(met, total, outcomes)
             let open = published.flatMap { (try? $0.1.get()) ?? [] }.filter {
@@ -104,7 +108,8 @@ public struct DemoRunner: Sendable {
         return Report(
             passed: results.allSatisfy(\.passed), seconds: (clock.now - started) / .seconds(1), scenarios: results,
             entitlements: outcomes.distinctEntitlements.count,
-            rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count), unmatched: outcomes.unmatched.count,
+            rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count),
+            unmatched: outcomes.unmatched.count,
             stages: stages
         )
     }
@@ -114,7 +119,8 @@ public struct DemoRunner: Sendable {
     ) -> ScenarioResult {
         switch result {
         case .failure(let error):
-            return ScenarioResult(name: scenario.name, passed: false, expectations: [], problems: ["could not publish: \(error)"])
+            return ScenarioResult(
+                name: scenario.name, passed: false, expectations: [], problems: ["could not publish: \(error)"])
         case .success(let expectations):
             var problems: [String] = []
             var pending: [String] = []
@@ -126,7 +132,8 @@ public struct DemoRunner: Sendable {
                 }
             }
             return ScenarioResult(
-                name: scenario.name, passed: problems.isEmpty && pending.isEmpty, expectations: expectations.map(\.description),
+                name: scenario.name, passed: problems.isEmpty && pending.isEmpty,
+                expectations: expectations.map(\.description),
                 problems: problems.isEmpty ? [] : problems + pending
             )
         }
@@ -142,20 +149,27 @@ public struct DemoRunner: Sendable {
             let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         else { return [] }
         // Only the stages this stack runs (the optional webhook stage has no process here).
-        let stages = pipeline.stages.filter { stage in stack.endpoints.ops.keys.contains { $0.hasPrefix("iap-\(stage.name)") } }
+        let stages = pipeline.stages.filter { stage in
+            stack.endpoints.ops.keys.contains { $0.hasPrefix("iap-\(stage.name)") }
+        }
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while true {
             var counts: [StageCounts] = []
             for stage in stages {
-                let lag = (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) { $0 + max($1.lag, 0) } ?? -1
+                let lag =
+                    (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) {
+                        $0 + max($1.lag, 0)
+                    } ?? -1
                 counts.append(StageCounts(stage: stage.name, outcomes: [:], lag: lag))
             }
             if counts.allSatisfy({ $0.lag == 0 }) || clock.now >= deadline {
                 // Counters last, so they include whatever the wait let through.
                 for index in counts.indices {
                     for (name, url) in stack.endpoints.ops where name.hasPrefix("iap-\(counts[index].stage)") {
-                        for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") { counts[index].outcomes[outcome, default: 0] += value }
+                        for (outcome, value) in await OpsScrape.stageOutcomes(url + "/metrics") {
+                            counts[index].outcomes[outcome, default: 0] += value
+                        }
                     }
                 }
                 return counts

@@ -13,54 +13,77 @@ extension DemoScenario {
             let user = context.user("alice")
             let token = UUID().uuidString.lowercased()
             let orderId = "order-\(UUID().uuidString.prefix(8))"
-            try await context.publish(OrderEvent(orderId: orderId, userId: user, productId: "gems_100", bundleId: context.bundleId, appAccountToken: token, quantity: 3))
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, quantity: 3, appAccountToken: token)
-            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
-            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")]
+            try await context.publish(
+                OrderEvent(
+                    orderId: orderId, userId: user, productId: "gems_100", bundleId: context.bundleId,
+                    appAccountToken: token, quantity: 3))
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId, quantity: 3,
+                appAccountToken: token)
+            try await context.publish(
+                context.purchaseEvent(
+                    .signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
+            return [
+                .entitlement(
+                    transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")
+            ]
         },
         DemoScenario("StoreKit 2 non-consumable (matched by user)") { context in
             let user = context.user("bob")
-            let purchase = try await context.simulator.purchase(productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "user")]
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "user")
+            ]
         },
         DemoScenario("StoreKit 1 app receipt, consumable") { context in
             let user = context.user("carol")
-            let purchase = try await context.simulator.purchase(productId: "gems_500", type: "Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_500", type: "Consumable", bundleId: context.bundleId)
             try await context.publish(context.purchaseEvent(.appReceipt(purchase.appReceipt), user: user))
             return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
         },
         DemoScenario("StoreKit 1 transaction receipt, non-renewing subscription") { context in
             let user = context.user("dave")
-            let purchase = try await context.simulator.purchase(productId: "season_pass", type: "Non-Renewing Subscription", bundleId: context.bundleId)
-            try await context.publish(context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
+            let purchase = try await context.simulator.purchase(
+                productId: "season_pass", type: "Non-Renewing Subscription", bundleId: context.bundleId)
+            try await context.publish(
+                context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
             return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
         },
         DemoScenario("bare transaction id (Get Transaction Info)") { context in
             let user = context.user("erin")
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
             try await context.publish(context.purchaseEvent(.transactionId(purchase.transactionId), user: user))
             return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user)]
         },
         DemoScenario("auto-renewable subscription, then a renewal (DID_RENEW)") { context in
             let user = context.user("frank")
-            let purchase = try await context.simulator.purchase(productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
             try await context.notify(purchase.signedPayload ?? "")
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
             let renewal = try await context.simulator.renew(originalTransactionId: purchase.originalTransactionId)
             try await context.notify(renewal.signedPayload ?? "")
             return [
                 .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
-                .entitlement(transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
+                .entitlement(
+                    transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
             ]
         },
         DemoScenario("subscription expires (EXPIRED)") { context in
             let user = context.user("gina")
-            let purchase = try await context.simulator.purchase(productId: "vip_weekly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "vip_weekly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
-            try await context.notify(try await context.simulator.expire(originalTransactionId: purchase.originalTransactionId).signedPayload)
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(
+                try await context.simulator.expire(originalTransactionId: purchase.originalTransactionId).signedPayload)
             return [
                 .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
                 .entitlement(transactionId: purchase.transactionId, action: "expire", userId: user),
@@ -68,10 +91,13 @@ extension DemoScenario {
         },
         DemoScenario("refund (REFUND revokes the grant)") { context in
             let user = context.user("hank")
-            let purchase = try await context.simulator.purchase(productId: "gems_1000", type: "Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_1000", type: "Consumable", bundleId: context.bundleId)
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
-            try await context.notify(try await context.simulator.refund(transactionId: purchase.transactionId).signedPayload)
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(
+                try await context.simulator.refund(transactionId: purchase.transactionId).signedPayload)
             return [
                 .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
                 .entitlement(transactionId: purchase.transactionId, action: "revoke", userId: user),
@@ -82,8 +108,10 @@ extension DemoScenario {
             let purchase = try await context.simulator.purchase(
                 productId: "premium_family", type: "Non-Consumable", bundleId: context.bundleId, familyShared: true)
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
-            try await context.notify(try await context.simulator.revoke(transactionId: purchase.transactionId).signedPayload)
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            try await context.notify(
+                try await context.simulator.revoke(transactionId: purchase.transactionId).signedPayload)
             return [
                 .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
                 .entitlement(transactionId: purchase.transactionId, action: "revoke", userId: user),
@@ -91,8 +119,10 @@ extension DemoScenario {
         },
         DemoScenario("the same purchase from StoreKit 2, StoreKit 1 and a notification: granted once") { context in
             let user = context.user("jack")
-            let purchase = try await context.simulator.purchase(productId: "starter_pack", type: "Non-Consumable", bundleId: context.bundleId)
-            try await context.publish(context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
+            let purchase = try await context.simulator.purchase(
+                productId: "starter_pack", type: "Non-Consumable", bundleId: context.bundleId)
+            try await context.publish(
+                context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: user))
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
             try await context.notify(purchase.signedPayload ?? "")
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
@@ -101,23 +131,34 @@ extension DemoScenario {
         DemoScenario("transaction before its order (released when the order arrives)") { context in
             let user = context.user("kate")
             let token = UUID().uuidString.lowercased()
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, appAccountToken: token)
-            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId, appAccountToken: token)
+            try await context.publish(
+                context.purchaseEvent(
+                    .signedTransaction(purchase.signedTransaction), user: user, appAccountToken: token))
             try await Task.sleep(for: .seconds(2))
             try await context.publish(
-                OrderEvent(orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100", bundleId: context.bundleId, appAccountToken: token))
-            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")]
+                OrderEvent(
+                    orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100",
+                    bundleId: context.bundleId, appAccountToken: token))
+            return [
+                .entitlement(
+                    transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "appAccountToken")
+            ]
         },
         DemoScenario("an order whose purchase never comes") { context in
             let user = context.user("liam")
             try await context.publish(
-                OrderEvent(orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100", bundleId: context.bundleId,
-                           appAccountToken: UUID().uuidString.lowercased()))
+                OrderEvent(
+                    orderId: "order-\(UUID().uuidString.prefix(8))", userId: user, productId: "gems_100",
+                    bundleId: context.bundleId,
+                    appAccountToken: UUID().uuidString.lowercased()))
             return [.nothingFor(userId: user)]
         },
         DemoScenario("a forged JWS (payload altered)") { context in
             let user = context.user("mallory")
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
             let event = context.purchaseEvent(.signedTransaction(Self.forge(purchase.signedTransaction)), user: user)
             try await context.publish(event)
             return [.rejected(eventId: event.eventId, reason: "invalid_signature"), .nothingFor(userId: user)]
@@ -125,9 +166,12 @@ extension DemoScenario {
         DemoScenario("a receipt replayed by another user") { context in
             let owner = context.user("nina")
             let thief = context.user("oscar")
-            let purchase = try await context.simulator.purchase(productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
-            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: owner))
-            try await context.waitFor(.entitlement(transactionId: purchase.transactionId, action: "grant", userId: owner))
+            let purchase = try await context.simulator.purchase(
+                productId: "remove_ads", type: "Non-Consumable", bundleId: context.bundleId)
+            try await context.publish(
+                context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: owner))
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: owner))
             let replay = context.purchaseEvent(.transactionReceipt(purchase.transactionReceipt), user: thief)
             try await context.publish(replay)
             return [
@@ -137,18 +181,27 @@ extension DemoScenario {
         },
         DemoScenario("sandbox purchase (App Review) accepted in production") { context in
             let user = context.user("reviewer")
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
             try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
-            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")]
+            return [
+                .entitlement(
+                    transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")
+            ]
         },
         DemoScenario("a sandbox receipt by bare id (production says 4040010, sandbox answers)") { context in
             let user = context.user("tester")
-            let purchase = try await context.simulator.purchase(productId: "gems_500", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_500", type: "Consumable", bundleId: context.bundleId, environment: "Sandbox")
             try await context.publish(context.purchaseEvent(.transactionId(purchase.transactionId), user: user))
-            return [.entitlement(transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")]
+            return [
+                .entitlement(
+                    transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")
+            ]
         },
         DemoScenario("a notification for a purchase no backend reported") { context in
-            let purchase = try await context.simulator.purchase(productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId)
             try await context.notify(purchase.signedPayload ?? "")
             return [.unmatched(transactionId: purchase.transactionId)]
         },
@@ -156,10 +209,16 @@ extension DemoScenario {
             let user = context.user("quinn")
             try await context.publishRaw(Array("{not json".utf8), user: user)
             let unknown = "evt-unknown-\(context.runId)"
-            try await context.publishRaw(Array(#"{"schema":"iap.purchase.v9","eventId":"\#(unknown)"}"#.utf8), user: user)
+            try await context.publishRaw(
+                Array(#"{"schema":"iap.purchase.v9","eventId":"\#(unknown)"}"#.utf8), user: user)
             let missing = "evt-missing-\(context.runId)"
-            try await context.publishRaw(Array(#"{"schema":"iap.purchase.v1","eventId":"\#(missing)","bundleId":"x","transactionId":"1"}"#.utf8), user: user)
-            return [.rejected(eventId: unknown, reason: "unsupported_schema"), .rejected(eventId: missing, reason: "malformed_event")]
+            try await context.publishRaw(
+                Array(#"{"schema":"iap.purchase.v1","eventId":"\#(missing)","bundleId":"x","transactionId":"1"}"#.utf8),
+                user: user)
+            return [
+                .rejected(eventId: unknown, reason: "unsupported_schema"),
+                .rejected(eventId: missing, reason: "malformed_event"),
+            ]
         },
     ]
 

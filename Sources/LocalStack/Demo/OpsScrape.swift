@@ -1,5 +1,5 @@
-import Foundation
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 
 /// Reads a worker's `/metrics` text for the demo summary.

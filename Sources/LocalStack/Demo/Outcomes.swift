@@ -34,7 +34,9 @@ public struct Outcomes: Sendable {
 
     public init(records: [KafkaMessage], topics: ResultTopics) {
         for record in records {
-            guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else { continue }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
+                continue
+            }
             switch record.topic {
             case topics.entitlements:
                 guard let eventId = object["eventId"] as? String, let action = object["action"] as? String,
@@ -42,13 +44,16 @@ public struct Outcomes: Sendable {
                 else { continue }
                 entitlements.append(
                     Entitlement(
-                        eventId: eventId, action: action, userId: userId, transactionId: transactionId, orderId: object["orderId"] as? String,
+                        eventId: eventId, action: action, userId: userId, transactionId: transactionId,
+                        orderId: object["orderId"] as? String,
                         matchedBy: object["matchedBy"] as? String, environment: object["environment"] as? String,
                         quantity: object["quantity"] as? Int, warnings: object["warnings"] as? [String] ?? []
                     ))
             case topics.rejected:
                 rejected.append(
-                    Rejected(reason: object["reason"] as? String ?? "", stage: object["stage"] as? String, eventId: Self.firstEventId(in: object["event"])))
+                    Rejected(
+                        reason: object["reason"] as? String ?? "", stage: object["stage"] as? String,
+                        eventId: Self.firstEventId(in: object["event"])))
             case topics.unmatched:
                 if let id = Self.transactionId(in: object) { unmatched.append(Unmatched(transactionId: id)) }
             default:
@@ -74,7 +79,9 @@ public struct Outcomes: Sendable {
 
     private static func transactionId(in value: Any?) -> String? {
         guard let object = value as? [String: Any] else { return nil }
-        if let transaction = object["transaction"] as? [String: Any], let id = transaction["transactionId"] as? String { return id }
+        if let transaction = object["transaction"] as? [String: Any], let id = transaction["transactionId"] as? String {
+            return id
+        }
         for key in object.keys.sorted() { if let id = transactionId(in: object[key]) { return id } }
         return nil
     }

@@ -67,11 +67,17 @@ public struct SoakReport: Codable, Sendable {
         if !settled { failures.append("did not settle within the drain timeout") }
         if !lost.isEmpty { failures.append("\(lost.count) purchases lost") }
         if !duplicateGrants.isEmpty { failures.append("\(duplicateGrants.count) purchases granted twice") }
-        if !boundByHint.isEmpty { failures.append("\(boundByHint.count) purchases bound by a hint while their signed token named an order") }
+        if !boundByHint.isEmpty {
+            failures.append("\(boundByHint.count) purchases bound by a hint while their signed token named an order")
+        }
         if badInputsRejected < badInputs { failures.append("\(badInputs - badInputsRejected) bad inputs not rejected") }
-        if callsBeforeRetryAfter > 0 { failures.append("\(callsBeforeRetryAfter) Apple calls before their Retry-After") }
+        if callsBeforeRetryAfter > 0 {
+            failures.append("\(callsBeforeRetryAfter) Apple calls before their Retry-After")
+        }
         if !deaths.isEmpty { failures.append("\(deaths.count) process deaths") }
-        if !stuckOffsets.isEmpty { failures.append("\(stuckOffsets.count) partitions with the commit short of the log end") }
+        if !stuckOffsets.isEmpty {
+            failures.append("\(stuckOffsets.count) partitions with the commit short of the log end")
+        }
         return failures
     }
 

@@ -50,9 +50,12 @@ public struct SoakRunner: Sendable {
     private func soak(_ stack: LocalStack, progress: @escaping @Sendable (String) -> Void) async throws -> SoakReport {
         let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
         progress("making \(configuration.purchases) purchases on the simulator…")
-        let workload = try await SoakWorkload.make(count: configuration.purchases, simulator: simulator, bundleId: stack.endpoints.bundleId)
-        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements", "iap.rejected"], logger: logger)
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: logger)
+        let workload = try await SoakWorkload.make(
+            count: configuration.purchases, simulator: simulator, bundleId: stack.endpoints.bundleId)
+        let observer = try TopicObserver(
+            bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements", "iap.rejected"], logger: logger)
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: logger)
         let events = SoakEvents()
         let supervisor = Task { await supervise(stack, events: events) }
         defer { supervisor.cancel() }
@@ -63,13 +66,18 @@ public struct SoakRunner: Sendable {
         var random = SeededGenerator(seed: configuration.seed)
         let clock = ContinuousClock()
         let started = clock.now
-        let killer = configuration.killWorkersEvery.map { every in Task { await killWorkers(stack, every: every, events: events, seed: configuration.seed) } }
+        let killer = configuration.killWorkersEvery.map { every in
+            Task { await killWorkers(stack, every: every, events: events, seed: configuration.seed) }
+        }
         var pendingOrders: [(due: ContinuousClock.Instant, record: KafkaRecord)] = []
         var faults = FaultPoints(configuration)
         for (index, purchase) in workload.purchases.enumerated() {
-            try await faults.reach(Double(index) / Double(workload.purchases.count), stack: stack, events: events, progress: progress)
+            try await faults.reach(
+                Double(index) / Double(workload.purchases.count), stack: stack, events: events, progress: progress)
             var batch = [purchase.record]
-            if let order = purchase.order { pendingOrders.append((clock.now + .milliseconds(Int.random(in: 200...2_000, using: &random)), order)) }
+            if let order = purchase.order {
+                pendingOrders.append((clock.now + .milliseconds(Int.random(in: 200...2_000, using: &random)), order))
+            }
             let now = clock.now
             let due = pendingOrders.filter { $0.due <= now }
             pendingOrders.removeAll { $0.due <= now }
@@ -79,7 +87,9 @@ public struct SoakRunner: Sendable {
                 report.badInputs += 1
                 if let gateway = stack.endpoints.gateway {
                     report.gatewayBadBodies += 1
-                    if await !Self.post(gateway + "/apple/notifications", body: SoakWorkload.badNotificationBody(using: &random)) {
+                    if await !Self.post(
+                        gateway + "/apple/notifications", body: SoakWorkload.badNotificationBody(using: &random))
+                    {
                         report.gatewayBadBodiesNot4xx += 1
                     }
                 }
@@ -87,7 +97,9 @@ public struct SoakRunner: Sendable {
             try await sendDurably(producer, batch)
             let pace = started + .milliseconds(Int64((index + 1) * 1000 / max(configuration.rate, 1)))
             if pace > clock.now { try await Task.sleep(until: pace, clock: clock) }
-            if index % max(configuration.rate, 1) == 0 { progress("published \(index + 1)/\(workload.purchases.count) · " + settledLine(observer, workload)) }
+            if index % max(configuration.rate, 1) == 0 {
+                progress("published \(index + 1)/\(workload.purchases.count) · " + settledLine(observer, workload))
+            }
         }
         try await sendDurably(producer, pendingOrders.map(\.record))
         try await faults.reach(1, stack: stack, events: events, progress: progress)
@@ -99,7 +111,8 @@ public struct SoakRunner: Sendable {
         // Drain: every purchase granted, every bad input rejected, every group at its log end.
         let deadline = published + configuration.drainTimeout
         while clock.now < deadline {
-            if outstanding(observer, workload, badInputs: report.badInputs) == 0, try await stuckOffsets(stack).isEmpty {
+            if outstanding(observer, workload, badInputs: report.badInputs) == 0, try await stuckOffsets(stack).isEmpty
+            {
                 report.settled = true
                 break
             }
@@ -130,16 +143,24 @@ public struct SoakRunner: Sendable {
     private struct FaultPoints {
         var pending: [(at: Double, fault: Fault)] = []
 
-        enum Fault { case redisRestart, brokerOutage(Duration), brokerErrors, redisLoss }
+        enum Fault {
+            case redisRestart
+            case brokerOutage(Duration)
+            case brokerErrors, redisLoss
+        }
 
         init(_ configuration: SoakConfiguration) {
             if configuration.redisRestart { pending.append((0.25, .redisRestart)) }
-            if configuration.brokerFaults, let outage = configuration.brokerOutage { pending.append((0.4, .brokerOutage(outage))) }
+            if configuration.brokerFaults, let outage = configuration.brokerOutage {
+                pending.append((0.4, .brokerOutage(outage)))
+            }
             if configuration.brokerFaults { pending.append((0.5, .brokerErrors)) }
             if configuration.redisLoss { pending.append((0.6, .redisLoss)) }
         }
 
-        mutating func reach(_ progress: Double, stack: LocalStack, events: SoakEvents, progress report: (String) -> Void) async throws {
+        mutating func reach(
+            _ progress: Double, stack: LocalStack, events: SoakEvents, progress report: (String) -> Void
+        ) async throws {
             while let next = pending.first, next.at <= progress {
                 pending.removeFirst()
                 switch next.fault {
@@ -155,7 +176,9 @@ public struct SoakRunner: Sendable {
                     events.count(\.brokerOutages)
                 case .brokerErrors:
                     report("fault: produce, commit and fetch errors injected")
-                    let errors: [KafkaMockCluster.ErrorCode] = [.notLeaderForPartition, .requestTimedOut, .notEnoughReplicas]
+                    let errors: [KafkaMockCluster.ErrorCode] = [
+                        .notLeaderForPartition, .requestTimedOut, .notEnoughReplicas,
+                    ]
                     for api in [KafkaMockCluster.APIKey.produce, .offsetCommit, .fetch] {
                         stack.cluster.pushRequestErrors(api, errors)
                         events.count(\.brokerErrorsInjected, by: errors.count)
@@ -176,7 +199,9 @@ public struct SoakRunner: Sendable {
         var random = SeededGenerator(seed: seed &+ 1)
         let workers = stack.processNames.filter { $0 != "iap-gateway" }
         while !Task.isCancelled {
-            guard (try? await Task.sleep(for: every)) != nil, let victim = workers.randomElement(using: &random) else { return }
+            guard (try? await Task.sleep(for: every)) != nil, let victim = workers.randomElement(using: &random) else {
+                return
+            }
             guard events.manage(victim) else { continue }
             await stack.kill(victim)
             events.count(\.kills)
@@ -195,7 +220,8 @@ public struct SoakRunner: Sendable {
                 if child.exitCode == 75 {
                     events.count(\.stateLostRestarts)
                 } else {
-                    events.died(SoakReport.Death(process: name, exitCode: child.exitCode, logTail: child.logTail(bytes: 1_500)))
+                    events.died(
+                        SoakReport.Death(process: name, exitCode: child.exitCode, logTail: child.logTail(bytes: 1_500)))
                 }
                 try? await stack.restart(name)
                 events.release(name)
@@ -206,25 +232,32 @@ public struct SoakRunner: Sendable {
 
     private func setAppleFaults(_ stack: LocalStack, rate: Double) async throws {
         // A 2 s Retry-After: long enough that a retry ignoring it would show as an early call.
-        let body: [String: Any] = ["rate": rate, "kinds": ["5000001", "429", "21100", "21199", "timeout", "html"], "latencyMs": 0, "retryAfterMs": 2_000]
+        let body: [String: Any] = [
+            "rate": rate, "kinds": ["5000001", "429", "21100", "21199", "timeout", "html"], "latencyMs": 0,
+            "retryAfterMs": 2_000,
+        ]
         var request = HTTPClientRequest(url: stack.endpoints.simulator + "/sim/v1/faults")
         request.method = .PUT
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
-        guard response.status == .ok else { throw LocalStackError("the simulator refused the faults: \(response.status.code)") }
+        guard response.status == .ok else {
+            throw LocalStackError("the simulator refused the faults: \(response.status.code)")
+        }
     }
 
     // MARK: Reading the end state
 
     private func outstanding(_ observer: TopicObserver, _ workload: SoakWorkload, badInputs: Int) -> Int {
         let state = EndState(observer)
-        return workload.purchases.count { state.grants[$0.transactionId] == nil } + max(0, badInputs - state.rejectedBadInputs.count)
+        return workload.purchases.count { state.grants[$0.transactionId] == nil }
+            + max(0, badInputs - state.rejectedBadInputs.count)
     }
 
     private func settledLine(_ observer: TopicObserver, _ workload: SoakWorkload) -> String {
         let state = EndState(observer)
-        return "granted \(workload.purchases.count { state.grants[$0.transactionId] != nil })/\(workload.purchases.count)"
+        return
+            "granted \(workload.purchases.count { state.grants[$0.transactionId] != nil })/\(workload.purchases.count)"
     }
 
     private func tally(_ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload) {
@@ -234,8 +267,12 @@ public struct SoakRunner: Sendable {
                 report.lost.append("\(purchase.transactionId) (\(purchase.kind.rawValue))")
                 continue
             }
-            if grants.eventIds.count > 1 { report.duplicateGrants.append("\(purchase.transactionId) (\(purchase.kind.rawValue))") }
-            if purchase.kind == .ordered, grants.users != [purchase.expectedUser] { report.boundByHint.append("\(purchase.transactionId) (\(purchase.kind.rawValue))") }
+            if grants.eventIds.count > 1 {
+                report.duplicateGrants.append("\(purchase.transactionId) (\(purchase.kind.rawValue))")
+            }
+            if purchase.kind == .ordered, grants.users != [purchase.expectedUser] {
+                report.boundByHint.append("\(purchase.transactionId) (\(purchase.kind.rawValue))")
+            }
             if grants.eventIds.count == 1, grants.users == [purchase.expectedUser] { report.grantedOnce += 1 }
             report.repeatedDeliveries += grants.records - grants.eventIds.count
         }
@@ -245,18 +282,28 @@ public struct SoakRunner: Sendable {
 
     /// Grants per transaction and rejections, parsed from what the observer has read.
     private struct EndState {
-        struct Grants { var eventIds: Set<String> = []; var users: Set<String> = []; var records = 0 }
+        struct Grants {
+            var eventIds: Set<String> = []
+            var users: Set<String> = []
+            var records = 0
+        }
         var grants: [String: Grants] = [:]
         var rejectedBadInputs: Set<String> = []
         var rejectedByReason: [String: Int] = [:]
 
         init(_ observer: TopicObserver) {
             for record in observer.records {
-                guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else { continue }
+                guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
+                    continue
+                }
                 if record.topic == "iap.rejected" {
-                    rejectedByReason["\(object["stage"] as? String ?? "?")/\(object["reason"] as? String ?? "?")", default: 0] += 1
-                    if let key = record.key.map({ String(decoding: $0, as: UTF8.self) }), key.hasPrefix("bad-") { rejectedBadInputs.insert(key) }
-                } else if object["action"] as? String == "grant", let transactionId = object["transactionId"] as? String {
+                    rejectedByReason[
+                        "\(object["stage"] as? String ?? "?")/\(object["reason"] as? String ?? "?")", default: 0] += 1
+                    if let key = record.key.map({ String(decoding: $0, as: UTF8.self) }), key.hasPrefix("bad-") {
+                        rejectedBadInputs.insert(key)
+                    }
+                } else if object["action"] as? String == "grant", let transactionId = object["transactionId"] as? String
+                {
                     grants[transactionId, default: Grants()].records += 1
                     if let eventId = object["eventId"] as? String { grants[transactionId]!.eventIds.insert(eventId) }
                     if let user = object["userId"] as? String { grants[transactionId]!.users.insert(user) }
@@ -271,8 +318,12 @@ public struct SoakRunner: Sendable {
         let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         var stuck: [SoakReport.Offsets] = []
         for stage in pipeline.stages where stackConfiguration.workers.contains("iap-\(stage.name)") {
-            for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs) where lag.highWatermark > (lag.committedOffset ?? 0) {
-                stuck.append(SoakReport.Offsets(group: lag.group, topic: lag.topic, partition: lag.partition, committed: lag.committedOffset, logEnd: lag.highWatermark))
+            for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
+            where lag.highWatermark > (lag.committedOffset ?? 0) {
+                stuck.append(
+                    SoakReport.Offsets(
+                        group: lag.group, topic: lag.topic, partition: lag.partition, committed: lag.committedOffset,
+                        logEnd: lag.highWatermark))
             }
         }
         return stuck

@@ -32,7 +32,9 @@ struct SoakWorkload: Sendable {
     /// Makes `count` purchases, the kinds in a fixed rotation (4 signed, 3 bare ids, 1 receipt,
     /// 2 ordered of every 10).
     static func make(count: Int, simulator: SimulatorClient, bundleId: String) async throws -> SoakWorkload {
-        let rotation: [Kind] = [.signed, .bareId, .signed, .ordered, .bareId, .signed, .receipt, .bareId, .signed, .ordered]
+        let rotation: [Kind] = [
+            .signed, .bareId, .signed, .ordered, .bareId, .signed, .receipt, .bareId, .signed, .ordered,
+        ]
         let topics = ContractTopics()
         let made = try await withThrowingTaskGroup(of: [Purchase].self) { group in
             let lanes = 16
@@ -43,24 +45,31 @@ struct SoakWorkload: Sendable {
                         let kind = rotation[index % rotation.count]
                         let token = kind == .ordered ? UUID().uuidString.lowercased() : nil
                         let transaction = try await simulator.purchase(
-                            productId: "soak_\(index % 7)", type: "Consumable", bundleId: bundleId, appAccountToken: token
+                            productId: "soak_\(index % 7)", type: "Consumable", bundleId: bundleId,
+                            appAccountToken: token
                         )
-                        let payload: PurchasePayload = switch kind {
-                        case .signed, .ordered: .signedTransaction(transaction.signedTransaction)
-                        case .bareId: .transactionId(transaction.transactionId)
-                        case .receipt: .transactionReceipt(transaction.transactionReceipt)
-                        }
+                        let payload: PurchasePayload =
+                            switch kind {
+                            case .signed, .ordered: .signedTransaction(transaction.signedTransaction)
+                            case .bareId: .transactionId(transaction.transactionId)
+                            case .receipt: .transactionReceipt(transaction.transactionReceipt)
+                            }
                         let user = "soak-user-\(index)"
                         let hint = kind == .ordered ? "soak-hint-\(index)" : user
-                        let event = PurchaseEvent(eventId: "soak-\(index)", bundleId: bundleId, userId: hint, payload: payload)
+                        let event = PurchaseEvent(
+                            eventId: "soak-\(index)", bundleId: bundleId, userId: hint, payload: payload)
                         let order = try token.map { token in
-                            try topics.record(OrderEvent(
-                                orderId: "soak-order-\(index)", userId: user, productId: "soak_\(index % 7)", bundleId: bundleId, appAccountToken: token
-                            ))
+                            try topics.record(
+                                OrderEvent(
+                                    orderId: "soak-order-\(index)", userId: user, productId: "soak_\(index % 7)",
+                                    bundleId: bundleId, appAccountToken: token
+                                ))
                         }
-                        made.append(Purchase(
-                            transactionId: transaction.transactionId, kind: kind, expectedUser: user, record: try topics.record(event), order: order
-                        ))
+                        made.append(
+                            Purchase(
+                                transactionId: transaction.transactionId, kind: kind, expectedUser: user,
+                                record: try topics.record(event), order: order
+                            ))
                     }
                     return made
                 }
@@ -77,7 +86,8 @@ struct SoakWorkload: Sendable {
         case 0:
             value = (0..<Int.random(in: 1...512, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         case 1:
-            let valid = #"{"schema":"iap.purchase.v1","eventId":"b","bundleId":"com.example.game","userId":"u","transactionId":"1"}"#
+            let valid =
+                #"{"schema":"iap.purchase.v1","eventId":"b","bundleId":"com.example.game","userId":"u","transactionId":"1"}"#
             value = Array(valid.utf8.prefix(Int.random(in: 1..<valid.utf8.count, using: &random)))
         case 2:
             value = Array(#"{"schema":"iap.purchase.v9","eventId":"b"}"#.utf8)
@@ -85,7 +95,9 @@ struct SoakWorkload: Sendable {
             value = Array(#"{"schema":"iap.purchase.v1","eventId":"b","bundleId":"com.example.game","userId":7}"#.utf8)
         case 4:
             let token = String(repeating: "x", count: 200_000)
-            value = Array(#"{"schema":"iap.purchase.v1","eventId":"b","bundleId":"com.example.game","userId":"u","appAccountToken":"\#(token)"}"#.utf8)
+            value = Array(
+                #"{"schema":"iap.purchase.v1","eventId":"b","bundleId":"com.example.game","userId":"u","appAccountToken":"\#(token)"}"#
+                    .utf8)
         default:
             value = [0xC3, 0x28, 0x7B, 0xFF, 0xFE]
         }

@@ -17,7 +17,8 @@ public enum DeadLetterReplay {
 
     /// Headers the runtime adds when retrying or dead-lettering; a replayed record starts over.
     static let runtimeHeaders: Set<String> = [
-        PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.sourceTopic, PipelineHeaders.sourcePartition,
+        PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.sourceTopic,
+        PipelineHeaders.sourcePartition,
         PipelineHeaders.sourceOffset, PipelineHeaders.sourceAttempts, PipelineHeaders.sourceConsumerGroup,
     ]
 
@@ -60,7 +61,8 @@ public enum DeadLetterReplay {
             let replayed = try await admin.committedOffsets(group: Self.group, partitions: partitions)
             var summary = Summary(topic: topic, held: 0, pending: 0)
             for partition in partitions {
-                let low = lows[partition] ?? 0, high = highs[partition] ?? 0
+                let low = lows[partition] ?? 0
+                let high = highs[partition] ?? 0
                 summary.held += high - low
                 summary.pending += high - min(high, max(low, replayed[partition] ?? 0))
             }
@@ -78,17 +80,21 @@ public enum DeadLetterReplay {
         let configuration = BoundedTopicRead.configuration(
             bootstrapServers: bootstrapServers, groupId: Self.group, topic: topic, clientId: "iap-dlq-replay"
         )
-        return try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, consumer in
+        return try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
+            records, consumer in
             // Records are in offset order per partition, so any prefix is a prefix of each partition.
             let chosen = limit.map { Array(records.prefix($0)) } ?? records
             let entries = chosen.map { Self.entry($0, dlqTopic: topic) }
-            guard !dryRun, !chosen.isEmpty else { return Report(topic: topic, entries: entries, replayed: 0, dryRun: dryRun) }
-            _ = try await producer.send(zip(chosen, entries).map { record, entry in
-                KafkaRecord(
-                    topic: entry.sourceTopic, key: record.key.map(Array.init), value: Array(record.value),
-                    headers: record.headers.filter { !Self.runtimeHeaders.contains($0.name) }
-                )
-            })
+            guard !dryRun, !chosen.isEmpty else {
+                return Report(topic: topic, entries: entries, replayed: 0, dryRun: dryRun)
+            }
+            _ = try await producer.send(
+                zip(chosen, entries).map { record, entry in
+                    KafkaRecord(
+                        topic: entry.sourceTopic, key: record.key.map(Array.init), value: Array(record.value),
+                        headers: record.headers.filter { !Self.runtimeHeaders.contains($0.name) }
+                    )
+                })
             var next: [TopicPartition: Int64] = [:]
             for record in chosen { next[record.topicPartition] = record.offset + 1 }
             try consumer.store(next.map { TopicPartitionOffset($0.key, offset: $0.value) })
@@ -101,9 +107,12 @@ public enum DeadLetterReplay {
         func header(_ name: String) -> String? { record.headers.last(named: name)?.stringValue }
         let fallback = dlqTopic.hasSuffix(".dlq") ? String(dlqTopic.dropLast(4)) : dlqTopic
         return Entry(
-            partition: record.partition, offset: record.offset, key: record.key.map { String(decoding: $0, as: UTF8.self) },
-            sourceTopic: header(PipelineHeaders.sourceTopic) ?? fallback, sourceOffset: header(PipelineHeaders.sourceOffset),
-            attempts: header(PipelineHeaders.sourceAttempts), lastError: header(PipelineHeaders.lastError), bytes: record.value.count
+            partition: record.partition, offset: record.offset,
+            key: record.key.map { String(decoding: $0, as: UTF8.self) },
+            sourceTopic: header(PipelineHeaders.sourceTopic) ?? fallback,
+            sourceOffset: header(PipelineHeaders.sourceOffset),
+            attempts: header(PipelineHeaders.sourceAttempts), lastError: header(PipelineHeaders.lastError),
+            bytes: record.value.count
         )
     }
 }

@@ -31,7 +31,9 @@ struct DependencyProbe: Service {
             return .notReady(reason: "Kafka unreachable: \(error)")
         }
         do {
-            guard try await redis.send("PING") == .status("PONG") else { return .notReady(reason: "Redis did not answer PONG") }
+            guard try await redis.send("PING") == .status("PONG") else {
+                return .notReady(reason: "Redis did not answer PONG")
+            }
         } catch {
             return .notReady(reason: "Redis unreachable: \(error)")
         }

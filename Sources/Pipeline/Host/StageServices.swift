@@ -13,7 +13,8 @@ struct StageServices: Service {
 
     init(
         recovery: StateRecovery, shutdownGracePeriod: Duration, logger: Logger,
-        makeServices: @escaping @Sendable (_ generation: String) throws -> [ServiceGroupConfiguration.ServiceConfiguration]
+        makeServices:
+            @escaping @Sendable (_ generation: String) throws -> [ServiceGroupConfiguration.ServiceConfiguration]
     ) {
         self.recovery = recovery
         self.shutdownGracePeriod = shutdownGracePeriod

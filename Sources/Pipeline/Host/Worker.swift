@@ -1,10 +1,10 @@
-public import Topology
 public import Hosting
 public import Kafka
 public import Logging
 public import Prometheus
 public import Redis
 public import ServiceLifecycle
+public import Topology
 public import UnixSignals
 
 /// One stage as a whole process: its rules plugged into the runtime, plus everything SREs need
@@ -38,7 +38,9 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
-        try self.init(stage: stage, settings: settings, logger: logger, registry: registry, onOpsListening: onOpsListening) { _ in handler }
+        try self.init(
+            stage: stage, settings: settings, logger: logger, registry: registry, onOpsListening: onOpsListening
+        ) { _ in handler }
     }
 
     /// A worker whose handler needs the worker's own connections (a stage keeping its state in
@@ -60,7 +62,8 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         logger[metadataKey: "stage"] = "\(stage.name)"
         let factory = PrometheusMetricsFactory(registry: registry)
         let redisConfiguration = try RedisConfiguration(
-            url: settings.redisURL, poolSize: settings.redisPoolSize, connectTimeout: settings.redisConnectTimeout, commandTimeout: settings.redisCommandTimeout
+            url: settings.redisURL, poolSize: settings.redisPoolSize, connectTimeout: settings.redisConnectTimeout,
+            commandTimeout: settings.redisCommandTimeout
         )
         let redis = RedisClient(configuration: redisConfiguration, logger: logger)
         let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger)
@@ -68,17 +71,20 @@ public struct Worker<Handler: MessageHandler>: Sendable {
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
         producerConfiguration.clientId = settings.identity.clientId
-        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(settings.kafkaProperties)
+        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(
+            settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
 
         let journal = DeliveryJournal(topic: stage.journalTopic, producer: producer)
         let retries = JournaledRetryStore(journal: journal, index: RedisRetryStore(client: redis, stage: stage.name))
         let restoreDeliveries = StateRecovery.Step("deliveries owed from \(journal.topic)") { [settings, logger] in
             let contents = try await DeliveryJournal.read(
-                topic: journal.topic, bootstrapServers: settings.kafkaBrokers, kafkaProperties: settings.kafkaProperties, logger: logger
+                topic: journal.topic, bootstrapServers: settings.kafkaBrokers,
+                kafkaProperties: settings.kafkaProperties, logger: logger
             )
             try await retries.restore(contents)
-            return "\(contents.owed.count) owed (\(contents.owed.count { $0.kind == .wait }) waits) of \(contents.records) records"
+            return
+                "\(contents.owed.count) owed (\(contents.owed.count { $0.kind == .wait }) waits) of \(contents.records) records"
         }
 
         self.registry = registry
@@ -87,7 +93,9 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         self.producer = producer
         self.redis = redis
         self.retries = retries
-        self.recovery = StateRecovery(generation: StateGeneration(client: redis, stage: stage.name), steps: recoverySteps(resources) + [restoreDeliveries])
+        self.recovery = StateRecovery(
+            generation: StateGeneration(client: redis, stage: stage.name),
+            steps: recoverySteps(resources) + [restoreDeliveries])
         self.settings = settings
         self.idempotencyRetention = idempotencyRetention
         self.logger = logger
@@ -105,22 +113,31 @@ public struct Worker<Handler: MessageHandler>: Sendable {
     }
 
     private func run(until stop: ProcessHost.Stop) async throws {
-        logger.info("worker starting", metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
+        logger.info(
+            "worker starting",
+            metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
         defer { logger.info("worker stopped") }
         let readiness = ReadinessFlag(.notReady(reason: "rebuilding state from Kafka if Redis lost it"))
-        let stageServices = StageServices(recovery: recovery, shutdownGracePeriod: settings.shutdownGracePeriod, logger: logger) { generation in
+        let stageServices = StageServices(
+            recovery: recovery, shutdownGracePeriod: settings.shutdownGracePeriod, logger: logger
+        ) { generation in
             try makeStageServices(generation: generation, readiness: readiness)
         }
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: OpsServer(
-                host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check, logger: logger,
-                onListening: onOpsListening
-            )),
+            .init(
+                service: OpsServer(
+                    host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check,
+                    logger: logger,
+                    onListening: onOpsListening
+                )),
             // Its end (a lost state, a failure) stops the process; the ops server goes last.
-            .init(service: stageServices, successTerminationBehavior: .gracefullyShutdownGroup, failureTerminationBehavior: .gracefullyShutdownGroup),
+            .init(
+                service: stageServices, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup),
         ]
         // The runtime has stopped either way: flush outputs and close Redis before returning.
-        try await ProcessHost.run(services, until: stop, gracePeriod: settings.shutdownGracePeriod, logger: logger) { [producer, redis] in
+        try await ProcessHost.run(services, until: stop, gracePeriod: settings.shutdownGracePeriod, logger: logger) {
+            [producer, redis] in
             await producer.close()
             await redis.shutdown()
         }
@@ -128,36 +145,52 @@ public struct Worker<Handler: MessageHandler>: Sendable {
 
     /// The services that need the stage's state: created once it was recovered, so the
     /// consumer joins its group only then.
-    private func makeStageServices(generation: String, readiness: ReadinessFlag) throws -> [ServiceGroupConfiguration.ServiceConfiguration] {
+    private func makeStageServices(generation: String, readiness: ReadinessFlag) throws -> [ServiceGroupConfiguration
+        .ServiceConfiguration]
+    {
         let factory = PrometheusMetricsFactory(registry: registry)
-        var consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
+        var consumerConfiguration = KafkaConsumerConfiguration(
+            bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
         consumerConfiguration.clientId = settings.identity.clientId
         consumerConfiguration.groupInstanceId = settings.identity.groupInstanceId
         consumerConfiguration.additionalProperties = settings.kafkaProperties
         let consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
-        let admin = try KafkaAdmin(bootstrapServers: settings.kafkaBrokers, clientId: settings.identity.clientId + "-admin", logger: logger)
+        let admin = try KafkaAdmin(
+            bootstrapServers: settings.kafkaBrokers, clientId: settings.identity.clientId + "-admin", logger: logger)
 
         var configuration = WorkerConfiguration(
-            stage: stage.name, consumerGroup: stage.consumerGroup, inputTopics: stage.inputs, rejectTopic: stage.rejectTopic ?? "iap.rejected"
+            stage: stage.name, consumerGroup: stage.consumerGroup, inputTopics: stage.inputs,
+            rejectTopic: stage.rejectTopic ?? "iap.rejected"
         )
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
         configuration.idempotencyRetention = idempotencyRetention
         return [
-            .init(service: RetryPromoter(stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory)),
-            .init(service: ConsumerLagReporter(
-                admin: admin, consumer: consumer, group: stage.consumerGroup, interval: settings.lagInterval, logger: logger, metricsFactory: factory
-            )),
-            .init(service: DependencyProbe(admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness)),
+            .init(
+                service: RetryPromoter(
+                    stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory)),
+            .init(
+                service: ConsumerLagReporter(
+                    admin: admin, consumer: consumer, group: stage.consumerGroup, interval: settings.lagInterval,
+                    logger: logger, metricsFactory: factory
+                )),
+            .init(
+                service: DependencyProbe(
+                    admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness)),
             // A lost state fails the group gracefully: the runtime drains and commits first.
             .init(
-                service: GenerationWatch(generation: recovery.generation, expected: generation, interval: settings.generationCheckInterval, logger: logger),
+                service: GenerationWatch(
+                    generation: recovery.generation, expected: generation, interval: settings.generationCheckInterval,
+                    logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup
             ),
-            .init(service: WorkerRuntime(
-                configuration: configuration, handler: handler, consumer: consumer, producer: producer, retries: retries,
-                idempotency: RedisIdempotencyGuard(client: redis, stage: stage.name), logger: logger, metricsFactory: factory
-            )),
+            .init(
+                service: WorkerRuntime(
+                    configuration: configuration, handler: handler, consumer: consumer, producer: producer,
+                    retries: retries,
+                    idempotency: RedisIdempotencyGuard(client: redis, stage: stage.name), logger: logger,
+                    metricsFactory: factory
+                )),
         ]
     }
 }

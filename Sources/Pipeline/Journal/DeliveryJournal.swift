@@ -26,13 +26,14 @@ public struct DeliveryJournal: Sendable {
 
     /// Writes `delivery`, due at `due`, and waits for the broker's acknowledgement.
     public func record(_ delivery: ScheduledDelivery, due: Date) async throws {
-        _ = try await producer.send(KafkaRecord(
-            topic: topic, key: Array(delivery.id.utf8), value: delivery.payload,
-            headers: [
-                KafkaHeader(name: Self.dueHeader, string: String(due.unixMilliseconds)),
-                KafkaHeader(name: Self.kindHeader, string: delivery.kind.rawValue),
-            ]
-        ))
+        _ = try await producer.send(
+            KafkaRecord(
+                topic: topic, key: Array(delivery.id.utf8), value: delivery.payload,
+                headers: [
+                    KafkaHeader(name: Self.dueHeader, string: String(due.unixMilliseconds)),
+                    KafkaHeader(name: Self.kindHeader, string: delivery.kind.rawValue),
+                ]
+            ))
     }
 
     /// Tombstones the deliveries: they were re-published, so a rebuild must not owe them again.
@@ -54,13 +55,17 @@ public struct DeliveryJournal: Sendable {
     /// Reads the journal up to its current end in a throwaway consumer group (nothing is
     /// committed), keeping the latest record per id as compaction would.
     public static func read(
-        topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:], logger: Logger, idleTimeout: Duration = .seconds(30)
+        topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:], logger: Logger,
+        idleTimeout: Duration = .seconds(30)
     ) async throws -> Contents {
         var configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: "iap-journal-read-\(UUID().uuidString)", topic: topic, clientId: "iap-journal-read"
+            bootstrapServers: bootstrapServers, groupId: "iap-journal-read-\(UUID().uuidString)", topic: topic,
+            clientId: "iap-journal-read"
         )
         configuration.additionalProperties.merge(kafkaProperties) { ours, _ in ours }
-        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, _ in records }
+        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
+            records, _ in records
+        }
         var contents = Contents()
         var latest: [String: ScheduledDelivery?] = [:]
         contents.records = records.count
@@ -77,11 +82,16 @@ public struct DeliveryJournal: Sendable {
                 contents.malformed += 1
                 continue
             }
-            let kind = record.headers.last(named: kindHeader)?.stringValue.flatMap(ScheduledDelivery.Kind.init(rawValue:)) ?? .retry
+            let kind =
+                record.headers.last(named: kindHeader)?.stringValue.flatMap(ScheduledDelivery.Kind.init(rawValue:))
+                ?? .retry
             let dueDate = Date(timeIntervalSince1970: Double(due) / 1000)
-            latest[key] = ScheduledDelivery(id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate)
+            latest[key] = ScheduledDelivery(
+                id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate)
         }
-        contents.owed = latest.values.compactMap { $0 }.sorted { ($0.notBefore ?? .distantPast, $0.id) < ($1.notBefore ?? .distantPast, $1.id) }
+        contents.owed = latest.values.compactMap { $0 }.sorted {
+            ($0.notBefore ?? .distantPast, $0.id) < ($1.notBefore ?? .distantPast, $1.id)
+        }
         return contents
     }
 }

@@ -24,7 +24,9 @@ public struct StateGeneration: Sendable {
 
     /// Writes a new marker unless one exists (another replica's rebuild) and returns the one held.
     public func establish() async throws -> String {
-        let replies = try await client.pipeline([["SET", .string(key), .string(UUID().uuidString), "NX"], ["GET", .string(key)]])
+        let replies = try await client.pipeline([
+            ["SET", .string(key), .string(UUID().uuidString), "NX"], ["GET", .string(key)],
+        ])
         if case .error(let message) = replies[0] { throw RedisError(code: .server, message: message) }
         guard let held = replies[1].string else {
             throw RedisError(code: .unexpectedReply, message: "\(key): no marker after SET NX, got \(replies[1])")

@@ -30,7 +30,8 @@ public struct StateRecovery: Sendable {
     /// one marker.
     public func prepare(logger: Logger) async throws -> String {
         if let current = try await generation.current() { return current }
-        logger.warning("Redis holds no state for this stage (no \(generation.key)): rebuilding it from Kafka before taking work")
+        logger.warning(
+            "Redis holds no state for this stage (no \(generation.key)): rebuilding it from Kafka before taking work")
         for step in steps {
             let summary = try await step.run()
             logger.warning("rebuilt \(step.name)", metadata: ["summary": "\(summary)"])

@@ -37,11 +37,15 @@ public struct DelayQueue: Sendable {
     /// Schedules `payload` to be due at `max(server now + after, notBefore)`, where
     /// `notBefore` is UNIX milliseconds (Apple's `Retry-After` is given that way).
     @discardableResult
-    public func schedule(id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64) async throws -> Bool {
+    public func schedule(id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64)
+        async throws -> Bool
+    {
         let reply = try await client.run(
             .scheduleDelayed,
             keys: keys,
-            arguments: [.string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds)]
+            arguments: [
+                .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds),
+            ]
         )
         return reply.integer == 1
     }
@@ -50,12 +54,16 @@ public struct DelayQueue: Sendable {
     /// handed to anyone else until the lease runs out.
     public func claimDue(limit: Int, lease: Duration) async throws -> [DelayedItem] {
         let capped = min(max(limit, 1), Self.maximumClaim)
-        let reply = try await client.run(.claimDelayed, keys: keys, arguments: [.integer(Int64(capped)), .integer(lease.milliseconds(rounding: .up))])
+        let reply = try await client.run(
+            .claimDelayed, keys: keys,
+            arguments: [.integer(Int64(capped)), .integer(lease.milliseconds(rounding: .up))])
         guard let fields = reply.array, fields.count % 3 == 0 else {
             throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
         }
         return try stride(from: 0, to: fields.count, by: 3).map { index in
-            guard let id = fields[index].string, let payload = fields[index + 1].bytes, let claims = fields[index + 2].integer else {
+            guard let id = fields[index].string, let payload = fields[index + 1].bytes,
+                let claims = fields[index + 2].integer
+            else {
                 throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
             }
             return DelayedItem(id: id, payload: payload, claimCount: Int(claims))

@@ -35,22 +35,32 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
         let key = RedisValue.string(key(id))
         // One round trip: try to lock, then read whoever holds the key now.
         let replies = try await client.pipeline([
-            ["SET", key, .string(Self.lockPrefix + token.value), "NX", "PX", .integer(lockTTL.milliseconds(rounding: .up))],
+            [
+                "SET", key, .string(Self.lockPrefix + token.value), "NX", "PX",
+                .integer(lockTTL.milliseconds(rounding: .up)),
+            ],
             ["GET", key],
         ])
-        guard replies.count == 2 else { throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(replies)") }
+        guard replies.count == 2 else {
+            throw RedisError(code: .unexpectedReply, message: "idempotency begin returned \(replies)")
+        }
         let locked = try replies[0].throwingServerError()
         let current = try replies[1].throwingServerError()
         if let value = current.bytes, value.first == Self.donePrefix.utf8.first {
             return .alreadyDone
         }
         if let value = current.bytes, value.first == Self.scheduledPrefix.utf8.first {
-            guard let scheduled = Int(String(decoding: value.dropFirst(), as: UTF8.self)), attempt >= scheduled else { return .superseded }
+            guard let scheduled = Int(String(decoding: value.dropFirst(), as: UTF8.self)), attempt >= scheduled else {
+                return .superseded
+            }
             // The scheduled delivery itself: take the lock over from the marker, unless another
             // caller changed the key meanwhile.
             let taken = try await client.run(
                 .compareAndSet, keys: [self.key(id)],
-                arguments: [.bytes(value), .string(Self.lockPrefix + token.value), .integer(lockTTL.milliseconds(rounding: .up))]
+                arguments: [
+                    .bytes(value), .string(Self.lockPrefix + token.value),
+                    .integer(lockTTL.milliseconds(rounding: .up)),
+                ]
             )
             return taken.integer == 1 ? .acquired(token: token.value) : .busy
         }
@@ -66,7 +76,10 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
     public func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws {
         _ = try await client.run(
             .compareAndSet, keys: [key(id)],
-            arguments: [.string(Self.lockPrefix + token), .string(Self.scheduledPrefix + String(attempt)), .integer(ttl.milliseconds(rounding: .up))]
+            arguments: [
+                .string(Self.lockPrefix + token), .string(Self.scheduledPrefix + String(attempt)),
+                .integer(ttl.milliseconds(rounding: .up)),
+            ]
         )
     }
 
@@ -74,7 +87,8 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
     /// was no longer the caller's (it expired: another worker may have run the work
     /// concurrently), because the side effect happened.
     public func complete(_ id: String, token: String, retention: Duration) async throws {
-        _ = try await client.send("SET", .string(key(id)), .string(Self.donePrefix), "PX", .integer(retention.milliseconds(rounding: .up)))
+        _ = try await client.send(
+            "SET", .string(key(id)), .string(Self.donePrefix), "PX", .integer(retention.milliseconds(rounding: .up)))
     }
 
     /// Releases the lock without marking done, so another attempt can run immediately.

@@ -1,5 +1,5 @@
-public import Redis
 import Foundation
+public import Redis
 
 /// `RetryStore` on a Redis delay queue, one per stage (decision D4): scheduling is idempotent
 /// per retry id and claims are leased, so neither a crash nor a duplicate loses a retry.
@@ -12,11 +12,14 @@ public struct RedisRetryStore: RetryStore {
 
     public func schedule(_ delivery: ScheduledDelivery) async throws {
         let notBefore = delivery.notBefore.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? 0
-        _ = try await queue.schedule(id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore)
+        _ = try await queue.schedule(
+            id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore)
     }
 
     public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {
-        try await queue.claimDue(limit: min(limit, DelayQueue.maximumClaim), lease: lease).map { ClaimedRetry(id: $0.id, payload: $0.payload) }
+        try await queue.claimDue(limit: min(limit, DelayQueue.maximumClaim), lease: lease).map {
+            ClaimedRetry(id: $0.id, payload: $0.payload)
+        }
     }
 
     public func acknowledge(_ ids: [String]) async throws {

@@ -1,6 +1,6 @@
+public import CoreMetrics
 public import Kafka
 public import Logging
-public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 
@@ -57,6 +57,10 @@ public struct ConsumerLagReporter: Service {
     }
 
     private func gauge(_ name: String, _ partition: TopicPartition) -> Gauge {
-        Gauge(label: name, dimensions: [("consumergroup", group), ("topic", partition.topic), ("partition", String(partition.partition))], factory: metricsFactory)
+        Gauge(
+            label: name,
+            dimensions: [
+                ("consumergroup", group), ("topic", partition.topic), ("partition", String(partition.partition)),
+            ], factory: metricsFactory)
     }
 }

@@ -130,6 +130,8 @@ struct DispatchState {
     }
 
     var committablePositions: [TopicPartitionOffset] {
-        partitions.compactMap { partition, offsets in offsets.committable.map { TopicPartitionOffset(partition, offset: $0) } }
+        partitions.compactMap { partition, offsets in
+            offsets.committable.map { TopicPartitionOffset(partition, offset: $0) }
+        }
     }
 }

@@ -7,7 +7,9 @@ enum RejectRecord {
     /// `{"reason": "<code>", "detail": "...", "stage": "...", "event": <original>}`, the
     /// reject-topic contract. The original is embedded as JSON when it is JSON, as a string
     /// otherwise, and truncated when it is larger than a Kafka record may be.
-    static func make(for message: KafkaMessage, reason: ReasonCode, detail: String, stage: String, topic: String, group: String) -> KafkaRecord {
+    static func make(
+        for message: KafkaMessage, reason: ReasonCode, detail: String, stage: String, topic: String, group: String
+    ) -> KafkaRecord {
         var value = Array("{\"reason\":".utf8)
         value += jsonString(reason.rawValue)
         value += Array(",\"detail\":".utf8) + jsonString(detail)
@@ -16,17 +18,24 @@ enum RejectRecord {
         value.append(UInt8(ascii: "}"))
         return KafkaRecord(
             topic: topic, key: message.key.map(Array.init), value: value,
-            headers: sourceHeaders(of: message, group: group) + [KafkaHeader(name: PipelineHeaders.rejectReason, string: reason.rawValue)]
+            headers: sourceHeaders(of: message, group: group) + [
+                KafkaHeader(name: PipelineHeaders.rejectReason, string: reason.rawValue)
+            ]
         )
     }
 
     /// The original record, unchanged, plus headers naming where it came from and why it died.
     static func deadLetter(_ message: KafkaMessage, attempts: Int, lastError: String, group: String) -> KafkaRecord {
-        let headers = message.headers.filter { $0.name != PipelineHeaders.lastError }
+        let headers =
+            message.headers.filter { $0.name != PipelineHeaders.lastError }
             + sourceHeaders(of: message, group: group)
-            + [KafkaHeader(name: PipelineHeaders.sourceAttempts, string: String(attempts)),
-               KafkaHeader(name: PipelineHeaders.lastError, string: lastError)]
-        return KafkaRecord(topic: WorkerConfiguration.dlqTopic(for: message.topic), key: message.key.map(Array.init), value: Array(message.value), headers: headers)
+            + [
+                KafkaHeader(name: PipelineHeaders.sourceAttempts, string: String(attempts)),
+                KafkaHeader(name: PipelineHeaders.lastError, string: lastError),
+            ]
+        return KafkaRecord(
+            topic: WorkerConfiguration.dlqTopic(for: message.topic), key: message.key.map(Array.init),
+            value: Array(message.value), headers: headers)
     }
 
     private static func sourceHeaders(of message: KafkaMessage, group: String) -> [KafkaHeader] {

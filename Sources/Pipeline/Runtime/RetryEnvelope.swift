@@ -44,8 +44,10 @@ struct RetryEnvelope: Codable, Sendable {
         KafkaRecord(
             topic: topic, key: key, value: value,
             headers: headers.map { KafkaHeader(name: $0.name, value: $0.value) }
-                + [KafkaHeader(name: PipelineHeaders.attempt, string: String(attempt)),
-                   KafkaHeader(name: PipelineHeaders.lastError, string: lastError)]
+                + [
+                    KafkaHeader(name: PipelineHeaders.attempt, string: String(attempt)),
+                    KafkaHeader(name: PipelineHeaders.lastError, string: lastError),
+                ]
                 + (waitingSince.map { [KafkaHeader(name: PipelineHeaders.waitingSince, string: String($0))] } ?? [])
         )
     }
@@ -80,7 +82,9 @@ extension KafkaMessage {
 
     /// When the record first waited, from the header the runtime wrote; nil otherwise.
     var waitingSince: Date? {
-        headers.last(named: PipelineHeaders.waitingSince)?.stringValue.flatMap(Int64.init).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        headers.last(named: PipelineHeaders.waitingSince)?.stringValue.flatMap(Int64.init).map {
+            Date(timeIntervalSince1970: Double($0) / 1000)
+        }
     }
 }
 

@@ -1,6 +1,6 @@
+public import CoreMetrics
 public import Kafka
 public import Logging
-public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 

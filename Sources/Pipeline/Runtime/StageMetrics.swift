@@ -16,13 +16,21 @@ struct StageMetrics: Sendable {
     let infrastructureErrors: Counter
 
     init(stage: String, factory: any MetricsFactory) {
-        outcomes = Dictionary(uniqueKeysWithValues: Outcome.allCases.map {
-            ($0, Counter(label: "iap_stage_messages_total", dimensions: [("stage", stage), ("outcome", $0.rawValue)], factory: factory))
-        })
-        processing = Metrics.Timer(label: "iap_stage_processing_seconds", dimensions: [("stage", stage)], factory: factory)
+        outcomes = Dictionary(
+            uniqueKeysWithValues: Outcome.allCases.map {
+                (
+                    $0,
+                    Counter(
+                        label: "iap_stage_messages_total", dimensions: [("stage", stage), ("outcome", $0.rawValue)],
+                        factory: factory)
+                )
+            })
+        processing = Metrics.Timer(
+            label: "iap_stage_processing_seconds", dimensions: [("stage", stage)], factory: factory)
         inFlight = Gauge(label: "iap_stage_in_flight", dimensions: [("stage", stage)], factory: factory)
         paused = Gauge(label: "iap_stage_paused", dimensions: [("stage", stage)], factory: factory)
-        infrastructureErrors = Counter(label: "iap_stage_infrastructure_errors_total", dimensions: [("stage", stage)], factory: factory)
+        infrastructureErrors = Counter(
+            label: "iap_stage_infrastructure_errors_total", dimensions: [("stage", stage)], factory: factory)
     }
 
     func count(_ outcome: Outcome) { outcomes[outcome]?.increment() }

@@ -1,4 +1,5 @@
 public import Topology
+
 /// How one stage's worker consumes, bounds its work, retries and deduplicates.
 public struct WorkerConfiguration: Sendable {
     /// Stage name, used in metrics, logs and Redis key names.

@@ -1,13 +1,13 @@
 import Basics
 import Contracts
-import Topology
+public import CoreMetrics
 import Foundation
 public import Kafka
 public import Logging
-public import CoreMetrics
 import Metrics
 public import ServiceLifecycle
 import Synchronization
+import Topology
 
 /// Runs one stage: consumes its input topics, many records in flight but at most one per key,
 /// acts on each outcome durably, and stores offsets only below every unfinished record.
@@ -133,7 +133,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             pause(consumer.assignment)
         case .resume:
             metrics.paused.record(0)
-            do { try consumer.resume(consumer.assignment) } catch { logger.warning("resume failed", metadata: ["error": "\(error)"]) }
+            do { try consumer.resume(consumer.assignment) } catch {
+                logger.warning("resume failed", metadata: ["error": "\(error)"])
+            }
         case nil:
             break
         }
@@ -156,7 +158,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             if !lost { storeLocked(finalPositions) }
         }
         if running > 0 {
-            logger.warning("revoked partitions still had running records; they will be redelivered", metadata: ["running": "\(running)"])
+            logger.warning(
+                "revoked partitions still had running records; they will be redelivered",
+                metadata: ["running": "\(running)"])
         }
     }
 
@@ -171,7 +175,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         defer { metrics.processing.recordNanoseconds((clock.now - started).nanoseconds) }
 
         if record.value.count > configuration.maxMessageBytes {
-            let detail = "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
+            let detail =
+                "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
             return await act(.reject(.malformedEvent, detail: detail), message: message, lock: nil, log: log)
         }
         let prepared: Prepared<Handler.Work>
@@ -191,7 +196,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 metrics.count(.duplicate)
                 return true
             case .some(.busy):
-                let outcome = StageOutcome.retry(after: RetryPolicy.lockedElsewhereFloor, reason: "business id \(key) is locked by another worker")
+                let outcome = StageOutcome.retry(
+                    after: RetryPolicy.lockedElsewhereFloor, reason: "business id \(key) is locked by another worker")
                 return await act(outcome, message: message, lock: nil, log: log)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)
@@ -226,11 +232,17 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Takes the business-id lock, waiting briefly while another worker holds it.
-    private func acquire(_ key: String, attempt: Int, guard idempotency: any IdempotencyGuard, log: RecordLog) async -> IdempotencyState? {
+    private func acquire(_ key: String, attempt: Int, guard idempotency: any IdempotencyGuard, log: RecordLog) async
+        -> IdempotencyState?
+    {
         let clock = ContinuousClock()
         let deadline = clock.now + configuration.lockTTL
         while true {
-            guard let state = await durably("idempotency begin", log: log, { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL, attempt: attempt) }) else {
+            guard
+                let state = await durably(
+                    "idempotency begin", log: log,
+                    { try await idempotency.begin(key, lockTTL: self.configuration.lockTTL, attempt: attempt) })
+            else {
                 return nil
             }
             if state != .busy || clock.now >= deadline { return state }
@@ -239,7 +251,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Makes the outcome durable, then settles the idempotency lock.
-    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, log: RecordLog) async -> Bool {
+    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, log: RecordLog) async
+        -> Bool
+    {
         let record = message.record
         var settle = Settle.done
         let acted: Void?
@@ -248,7 +262,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             acted = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
             metrics.count(.produced)
         case .deliver(let records, let afterDelivery):
-            let delivered: Void? = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
+            let delivered: Void? = await durably("produce outputs", log: log) {
+                _ = try await self.producer.send(records)
+            }
             acted = delivered == nil ? nil : await durably("after delivery", log: log) { try await afterDelivery() }
             metrics.count(.produced)
         case .skip(let reason):
@@ -259,7 +275,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             let detail = Excerpt.of(detail)
             log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
             let reject = RejectRecord.make(
-                for: record, reason: reason, detail: detail, stage: configuration.stage, topic: configuration.rejectTopic,
+                for: record, reason: reason, detail: detail, stage: configuration.stage,
+                topic: configuration.rejectTopic,
                 group: configuration.consumerGroup
             )
             acted = await durably("write rejection", log: log) { _ = try await self.producer.send(reject) }
@@ -268,17 +285,23 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             let reason = Excerpt.of(reason)
             let attempts = message.attempt + 1
             if !configuration.retryPolicy.allowsRetry(afterAttempts: attempts) {
-                log.warning("retry budget exhausted; dead-lettering", metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
-                let dead = RejectRecord.deadLetter(record, attempts: attempts, lastError: reason, group: configuration.consumerGroup)
+                log.warning(
+                    "retry budget exhausted; dead-lettering",
+                    metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
+                let dead = RejectRecord.deadLetter(
+                    record, attempts: attempts, lastError: reason, group: configuration.consumerGroup)
                 acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
                 metrics.count(.deadLettered)
             } else {
                 let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
-                log.info("retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
+                log.info(
+                    "retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
                 acted = await durably("schedule retry", log: log) {
                     let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason).encoded()
                     try await self.retries.schedule(
-                        ScheduledDelivery(id: RetryEnvelope.id(for: record, attempt: attempts), payload: payload, kind: .retry, delay: delay)
+                        ScheduledDelivery(
+                            id: RetryEnvelope.id(for: record, attempt: attempts), payload: payload, kind: .retry,
+                            delay: delay)
                     )
                 }
                 metrics.count(.retried)
@@ -289,9 +312,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             let reason = Excerpt.of(reason)
             log.debug("waiting", metadata: ["until": "\(until)", "since": "\(since)", "reason": "\(reason)"])
             acted = await durably("schedule wait", log: log) {
-                let payload = try RetryEnvelope(message: record, attempt: message.attempt, lastError: reason, waitingSince: since).encoded()
+                let payload = try RetryEnvelope(
+                    message: record, attempt: message.attempt, lastError: reason, waitingSince: since
+                ).encoded()
                 try await self.retries.schedule(
-                    ScheduledDelivery(id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero, notBefore: until)
+                    ScheduledDelivery(
+                        id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero,
+                        notBefore: until)
                 )
             }
             metrics.count(.waiting)
@@ -325,7 +352,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     /// Retries an infrastructure call (Kafka, Redis) until it succeeds or the task is cancelled.
     /// A purchase must never be dropped because a dependency blinked.
-    private func durably<T: Sendable>(_ what: String, log: RecordLog, _ body: @Sendable () async throws -> T) async -> T? {
+    private func durably<T: Sendable>(_ what: String, log: RecordLog, _ body: @Sendable () async throws -> T) async
+        -> T?
+    {
         var backoff = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {

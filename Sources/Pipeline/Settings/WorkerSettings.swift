@@ -1,6 +1,6 @@
-import Topology
 public import Foundation
 public import Hosting
+import Topology
 
 /// Process-level settings of a worker: the host's (``HostSettings``), the cluster's
 /// (``ClusterSettings``), Redis (``RedisSettings``) and the worker's own keys below. The stage
@@ -10,10 +10,13 @@ public struct WorkerSettings: Sendable {
         "IAP_LAG_INTERVAL_SECONDS", "How often a worker refreshes the lag of the partitions it owns", default: "10"
     )
     public static let generationCheckInterval = Setting<Duration>.seconds(
-        "IAP_GENERATION_CHECK_SECONDS", "How often a worker checks that Redis still holds its stage's state (D19)", default: "2"
+        "IAP_GENERATION_CHECK_SECONDS", "How often a worker checks that Redis still holds its stage's state (D19)",
+        default: "2"
     )
 
-    public static let section = SettingsSection("Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant", [lagInterval.descriptor, generationCheckInterval.descriptor])
+    public static let section = SettingsSection(
+        "Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant",
+        [lagInterval.descriptor, generationCheckInterval.descriptor])
 
     public var kafkaBrokers: String
     public var redisURL: String
@@ -51,7 +54,9 @@ public struct WorkerSettings: Sendable {
     }
 
     /// The environment alone (tests and embedded stacks).
-    public init(stage: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) {
+    public init(stage: String, environment: [String: String] = ProcessInfo.processInfo.environment)
+        throws(SettingsError)
+    {
         try self.init(stage: stage, reader: SettingsReader(environment: environment))
     }
 }

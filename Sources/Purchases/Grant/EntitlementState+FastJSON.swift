@@ -1,4 +1,5 @@
 public import Contracts
+
 extension EntitlementState: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -17,8 +18,12 @@ extension EntitlementState: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var originalTransactionId: String?, userId: String?, productId: String?, transactionId: String?
-        var status: Status?, revokedTransactionIds: [String]?
+        var originalTransactionId: String?
+        var userId: String?
+        var productId: String?
+        var transactionId: String?
+        var status: Status?
+        var revokedTransactionIds: [String]?
         var state = EntitlementState(
             originalTransactionId: "", userId: "", orderId: nil, productId: "", productType: nil, transactionId: "",
             purchaseDate: nil, expiresDate: nil, status: .active, signedDate: nil

@@ -1,5 +1,6 @@
 public import Basics
 public import Contracts
+
 /// What grant decided about one matched transaction.
 ///
 /// Two phases so no change is lost: publish ``changes`` to `iap.entitlements`, and only after

@@ -38,13 +38,17 @@ public struct GrantRules: Sendable {
         let revoked = transaction.revocationDate != nil || notificationType == .refund || notificationType == .revoke
         let builder = ChangeBuilder(matched: matched)
 
-        guard let state else { return self.firstSighting(builder, revoked: revoked, notificationType: notificationType) }
+        guard let state else {
+            return self.firstSighting(builder, revoked: revoked, notificationType: notificationType)
+        }
 
         if let incoming = transaction.signedDate, let applied = state.signedDate, incoming < applied {
             return .ignore(.outOfOrder, "signed \(incoming), before the applied \(applied)")
         }
         if revoked { return self.revoke(builder, state: state) }
-        if state.revokedTransactionIds.contains(transaction.transactionId) { return self.reinstate(builder, state: state) }
+        if state.revokedTransactionIds.contains(transaction.transactionId) {
+            return self.reinstate(builder, state: state)
+        }
         if notificationType == .expired { return self.expire(builder, state: state) }
         if transaction.isUpgraded == true { return self.upgradedAway(builder, state: state) }
         if transaction.productType == .autoRenewableSubscription { return self.period(builder, state: state) }
@@ -53,7 +57,9 @@ public struct GrantRules: Sendable {
 
     // MARK: - Rules
 
-    private static func firstSighting(_ builder: ChangeBuilder, revoked: Bool, notificationType: NotificationTypeV2?) -> GrantDecision {
+    private static func firstSighting(_ builder: ChangeBuilder, revoked: Bool, notificationType: NotificationTypeV2?)
+        -> GrantDecision
+    {
         let transaction = builder.transaction
         if revoked {
             var state = builder.newState(status: .revoked)
@@ -93,7 +99,8 @@ public struct GrantRules: Sendable {
 
     private static func expire(_ builder: ChangeBuilder, state: EntitlementState) -> GrantDecision {
         let transaction = builder.transaction
-        guard state.productType == .autoRenewableSubscription || transaction.productType == .autoRenewableSubscription else {
+        guard state.productType == .autoRenewableSubscription || transaction.productType == .autoRenewableSubscription
+        else {
             return .ignore(.noChange, "EXPIRED for a \(transaction.productType?.rawValue ?? "one-time") purchase")
         }
         guard state.status == .active else {

@@ -1,4 +1,5 @@
 public import Contracts
+
 /// What intake does with one inbound event.
 public enum IntakeDecision: Sendable, Hashable {
     /// Publish `request` to `iap.verify` under `key`; `dedupeKey` identifies exact duplicates

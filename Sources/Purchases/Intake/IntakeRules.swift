@@ -51,7 +51,8 @@ public struct IntakeRules: Sendable {
         } catch {
             return .reject(Self.rejection(for: error, field: "signedPayload"))
         }
-        let bundleId = payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.appData?.bundleId
+        let bundleId =
+            payload.data?.bundleId ?? payload.summary?.bundleId ?? payload.appData?.bundleId
             ?? payload.externalPurchaseToken?.bundleId
         let request = VerifyRequest(
             kind: .notification,
@@ -88,7 +89,9 @@ public struct IntakeRules: Sendable {
         if let environment = event.environment, environment != .production, environment != .sandbox {
             throw Rejection.malformed("environment '\(environment)' is not Production or Sandbox")
         }
-        if case .transactionId = event.payload, !payload.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+        if case .transactionId = event.payload,
+            !payload.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        {
             throw Rejection.malformed("transactionId '\(payload)' is not a decimal number")
         }
         return VerifyRequest(

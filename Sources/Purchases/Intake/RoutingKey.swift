@@ -47,8 +47,9 @@ enum RoutingKey {
     /// The nested transaction's originalTransactionId/transactionId, else the notificationUUID.
     static func forNotification(_ payload: ResponseBodyV2DecodedPayload) -> String? {
         if let signed = payload.data?.signedTransactionInfo,
-           let transaction = try? UnverifiedJWS(signed).decodePayload(as: TransactionIds.self),
-           let key = Self.preferred(transaction.originalTransactionId, transaction.transactionId) {
+            let transaction = try? UnverifiedJWS(signed).decodePayload(as: TransactionIds.self),
+            let key = Self.preferred(transaction.originalTransactionId, transaction.transactionId)
+        {
             return key
         }
         return payload.notificationUUID?.trimmedNonEmpty

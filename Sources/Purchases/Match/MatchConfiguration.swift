@@ -11,7 +11,10 @@ public struct MatchConfiguration: Sendable, Hashable {
     /// waiting briefly keeps the order's user and orderId on the entitlement. Zero never waits.
     public var orderGrace: Duration
 
-    public init(waitWindow: Duration = .seconds(24 * 3600), tokenScheme: AppAccountTokenScheme? = nil, orderGrace: Duration = .seconds(30)) {
+    public init(
+        waitWindow: Duration = .seconds(24 * 3600), tokenScheme: AppAccountTokenScheme? = nil,
+        orderGrace: Duration = .seconds(30)
+    ) {
         self.waitWindow = waitWindow
         self.tokenScheme = tokenScheme
         self.orderGrace = orderGrace

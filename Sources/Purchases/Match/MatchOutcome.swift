@@ -1,5 +1,6 @@
 public import AppStore
 public import Contracts
+
 /// What match decided about one verified transaction.
 public enum MatchOutcome: Sendable, Hashable {
     /// Publish to `iap.matched`.

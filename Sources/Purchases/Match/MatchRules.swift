@@ -1,5 +1,6 @@
 public import AppStore
 public import Contracts
+
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and
 /// releases transactions that waited for an order.
 ///
@@ -45,17 +46,25 @@ public struct MatchRules: Sendable {
     ///
     /// `waitingSince` is when an earlier delivery of this record began to wait, as the runtime
     /// carries it: the window runs from there even if the waiting store lost its note of it.
-    public func match(_ verified: VerifiedTransaction, now: Timestamp, waitingSince: Timestamp? = nil) async throws -> MatchOutcome {
+    public func match(_ verified: VerifiedTransaction, now: Timestamp, waitingSince: Timestamp? = nil) async throws
+        -> MatchOutcome
+    {
         let token = verified.transaction.appAccountToken.flatMap(AppAccountToken.canonical)
-        let existingOwner = try await self.ownership.owner(originalTransactionId: verified.transaction.originalTransactionId)
+        let existingOwner = try await self.ownership.owner(
+            originalTransactionId: verified.transaction.originalTransactionId)
         let view = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
-        switch try await self.decide(verified, token: token, existingOwner: existingOwner, view: view, parkedSince: nil, now: now) {
+        switch try await self.decide(
+            verified, token: token, existingOwner: existingOwner, view: view, parkedSince: nil, now: now)
+        {
         case .decided(let outcome):
             return outcome
         case .park:
-            let since = try await self.waiting.park(verified, under: Self.waitKeys(token: token, hints: verified.hints), at: waitingSince ?? now)
+            let since = try await self.waiting.park(
+                verified, under: Self.waitKeys(token: token, hints: verified.hints), at: waitingSince ?? now)
             let again = try await self.orders.orders(appAccountToken: token, orderId: verified.hints.orderId)
-            switch try await self.decide(verified, token: token, existingOwner: existingOwner, view: again, parkedSince: since, now: now) {
+            switch try await self.decide(
+                verified, token: token, existingOwner: existingOwner, view: again, parkedSince: since, now: now)
+            {
             case .decided(let outcome): return outcome
             case .park: preconditionFailure("a parked transaction is decided")
             }
@@ -71,7 +80,8 @@ public struct MatchRules: Sendable {
     /// The rules over one view of the order index. `parkedSince` is nil until the transaction
     /// is parked; a decision that needs waiting asks for parking first.
     private func decide(
-        _ verified: VerifiedTransaction, token: String?, existingOwner: String?, view: OrderLookup, parkedSince: Timestamp?, now: Timestamp
+        _ verified: VerifiedTransaction, token: String?, existingOwner: String?, view: OrderLookup,
+        parkedSince: Timestamp?, now: Timestamp
     ) async throws -> Step {
         let transaction = verified.transaction
         let hints = verified.hints
@@ -80,14 +90,16 @@ public struct MatchRules: Sendable {
         var candidate = self.candidate(byToken: token, view: view, transaction: transaction, hints: hints)
         if candidate == nil, let order = view.byOrderId {
             if order.bundleId == transaction.bundleId, order.productId == transaction.productId,
-               hints.userId == nil || hints.userId == order.userId {
+                hints.userId == nil || hints.userId == order.userId
+            {
                 candidate = Candidate(userId: order.userId, orderId: order.orderId, matchedBy: .orderId)
             } else {
                 warnings.append(.orderHintMismatch)
             }
         }
         if candidate == nil, existingOwner == nil, hints.userId != nil, self.configuration.orderGrace > .zero,
-           self.awaitsOrder(token: token, hints: hints, view: view) {
+            self.awaitsOrder(token: token, hints: hints, view: view)
+        {
             guard let since = parkedSince else { return .park }
             let graceEnds = since.advanced(by: self.configuration.orderGrace)
             if now < graceEnds { return .decided(.wait(since: since, deadline: graceEnds)) }
@@ -109,24 +121,28 @@ public struct MatchRules: Sendable {
             return .decided(.reject(refusal))
         }
         if let orderId = candidate.orderId {
-            let firstClaim = try await self.orders.claim(orderId: orderId, originalTransactionId: transaction.originalTransactionId)
+            let firstClaim = try await self.orders.claim(
+                orderId: orderId, originalTransactionId: transaction.originalTransactionId)
             if firstClaim != transaction.originalTransactionId { warnings.append(.orderAlreadyClaimed) }
         }
         if let hinted = hints.userId, hinted != candidate.userId {
             warnings.append(.userHintMismatch)
         }
         if self.configuration.tokenScheme == .md5Halves, let token,
-           !AppAccountTokenScheme.md5Halves.token(token, belongsTo: candidate.userId, bundleId: transaction.bundleId) {
+            !AppAccountTokenScheme.md5Halves.token(token, belongsTo: candidate.userId, bundleId: transaction.bundleId)
+        {
             warnings.append(.appAccountTokenMismatch)
         }
         try await self.waiting.forget(recordKey: verified.recordKey)
-        return .decided(.matched(MatchedTransaction(
-            verified: verified,
-            userId: candidate.userId,
-            orderId: candidate.orderId,
-            matchedBy: candidate.matchedBy,
-            warnings: warnings
-        )))
+        return .decided(
+            .matched(
+                MatchedTransaction(
+                    verified: verified,
+                    userId: candidate.userId,
+                    orderId: candidate.orderId,
+                    matchedBy: candidate.matchedBy,
+                    warnings: warnings
+                )))
     }
 
     /// Indexes an order and returns the transactions that were waiting for it.
@@ -153,7 +169,9 @@ public struct MatchRules: Sendable {
     // MARK: - Rules
 
     /// Rule (1): the order indexed under the signed token, else the token scheme's user.
-    private func candidate(byToken token: String?, view: OrderLookup, transaction: TransactionDetails, hints: PublisherHints) -> Candidate? {
+    private func candidate(
+        byToken token: String?, view: OrderLookup, transaction: TransactionDetails, hints: PublisherHints
+    ) -> Candidate? {
         guard let token else { return nil }
         if let order = view.byToken, order.bundleId == transaction.bundleId {
             return Candidate(userId: order.userId, orderId: order.orderId, matchedBy: .appAccountToken)
@@ -164,7 +182,7 @@ public struct MatchRules: Sendable {
                 .map { Candidate(userId: $0, matchedBy: .appAccountToken) }
         case .md5Halves:
             guard let hinted = hints.userId,
-                  AppAccountTokenScheme.md5Halves.token(token, belongsTo: hinted, bundleId: transaction.bundleId)
+                AppAccountTokenScheme.md5Halves.token(token, belongsTo: hinted, bundleId: transaction.bundleId)
             else { return nil }
             return Candidate(userId: hinted, matchedBy: .appAccountToken)
         case nil:
@@ -178,7 +196,9 @@ public struct MatchRules: Sendable {
     /// Either way, a publisher hint that disagrees with Apple's token or a confirmed order is
     /// only a warning: signed data outranks hints, also when a notification of the purchase
     /// (no hints) was matched before the backend's own event of it (decision D20).
-    private func ownershipRefusal(_ candidate: Candidate, existingOwner: String?, verified: VerifiedTransaction) async throws -> Rejection? {
+    private func ownershipRefusal(_ candidate: Candidate, existingOwner: String?, verified: VerifiedTransaction)
+        async throws -> Rejection?
+    {
         let originalTransactionId = verified.transaction.originalTransactionId
         let owner: String
         if let existingOwner {
@@ -191,7 +211,8 @@ public struct MatchRules: Sendable {
                 )
             }
         } else {
-            owner = try await self.ownership.bind(originalTransactionId: originalTransactionId, userId: candidate.userId)
+            owner = try await self.ownership.bind(
+                originalTransactionId: originalTransactionId, userId: candidate.userId)
         }
         guard owner == candidate.userId else {
             return Rejection(
@@ -204,11 +225,14 @@ public struct MatchRules: Sendable {
 
     /// No user yet, parked since `since`: wait until the window from its first sighting has
     /// passed, then give up on it.
-    private func waitOrGiveUp(_ verified: VerifiedTransaction, since: Timestamp, now: Timestamp) async throws -> MatchOutcome {
+    private func waitOrGiveUp(_ verified: VerifiedTransaction, since: Timestamp, now: Timestamp) async throws
+        -> MatchOutcome
+    {
         let deadline = since.advanced(by: self.configuration.waitWindow)
         guard now < deadline else {
             try await self.waiting.forget(recordKey: verified.recordKey)
-            return .unmatched(UnmatchedTransaction(verified: verified, since: since, unmatchedAt: now, reason: .noOrderOrUser))
+            return .unmatched(
+                UnmatchedTransaction(verified: verified, since: since, unmatchedAt: now, reason: .noOrderOrUser))
         }
         return .wait(since: since, deadline: deadline)
     }

@@ -1,4 +1,5 @@
 public import Contracts
+
 /// Orders backends published, found by the token Apple signs into the transaction or by the
 /// publisher's orderId hint.
 public protocol OrderIndex: Sendable {
@@ -51,7 +52,9 @@ public actor InMemoryOrderIndex: OrderIndex {
     }
 
     public func orders(appAccountToken: String?, orderId: String?) -> OrderLookup {
-        OrderLookup(byToken: appAccountToken.flatMap(self.order(appAccountToken:)), byOrderId: orderId.flatMap(self.order(orderId:)))
+        OrderLookup(
+            byToken: appAccountToken.flatMap(self.order(appAccountToken:)),
+            byOrderId: orderId.flatMap(self.order(orderId:)))
     }
 
     public func claim(orderId: String, originalTransactionId: String) -> String {

@@ -1,5 +1,6 @@
 public import AppStore
 public import Contracts
+
 /// What a waiting transaction can be released by.
 public enum WaitKey: Hashable, Sendable, CustomStringConvertible {
     /// The Apple-signed token (canonical): released when an order with this token arrives.

@@ -56,20 +56,25 @@ public struct AppStoreTransactionSource: AppleTransactionSource {
             throw AppleCallFailure(error.outcome)
         }
         guard let signed = response.value.signedTransactionInfo else {
-            throw AppleCallFailure(.retry(
-                after: AppleOutcomeClassifier.Delay.invalidBody,
-                reason: RetryReason(.invalidResponseBody, "Get Transaction Info answered without signedTransactionInfo")
-            ))
+            throw AppleCallFailure(
+                .retry(
+                    after: AppleOutcomeClassifier.Delay.invalidBody,
+                    reason: RetryReason(
+                        .invalidResponseBody, "Get Transaction Info answered without signedTransactionInfo")
+                ))
         }
         return signed
     }
 
-    public func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure) -> VerifyReceiptResponse {
+    public func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure)
+        -> VerifyReceiptResponse
+    {
         guard let client = environment == .sandbox ? self.legacySandbox : self.legacyProduction else {
-            throw AppleCallFailure(.retry(
-                after: AppleOutcomeClassifier.Delay.configuration,
-                reason: RetryReason(.requestRejected, "verifyReceipt is not configured")
-            ))
+            throw AppleCallFailure(
+                .retry(
+                    after: AppleOutcomeClassifier.Delay.configuration,
+                    reason: RetryReason(.requestRejected, "verifyReceipt is not configured")
+                ))
         }
         do throws(VerifyReceiptClient.Failure) {
             return try await client.verify(receiptData: receiptData).value

@@ -11,7 +11,8 @@ public protocol AppleTransactionSource: Sendable {
     func transactionInfo(id: String, environment: AppStoreEnvironment) async throws(AppleCallFailure) -> String
 
     /// verifyReceipt in `environment`: Apple's answer with status 0 (or 21006).
-    func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure) -> VerifyReceiptResponse
+    func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure)
+        -> VerifyReceiptResponse
 }
 
 /// An Apple call that produced no data, classified by `AppleOutcomeClassifier`.

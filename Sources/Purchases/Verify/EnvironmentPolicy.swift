@@ -15,7 +15,9 @@ public struct EnvironmentPolicy: Sendable, Hashable {
     /// `xcode_not_allowed`. Only for local development.
     public var acceptXcode: Bool
 
-    public init(deployment: AppStoreEnvironment = .production, acceptSandboxInProduction: Bool = true, acceptXcode: Bool = false) {
+    public init(
+        deployment: AppStoreEnvironment = .production, acceptSandboxInProduction: Bool = true, acceptXcode: Bool = false
+    ) {
         self.deployment = deployment
         self.acceptSandboxInProduction = acceptSandboxInProduction
         self.acceptXcode = acceptXcode
@@ -25,9 +27,11 @@ public struct EnvironmentPolicy: Sendable, Hashable {
     public func refusal(for environment: AppStoreEnvironment) -> Rejection? {
         switch environment {
         case .xcode, .localTesting:
-            return self.acceptXcode ? nil : Rejection(.xcodeNotAllowed, "\(environment) data is not signed by Apple and is not accepted")
+            return self.acceptXcode
+                ? nil : Rejection(.xcodeNotAllowed, "\(environment) data is not signed by Apple and is not accepted")
         case .production:
-            return self.deployment == .production ? nil : Rejection(.wrongEnvironment, "Production data in a \(self.deployment) deployment")
+            return self.deployment == .production
+                ? nil : Rejection(.wrongEnvironment, "Production data in a \(self.deployment) deployment")
         case .sandbox:
             if self.deployment == .sandbox || self.acceptSandboxInProduction { return nil }
             return Rejection(.sandboxNotAllowed, "Sandbox data is not accepted by this Production deployment")

@@ -5,7 +5,8 @@
 enum LatestPerPurchase {
     /// The latest record (by `date`, later position winning ties) of each `purchase` key, in the
     /// order the keys first appear.
-    static func select<Record>(_ records: [Record], purchase: (Record) -> String, date: (Record) -> Int64?) -> [Record] {
+    static func select<Record>(_ records: [Record], purchase: (Record) -> String, date: (Record) -> Int64?) -> [Record]
+    {
         var order: [String] = []
         var latest: [String: (date: Int64, record: Record)] = [:]
         for record in records {

@@ -30,7 +30,8 @@ enum LegacyReceiptTransactions {
             date: { $0.purchaseDateMs.flatMap { Int64($0) } }
         )
         return latest.compactMap { record in
-            guard let id = record.transactionId?.trimmedNonEmpty, let productId = record.productId?.trimmedNonEmpty else { return nil }
+            guard let id = record.transactionId?.trimmedNonEmpty, let productId = record.productId?.trimmedNonEmpty
+            else { return nil }
             return TransactionDetails(
                 transactionId: id,
                 originalTransactionId: record.originalTransactionId?.trimmedNonEmpty ?? id,

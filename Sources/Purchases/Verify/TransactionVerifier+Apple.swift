@@ -47,7 +47,8 @@ extension TransactionVerifier {
             }
             return .value(cached, environment: cached.environment)
         }
-        let answer = try await self.askApple(.transactionInfo, about: "transaction \(id)") { environment throws(AppleCallFailure) in
+        let answer = try await self.askApple(.transactionInfo, about: "transaction \(id)") {
+            environment throws(AppleCallFailure) in
             try await self.source.transactionInfo(id: id, environment: environment)
         }
         let signed: String
@@ -91,10 +92,12 @@ extension TransactionVerifier {
         var switched = false
         while true {
             if case .wait(let delay) = try await self.gate.acquire(AppleCall(endpoint, environment: environment)) {
-                return .failed(.retry(
-                    after: delay,
-                    reason: RetryReason(.rateLimited, "Apple call budget for \(endpoint.rawValue) in \(environment) is spent")
-                ))
+                return .failed(
+                    .retry(
+                        after: delay,
+                        reason: RetryReason(
+                            .rateLimited, "Apple call budget for \(endpoint.rawValue) in \(environment) is spent")
+                    ))
             }
             let outcome: AppleOutcome
             do throws(AppleCallFailure) {
@@ -107,17 +110,19 @@ extension TransactionVerifier {
                 environment = next
                 switched = true
             case .switchEnvironment(let next):
-                let refusal = Self.refusedSwitch(endpoint, subject: subject, from: environment, to: next, policy: policy, switched: switched)
+                let refusal = Self.refusedSwitch(
+                    endpoint, subject: subject, from: environment, to: next, policy: policy, switched: switched)
                 return .failed(.reject(refusal))
             case .retry(let after, let reason):
                 return .failed(.retry(after: after, reason: reason))
             case .terminal(let reason):
                 return .failed(.reject(Rejection(ReasonCode(reason.code), "\(subject): \(reason)")))
             case .ok:
-                return .failed(.retry(
-                    after: AppleOutcomeClassifier.Delay.invalidBody,
-                    reason: RetryReason(.invalidResponseBody, "\(subject): Apple answered without data")
-                ))
+                return .failed(
+                    .retry(
+                        after: AppleOutcomeClassifier.Delay.invalidBody,
+                        reason: RetryReason(.invalidResponseBody, "\(subject): Apple answered without data")
+                    ))
             }
         }
     }
@@ -139,7 +144,8 @@ extension TransactionVerifier {
             return Rejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
         case .verifyReceipt:
             if !switched, let refusal = policy.refusal(for: next) {
-                return Rejection(refusal.reason, "\(subject): \(environment) says it belongs to \(next); \(refusal.detail)")
+                return Rejection(
+                    refusal.reason, "\(subject): \(environment) says it belongs to \(next); \(refusal.detail)")
             }
             return Rejection(.wrongEnvironment, "\(subject): \(environment) says it belongs to \(next); \(why)")
         }

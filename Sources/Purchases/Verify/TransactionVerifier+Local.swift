@@ -46,14 +46,17 @@ extension TransactionVerifier {
         } catch {
             return Self.outcome(for: error, field: "signedPayload")
         }
-        let claimedEnvironment = claimed.data?.environment ?? claimed.summary?.environment ?? claimed.appData?.environment
+        let claimedEnvironment =
+            claimed.data?.environment ?? claimed.summary?.environment ?? claimed.appData?.environment
             ?? claimed.externalPurchaseToken?.impliedEnvironment
         let verifier: SignedDataVerifier
         switch self.verifier(for: claimedEnvironment) {
         case .success(let chosen): verifier = chosen
         case .failure(let refusal):
             return await self.forgeryOr(refusal, claimed: claimedEnvironment) { verifier in
-                if case .invalid(let error) = await verifier.verifyAndDecodeNotification(request.payload) { return error }
+                if case .invalid(let error) = await verifier.verifyAndDecodeNotification(request.payload) {
+                    return error
+                }
                 return nil
             }
         }
@@ -65,7 +68,10 @@ extension TransactionVerifier {
         }
         let type = notification.payload.notificationType
         guard let signedTransaction = notification.transaction else {
-            return .skip(SkipReason(.notificationWithoutTransaction, "\(type?.rawValue ?? "untyped") notification carries no transaction"))
+            return .skip(
+                SkipReason(
+                    .notificationWithoutTransaction,
+                    "\(type?.rawValue ?? "untyped") notification carries no transaction"))
         }
         guard let type, let uuid = notification.payload.notificationUUID?.trimmedNonEmpty else {
             return .reject(Rejection(.malformedEvent, "notification has no notificationType or notificationUUID"))
@@ -83,12 +89,14 @@ extension TransactionVerifier {
             notificationUUID: uuid,
             signedDate: notification.payload.signedDate
         )
-        return .verified([self.record(
-            transaction,
-            for: request,
-            notification: context,
-            renewal: notification.renewalInfo.map(RenewalDetails.init(verified:))
-        )])
+        return .verified([
+            self.record(
+                transaction,
+                for: request,
+                notification: context,
+                renewal: notification.renewalInfo.map(RenewalDetails.init(verified:))
+            )
+        ])
     }
 }
 
@@ -101,9 +109,13 @@ extension TransactionVerifier {
     func forgeryOr(
         _ refusal: Rejection, claimed: AppStoreEnvironment?, check: (SignedDataVerifier) async -> VerificationError?
     ) async -> VerifyOutcome {
-        guard claimed?.isUnsignedTestEnvironment != true, let verifier = self.anyVerifier, let error = await check(verifier) else { return .reject(refusal) }
+        guard claimed?.isUnsignedTestEnvironment != true, let verifier = self.anyVerifier,
+            let error = await check(verifier)
+        else { return .reject(refusal) }
         let outcome = Self.outcome(for: error, field: "signature")
-        if case .reject(let rejection) = outcome, [.invalidSignature, .invalidCertificate].contains(rejection.reason) { return outcome }
+        if case .reject(let rejection) = outcome, [.invalidSignature, .invalidCertificate].contains(rejection.reason) {
+            return outcome
+        }
         return .reject(refusal)
     }
 }

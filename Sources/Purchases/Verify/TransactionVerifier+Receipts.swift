@@ -12,7 +12,8 @@ extension TransactionVerifier {
             return .reject(Rejection(.receiptInvalid, "transactionReceipt: \(error)"))
         }
         if let bundleId = receipt.bundleId, bundleId != self.configuration.bundleId {
-            return .reject(Rejection(.wrongBundle, "transactionReceipt bid '\(bundleId)' is not \(self.configuration.bundleId)"))
+            return .reject(
+                Rejection(.wrongBundle, "transactionReceipt bid '\(bundleId)' is not \(self.configuration.bundleId)"))
         }
         guard let id = receipt.transactionId?.trimmedNonEmpty, id != "0" else {
             return .reject(Rejection(.receiptInvalid, "transactionReceipt has no usable transaction-id"))
@@ -48,7 +49,8 @@ extension TransactionVerifier {
                 return .verified(cached.map { self.record($0, for: request) })
             }
         }
-        let answer = try await self.askApple(.verifyReceipt, about: "appReceipt") { environment throws(AppleCallFailure) in
+        let answer = try await self.askApple(.verifyReceipt, about: "appReceipt") {
+            environment throws(AppleCallFailure) in
             try await self.source.verifyReceipt(request.payload, environment: environment)
         }
         let transactions: [TransactionDetails]
@@ -78,7 +80,8 @@ extension TransactionVerifier {
     private func refusal(forLocal receipt: AppReceipt) -> Rejection? {
         if receipt.environment == AppStoreEnvironment.xcode.rawValue {
             return self.configuration.environmentPolicy.refusal(for: .xcode)
-                ?? Rejection(.receiptInvalid, "Xcode receipts are signed locally; Apple cannot look up their transactions")
+                ?? Rejection(
+                    .receiptInvalid, "Xcode receipts are signed locally; Apple cannot look up their transactions")
         }
         if let bundleId = receipt.bundleId, bundleId != self.configuration.bundleId {
             return Rejection(.wrongBundle, "appReceipt bundleId '\(bundleId)' is not \(self.configuration.bundleId)")
@@ -92,7 +95,7 @@ extension TransactionVerifier {
         var transactions: [TransactionDetails] = []
         for id in ids {
             guard let cached = try await self.cache.get(transactionId: id),
-                  self.configuration.environmentPolicy.refusal(for: cached.environment) == nil
+                self.configuration.environmentPolicy.refusal(for: cached.environment) == nil
             else { return nil }
             transactions.append(cached)
         }

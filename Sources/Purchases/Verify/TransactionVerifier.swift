@@ -38,15 +38,16 @@ public struct TransactionVerifier: Sendable {
         self.now = now
         var verifiers: [AppStoreEnvironment: SignedDataVerifier] = [:]
         for environment in configuration.environmentPolicy.acceptedEnvironments {
-            verifiers[environment] = try SignedDataVerifier(.init(
-                rootCertificates: configuration.rootCertificates,
-                bundleId: configuration.bundleId,
-                appAppleId: configuration.appAppleId,
-                environment: environment,
-                validationTime: configuration.validationTime,
-                onlineChecks: configuration.onlineChecks,
-                allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment
-            ))
+            verifiers[environment] = try SignedDataVerifier(
+                .init(
+                    rootCertificates: configuration.rootCertificates,
+                    bundleId: configuration.bundleId,
+                    appAppleId: configuration.appAppleId,
+                    environment: environment,
+                    validationTime: configuration.validationTime,
+                    onlineChecks: configuration.onlineChecks,
+                    allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment
+                ))
         }
         self.verifiers = verifiers
     }
@@ -54,7 +55,8 @@ public struct TransactionVerifier: Sendable {
     /// Verifies one request.
     public func verify(_ request: VerifyRequest) async throws -> VerifyOutcome {
         if request.kind != .notification, let bundleId = request.bundleId, bundleId != self.configuration.bundleId {
-            return .reject(Rejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
+            return .reject(
+                Rejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
         }
         switch request.kind {
         case .signedTransaction:

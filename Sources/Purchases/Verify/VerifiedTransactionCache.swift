@@ -1,4 +1,5 @@
 public import Contracts
+
 /// Transactions already verified, by transactionId.
 ///
 /// One purchase often arrives three times (StoreKit 2 upload, StoreKit 1 receipt, Apple's

@@ -39,7 +39,9 @@ final class RedisConnection: @unchecked Sendable {
     func execute(pipeline commands: [[RedisValue]]) throws(RedisError) -> [RedisReply] {
         let context = try connected()
         for command in commands {
-            let status = Argv.with(command) { argc, argv, lengths in redisAppendCommandArgv(context, argc, argv, lengths) }
+            let status = Argv.with(command) { argc, argv, lengths in
+                redisAppendCommandArgv(context, argc, argv, lengths)
+            }
             guard status == REDIS_OK else { throw discard(context) }
         }
         var replies: [RedisReply] = []
@@ -64,13 +66,17 @@ final class RedisConnection: @unchecked Sendable {
     private func connected() throws(RedisError) -> UnsafeMutablePointer<redisContext> {
         if let context, context.pointee.err == 0 { return context }
         close()
-        guard let fresh = redisConnectWithTimeout(configuration.host, Int32(configuration.port), timeval(configuration.connectTimeout)) else {
+        guard
+            let fresh = redisConnectWithTimeout(
+                configuration.host, Int32(configuration.port), timeval(configuration.connectTimeout))
+        else {
             throw RedisError(code: .connectionFailed, message: "hiredis could not allocate a context")
         }
         guard fresh.pointee.err == 0 else {
             let message = Self.errorText(fresh)
             redisFree(fresh)
-            throw RedisError(code: .connectionFailed, message: "\(configuration.host):\(configuration.port): \(message)")
+            throw RedisError(
+                code: .connectionFailed, message: "\(configuration.host):\(configuration.port): \(message)")
         }
         _ = redisSetTimeout(fresh, timeval(configuration.commandTimeout))
         _ = redisEnableKeepAlive(fresh)

@@ -13,7 +13,8 @@ public struct RedisLock: Sendable {
     /// Takes `key` for `ttl`, or returns nil when someone else holds it.
     public func acquire(_ key: String, ttl: Duration) async throws -> LockToken? {
         let token = LockToken.next()
-        let reply = try await client.send("SET", .string(key), .string(token.value), "NX", "PX", .integer(ttl.milliseconds(rounding: .up)))
+        let reply = try await client.send(
+            "SET", .string(key), .string(token.value), "NX", "PX", .integer(ttl.milliseconds(rounding: .up)))
         return reply.isNull ? nil : token
     }
 
@@ -25,7 +26,9 @@ public struct RedisLock: Sendable {
 
     /// Resets the TTL of `key` to `ttl` only if it still holds `token`.
     public func extend(_ key: String, token: LockToken, ttl: Duration) async throws -> Bool {
-        try await client.run(.extendLock, keys: [key], arguments: [.string(token.value), .integer(ttl.milliseconds(rounding: .up))]).integer == 1
+        try await client.run(
+            .extendLock, keys: [key], arguments: [.string(token.value), .integer(ttl.milliseconds(rounding: .up))]
+        ).integer == 1
     }
 }
 

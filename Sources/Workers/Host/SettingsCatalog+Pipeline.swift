@@ -8,15 +8,19 @@ extension SettingsCatalog {
     /// in `docs/operations.md` is checked against it, and processes refuse `IAP_` names that
     /// are not in it.
     public static let pipeline = SettingsCatalog(
-        sections: [HostSettings.section, ClusterSettings.section, RedisSettings.section, WorkerSettings.section] + StageSettings.sections + [
-            GatewaySettings.section,
-            SettingsSection("Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests", [binaryDirectory.descriptor, redisServer.descriptor]),
-        ],
+        sections: [HostSettings.section, ClusterSettings.section, RedisSettings.section, WorkerSettings.section]
+            + StageSettings.sections + [
+                GatewaySettings.section,
+                SettingsSection(
+                    "Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests",
+                    [binaryDirectory.descriptor, redisServer.descriptor]),
+            ],
         prefixes: [ClusterSettings.kafkaPropertyFamily]
     )
 
     /// Read by `LocalRedisServer` (Redis module), which starts the local stack's and the tests' Redis.
-    public static let redisServer = Setting<String>.text("REDIS_SERVER", "The `redis-server` binary of the embedded stack and the tests (default: on the `PATH`)")
+    public static let redisServer = Setting<String>.text(
+        "REDIS_SERVER", "The `redis-server` binary of the embedded stack and the tests (default: on the `PATH`)")
 
     /// Read by LocalStack, which launches the executables it names.
     public static let binaryDirectory = Setting<String>.text(

@@ -21,7 +21,8 @@ struct StageAssembly {
     func run() async throws {
         switch stage {
         case .intake:
-            let rules = IntakeRules(configuration: IntakeConfiguration(maximumEventBytes: stageSettings.maximumEventBytes))
+            let rules = IntakeRules(
+                configuration: IntakeConfiguration(maximumEventBytes: stageSettings.maximumEventBytes))
             let output = try spec.output("verify")
             try await run { _ in IntakeHandler(rules: rules, verifyTopic: output) }
         case .verify:
@@ -30,42 +31,55 @@ struct StageAssembly {
             let source = try appleSource()
             try await run { resources in
                 let verifier = try TransactionVerifier(
-                    configuration: configuration, source: source, cache: RedisVerifiedTransactionCache(client: resources.redis),
-                    gate: RedisAppleCallGate(client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)), logger: resources.logger
+                    configuration: configuration, source: source,
+                    cache: RedisVerifiedTransactionCache(client: resources.redis),
+                    gate: RedisAppleCallGate(
+                        client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                    logger: resources.logger
                 )
                 return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic)
             }
         case .match:
             let topics = MatchHandler.Topics(
-                verified: try spec.input("verified"), matched: try spec.output("matched"), unmatched: try spec.output("unmatched")
+                verified: try spec.input("verified"), matched: try spec.output("matched"),
+                unmatched: try spec.output("unmatched")
             )
             var configuration = MatchConfiguration(tokenScheme: stageSettings.tokenScheme)
             if let window = spec.windows["unmatched"] { configuration.waitWindow = window.duration }
             if let grace = spec.windows["orderGrace"] { configuration.orderGrace = grace.duration }
             let ordersTopic = try spec.input("orders")
             let rebuildOrders = { (resources: WorkerResources) in
-                [StateRecovery.Step("order index from \(ordersTopic)") { [settings] in
-                    let report = try await OrderIndexRebuild.run(
-                        bootstrapServers: settings.kafkaBrokers, topic: ordersTopic, index: RedisOrderIndex(client: resources.redis),
-                        logger: resources.logger
-                    )
-                    return "\(report.written) orders written, \(report.alreadyPresent) present, \(report.deleted) deleted"
-                }]
+                [
+                    StateRecovery.Step("order index from \(ordersTopic)") { [settings] in
+                        let report = try await OrderIndexRebuild.run(
+                            bootstrapServers: settings.kafkaBrokers, topic: ordersTopic,
+                            index: RedisOrderIndex(client: resources.redis),
+                            logger: resources.logger
+                        )
+                        return
+                            "\(report.written) orders written, \(report.alreadyPresent) present, \(report.deleted) deleted"
+                    }
+                ]
             }
             try await run(recoverySteps: rebuildOrders) { resources in
                 let rules = MatchRules(
                     configuration: configuration, orders: RedisOrderIndex(client: resources.redis),
-                    ownership: RedisOwnershipStore(client: resources.redis), waiting: RedisWaitingTransactionStore(client: resources.redis)
+                    ownership: RedisOwnershipStore(client: resources.redis),
+                    waiting: RedisWaitingTransactionStore(client: resources.redis)
                 )
                 return MatchHandler(rules: rules, topics: topics)
             }
         case .webhook:
-            let (url, secret, timeout) = (stageSettings.webhookURL, stageSettings.webhookSecret, stageSettings.webhookTimeout)
+            let (url, secret, timeout) = (
+                stageSettings.webhookURL, stageSettings.webhookSecret, stageSettings.webhookTimeout
+            )
             try await run { _ in WebhookHandler(url: url, signer: WebhookSigner(secret: secret), timeout: timeout) }
         case .grant:
             let output = try spec.output("entitlements")
             try await run { resources in
-                GrantHandler(rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis)), entitlementsTopic: output)
+                GrantHandler(
+                    rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis)),
+                    entitlementsTopic: output)
             }
         }
     }
@@ -73,10 +87,12 @@ struct StageAssembly {
     /// - Parameter recoverySteps: what the stage rebuilds from Kafka, besides the deliveries it
     ///   owes, when Redis lost its state (``StateRecovery``).
     private func run<Handler: MessageHandler>(
-        recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] }, _ makeHandler: (WorkerResources) throws -> Handler
+        recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
+        _ makeHandler: (WorkerResources) throws -> Handler
     ) async throws {
         let worker = try Worker(
-            stage: spec, settings: settings, logger: logger, idempotencyRetention: StageLayout.idempotencyRetention(of: spec, in: file),
+            stage: spec, settings: settings, logger: logger,
+            idempotencyRetention: StageLayout.idempotencyRetention(of: spec, in: file),
             recoverySteps: recoverySteps, makeHandler: makeHandler
         )
         try await worker.run()
@@ -84,15 +100,20 @@ struct StageAssembly {
 
     private func verifyConfiguration() throws -> VerifyConfiguration {
         let bundleId = stageSettings.bundleId
-        let roots = try stageSettings.rootCertificatePaths.map { path throws(ConfigurationError) in try AppleRoots.load(path: path) }
+        let roots = try stageSettings.rootCertificatePaths.map { path throws(ConfigurationError) in
+            try AppleRoots.load(path: path)
+        }
         return VerifyConfiguration(
-            bundleId: bundleId, appAppleId: stageSettings.appAppleId, rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
+            bundleId: bundleId, appAppleId: stageSettings.appAppleId,
+            rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
             environmentPolicy: stageSettings.environmentPolicy, receiptValidation: stageSettings.receiptValidation
         )
     }
 
     private func appleSource() throws -> AppStoreTransactionSource {
-        guard let key = stageSettings.appleAPI else { preconditionFailure("StageSettings(stage: .verify) requires the Apple API key") }
+        guard let key = stageSettings.appleAPI else {
+            preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
+        }
         let privateKey: String
         do {
             privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
@@ -104,14 +125,17 @@ struct StageAssembly {
         }
         let api = AppStoreServerAPIConfiguration(
             privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
-            productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL, timeout: stageSettings.appleTimeout
+            productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL,
+            timeout: stageSettings.appleTimeout
         )
-        let legacy = stageSettings.receiptValidation == .verifyReceipt
+        let legacy =
+            stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(
                 sharedSecret: stageSettings.verifyReceiptSharedSecret, productionURL: stageSettings.verifyReceiptURL,
                 sandboxURL: stageSettings.verifyReceiptSandboxURL, timeout: stageSettings.appleTimeout
             )
             : nil
-        return try AppStoreTransactionSource(api: api, verifyReceipt: legacy, executor: AsyncHTTPClientExecutor(client: AppleHTTPClient.shared))
+        return try AppStoreTransactionSource(
+            api: api, verifyReceipt: legacy, executor: AsyncHTTPClientExecutor(client: AppleHTTPClient.shared))
     }
 }

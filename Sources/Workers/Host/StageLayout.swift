@@ -39,11 +39,14 @@ public struct StageLayout: Sendable {
         for role in inputs { _ = try spec.input(role) }
         for name in spec.windows.keys.sorted() where windows[name] == nil {
             let known = windows.isEmpty ? "none" : windows.keys.sorted().joined(separator: ", ")
-            throw PipelineFileError(code: .unknownWindow, message: "stage '\(spec.name)' has no window '\(name)' (its windows: \(known))")
+            throw PipelineFileError(
+                code: .unknownWindow, message: "stage '\(spec.name)' has no window '\(name)' (its windows: \(known))")
         }
         let window = { (name: String) in spec.windows[name]?.duration ?? windows[name] ?? .zero }
         if windows["unmatched"] != nil {
-            try outlasts(Self.waitingRetention, "match's parked-transaction retention (8d)", window("unmatched"), "windows.unmatched", spec)
+            try outlasts(
+                Self.waitingRetention, "match's parked-transaction retention (8d)", window("unmatched"),
+                "windows.unmatched", spec)
             try outlasts(window("unmatched"), "windows.unmatched", window("orderGrace"), "windows.orderGrace", spec)
         }
     }
@@ -55,16 +58,21 @@ public struct StageLayout: Sendable {
     /// `iap.entitlements` the webhook stage reads) cannot outlive its markers and repeat a side
     /// effect (D24).
     public static func idempotencyRetention(of spec: StageSpec, in file: PipelineFile) -> Duration {
-        let retained = spec.inputs.compactMap { input in file.topics.first { $0.name == input }?.retention?.duration }.max() ?? .zero
+        let retained =
+            spec.inputs.compactMap { input in file.topics.first { $0.name == input }?.retention?.duration }.max()
+            ?? .zero
         let waited = spec.windows.values.map(\.duration).max() ?? .zero
         let lastDelivery = max(retained, spec.retry.horizon + waited)
         return max(idempotencyRetention, lastDelivery + .seconds(24 * 3600))
     }
 
-    private func outlasts(_ long: Duration, _ longName: String, _ short: Duration, _ shortName: String, _ spec: StageSpec) throws(PipelineFileError) {
+    private func outlasts(
+        _ long: Duration, _ longName: String, _ short: Duration, _ shortName: String, _ spec: StageSpec
+    ) throws(PipelineFileError) {
         guard long >= short else {
             throw PipelineFileError(
-                code: .contradiction, message: "stage '\(spec.name)': \(longName) must outlast \(shortName) (\(long) < \(short))"
+                code: .contradiction,
+                message: "stage '\(spec.name)': \(longName) must outlast \(shortName) (\(long) < \(short))"
             )
         }
     }

@@ -10,7 +10,8 @@ public import Purchases
 public struct StageSettings: Sendable {
     // MARK: Intake
     public static let maximumEventBytes = Setting<Int>.integer(
-        "IAP_MAX_EVENT_BYTES", "Events larger than this are rejected as `malformed_event`", default: 1 << 20, in: 1...Int.max
+        "IAP_MAX_EVENT_BYTES", "Events larger than this are rejected as `malformed_event`", default: 1 << 20,
+        in: 1...Int.max
     )
 
     // MARK: Verify
@@ -22,41 +23,53 @@ public struct StageSettings: Sendable {
         "IAP_APPLE_ROOT_CERTIFICATES", "DER/PEM root certificates to trust instead of Apple Root CA - G3"
     )
     public static let deployment = Setting<AppStoreEnvironment>.choice(
-        "IAP_ENVIRONMENT", "The deployment's environment", default: "Production", ["Production": .production, "Sandbox": .sandbox]
+        "IAP_ENVIRONMENT", "The deployment's environment", default: "Production",
+        ["Production": .production, "Sandbox": .sandbox]
     )
     public static let acceptSandbox = Setting<Bool>.flag(
-        "IAP_ACCEPT_SANDBOX", "Accept Sandbox purchases in production (App Review buys with sandbox accounts); off: `sandbox_not_allowed`",
+        "IAP_ACCEPT_SANDBOX",
+        "Accept Sandbox purchases in production (App Review buys with sandbox accounts); off: `sandbox_not_allowed`",
         default: true
     )
-    public static let acceptXcode = Setting<Bool>.flag("IAP_ACCEPT_XCODE", "Accept Xcode/LocalTesting data (off: `xcode_not_allowed`)", default: false)
-    public static let appleKeyIdKey = Setting<String>.text("IAP_APPLE_KEY_ID", "In-App Purchase API key id (required by verify)")
-    public static let appleIssuerIdKey = Setting<String>.text("IAP_APPLE_ISSUER_ID", "In-App Purchase API issuer id (required by verify)")
+    public static let acceptXcode = Setting<Bool>.flag(
+        "IAP_ACCEPT_XCODE", "Accept Xcode/LocalTesting data (off: `xcode_not_allowed`)", default: false)
+    public static let appleKeyIdKey = Setting<String>.text(
+        "IAP_APPLE_KEY_ID", "In-App Purchase API key id (required by verify)")
+    public static let appleIssuerIdKey = Setting<String>.text(
+        "IAP_APPLE_ISSUER_ID", "In-App Purchase API issuer id (required by verify)")
     public static let applePrivateKeyPathKey = Setting<String>.text(
         "IAP_APPLE_PRIVATE_KEY_PATH", "The API key's `.p8` file (required by verify)"
     )
     public static let appleAPIURLKey = Setting<String>.text(
-        "IAP_APPLE_API_URL", "App Store Server API base URL", default: AppStoreServerAPIConfiguration.defaultProductionBaseURL
+        "IAP_APPLE_API_URL", "App Store Server API base URL",
+        default: AppStoreServerAPIConfiguration.defaultProductionBaseURL
     )
     public static let appleSandboxAPIURLKey = Setting<String>.text(
-        "IAP_APPLE_SANDBOX_API_URL", "Sandbox App Store Server API base URL", default: AppStoreServerAPIConfiguration.defaultSandboxBaseURL
+        "IAP_APPLE_SANDBOX_API_URL", "Sandbox App Store Server API base URL",
+        default: AppStoreServerAPIConfiguration.defaultSandboxBaseURL
     )
     public static let receiptValidationKey = Setting<VerifyConfiguration.ReceiptValidation>.choice(
-        "IAP_RECEIPT_VALIDATION", "How app receipts are checked", default: "serverAPI", ["serverAPI": .serverAPI, "verifyReceipt": .verifyReceipt]
+        "IAP_RECEIPT_VALIDATION", "How app receipts are checked", default: "serverAPI",
+        ["serverAPI": .serverAPI, "verifyReceipt": .verifyReceipt]
     )
     public static let verifyReceiptURLKey = Setting<String>.text(
-        "IAP_VERIFY_RECEIPT_URL", "verifyReceipt endpoint", default: VerifyReceiptClient.Configuration.defaultProductionURL
+        "IAP_VERIFY_RECEIPT_URL", "verifyReceipt endpoint",
+        default: VerifyReceiptClient.Configuration.defaultProductionURL
     )
     public static let verifyReceiptSandboxURLKey = Setting<String>.text(
-        "IAP_VERIFY_RECEIPT_SANDBOX_URL", "Sandbox verifyReceipt endpoint", default: VerifyReceiptClient.Configuration.defaultSandboxURL
+        "IAP_VERIFY_RECEIPT_SANDBOX_URL", "Sandbox verifyReceipt endpoint",
+        default: VerifyReceiptClient.Configuration.defaultSandboxURL
     )
     public static let verifyReceiptSharedSecretKey = Setting<String>.text(
         "IAP_VERIFY_RECEIPT_SHARED_SECRET", "verifyReceipt's app-specific shared secret", secret: true
     )
     public static let appleRateLimitKey = Setting<Int>.integer(
-        "IAP_APPLE_RATE_LIMIT", "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
+        "IAP_APPLE_RATE_LIMIT",
+        "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
         in: 0...Int.max
     )
-    public static let appleTimeoutKey = Setting<Duration>.seconds("IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
+    public static let appleTimeoutKey = Setting<Duration>.seconds(
+        "IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
 
     // MARK: Match
     public static let tokenSchemeKey = Setting<AppAccountTokenScheme>.choice(
@@ -65,23 +78,33 @@ public struct StageSettings: Sendable {
     )
 
     // MARK: Webhook
-    public static let webhookURLKey = Setting<String>.text("IAP_WEBHOOK_URL", "Where every entitlement change is POSTed (required by the webhook stage)")
+    public static let webhookURLKey = Setting<String>.text(
+        "IAP_WEBHOOK_URL", "Where every entitlement change is POSTed (required by the webhook stage)")
     public static let webhookSecretKey = Setting<String>.text(
         "IAP_WEBHOOK_SECRET", "HMAC key of `X-IAP-Signature` (required by the webhook stage)", secret: true
     )
-    public static let webhookTimeoutKey = Setting<Duration>.seconds("IAP_WEBHOOK_TIMEOUT_SECONDS", "Per webhook delivery", default: "10")
+    public static let webhookTimeoutKey = Setting<Duration>.seconds(
+        "IAP_WEBHOOK_TIMEOUT_SECONDS", "Per webhook delivery", default: "10")
 
     /// The keys each stage reads, as the settings table lists them.
     public static let sections: [SettingsSection] = [
         SettingsSection("Intake", readBy: "iap-intake", [maximumEventBytes.descriptor]),
-        SettingsSection("Verify", readBy: "iap-verify", [
-            bundleIdKey.descriptor, appAppleIdKey.descriptor, rootCertificates.descriptor, deployment.descriptor, acceptSandbox.descriptor,
-            acceptXcode.descriptor, appleKeyIdKey.descriptor, appleIssuerIdKey.descriptor, applePrivateKeyPathKey.descriptor,
-            appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor, verifyReceiptURLKey.descriptor,
-            verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor, appleRateLimitKey.descriptor, appleTimeoutKey.descriptor,
-        ]),
+        SettingsSection(
+            "Verify", readBy: "iap-verify",
+            [
+                bundleIdKey.descriptor, appAppleIdKey.descriptor, rootCertificates.descriptor, deployment.descriptor,
+                acceptSandbox.descriptor,
+                acceptXcode.descriptor, appleKeyIdKey.descriptor, appleIssuerIdKey.descriptor,
+                applePrivateKeyPathKey.descriptor,
+                appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor,
+                verifyReceiptURLKey.descriptor,
+                verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor,
+                appleRateLimitKey.descriptor, appleTimeoutKey.descriptor,
+            ]),
         SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
-        SettingsSection("Webhook", readBy: "iap-grant --webhook", [webhookURLKey.descriptor, webhookSecretKey.descriptor, webhookTimeoutKey.descriptor]),
+        SettingsSection(
+            "Webhook", readBy: "iap-grant --webhook",
+            [webhookURLKey.descriptor, webhookSecretKey.descriptor, webhookTimeoutKey.descriptor]),
     ]
 
     /// What verify needs to call Apple.
@@ -121,11 +144,13 @@ public struct StageSettings: Sendable {
             appAppleId = try reader.optional(Self.appAppleIdKey).map(Int64.init)
             rootCertificatePaths = try reader.optional(Self.rootCertificates) ?? []
             environmentPolicy = EnvironmentPolicy(
-                deployment: try reader.value(Self.deployment), acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
+                deployment: try reader.value(Self.deployment),
+                acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
                 acceptXcode: try reader.value(Self.acceptXcode)
             )
             appleAPI = AppleAPI(
-                keyId: try reader.required(Self.appleKeyIdKey, by: user), issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
+                keyId: try reader.required(Self.appleKeyIdKey, by: user),
+                issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
                 privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)
             )
             appleAPIURL = try reader.value(Self.appleAPIURLKey)

@@ -3,8 +3,8 @@ import Foundation
 import Hosting
 import Logging
 import Pipeline
-
 import Topology
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -34,7 +34,8 @@ public enum WorkerMain {
             let spec = try pipeline.stage(named: stage.rawValue)
             try StageLayout.of(stage).check(spec, in: pipeline)
             let assembly = StageAssembly(
-                stage: stage, spec: spec, file: pipeline, settings: settings, stageSettings: try StageSettings(stage: stage, reader: reader),
+                stage: stage, spec: spec, file: pipeline, settings: settings,
+                stageSettings: try StageSettings(stage: stage, reader: reader),
                 logger: Logger(label: stage.executable)
             )
             try await assembly.run()
@@ -57,7 +58,8 @@ struct WorkerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         // The executable's own name (iap-intake, ...) in usage and errors.
         commandName: URL(fileURLWithPath: CommandLine.arguments.first ?? "iap-worker").lastPathComponent,
-        abstract: "Runs one stage of the pipeline file until SIGTERM or SIGINT, which drains in-flight work, commits and leaves the group.",
+        abstract:
+            "Runs one stage of the pipeline file until SIGTERM or SIGINT, which drains in-flight work, commits and leaves the group.",
         discussion: """
             Settings come from the environment, then the file IAP_CONFIG_FILE names, then defaults: KAFKA_BROKERS, REDIS_URL, \
             IAP_PIPELINE, IAP_OPS_PORT, IAP_LOG_FORMAT, IAP_KAFKA_<property> and the stage's keys. `iap config keys` lists \
@@ -66,5 +68,6 @@ struct WorkerCommand: ParsableCommand {
     )
 
     @Option(help: "The pipeline file (overrides IAP_PIPELINE; default pipelines/iap.yaml).") var pipeline: String?
-    @Flag(help: "iap-grant only: run the webhook stage, POSTing every entitlement change to IAP_WEBHOOK_URL.") var webhook = false
+    @Flag(help: "iap-grant only: run the webhook stage, POSTing every entitlement change to IAP_WEBHOOK_URL.")
+    var webhook = false
 }

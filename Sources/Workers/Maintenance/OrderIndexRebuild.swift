@@ -34,12 +34,16 @@ public enum OrderIndexRebuild {
     /// Reads `topic` up to its current end and writes the orders into `index`. Fails when no
     /// record arrives for `idleTimeout` before every partition was read to its end.
     public static func run(
-        bootstrapServers: String, topic: String, index: RedisOrderIndex, logger: Logger, idleTimeout: Duration = .seconds(30)
+        bootstrapServers: String, topic: String, index: RedisOrderIndex, logger: Logger,
+        idleTimeout: Duration = .seconds(30)
     ) async throws -> Report {
         let configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: "iap-orders-rebuild-\(UUID().uuidString)", topic: topic, clientId: "iap-orders-rebuild"
+            bootstrapServers: bootstrapServers, groupId: "iap-orders-rebuild-\(UUID().uuidString)", topic: topic,
+            clientId: "iap-orders-rebuild"
         )
-        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) { records, _ in records }
+        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
+            records, _ in records
+        }
         var report = Report()
         var latest: [String: OrderEvent?] = [:]
         report.records = records.count
@@ -54,9 +58,11 @@ public enum OrderIndexRebuild {
                 latest[key ?? "orderId:\(order.orderId)"] = order
             } catch {
                 report.malformed += 1
-                logger.warning("skipped a record that is not an order", metadata: [
-                    "partition": "\(record.partition)", "offset": "\(record.offset)", "reason": "\(error)",
-                ])
+                logger.warning(
+                    "skipped a record that is not an order",
+                    metadata: [
+                        "partition": "\(record.partition)", "offset": "\(record.offset)", "reason": "\(error)",
+                    ])
             }
         }
         for case let order? in latest.values {

@@ -1,7 +1,7 @@
-public import Contracts
 import AppStore
-import Kafka
+public import Contracts
 import Foundation
+import Kafka
 public import Pipeline
 public import Purchases
 
@@ -60,7 +60,8 @@ public struct MatchHandler: MessageHandler {
                 return .produce([try .event(matched, topic: topics.matched, key: matched.partitionKey)])
             case .wait(let since, let deadline):
                 // Looked at again at the deadline; the order's arrival releases it earlier.
-                return .wait(until: deadline.date, since: since.date, reason: "waiting for an order or user since \(since)")
+                return .wait(
+                    until: deadline.date, since: since.date, reason: "waiting for an order or user since \(since)")
             case .unmatched(let unmatched):
                 return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
             case .reject(let rejection):

@@ -35,8 +35,12 @@ public struct RedisAppleCallGate: AppleCallGate {
     ///     negative.
     ///   - sandboxShare: the sandbox budget as a share of the production one (Apple: 0.1);
     ///     must be positive. Sandbox gets at least 0.001 calls/s.
-    public init(client: RedisClient, keys: StateKeys = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1) {
-        precondition(callsPerSecond.isFinite && callsPerSecond >= 0, "callsPerSecond must be 0 (off) or positive, got \(callsPerSecond)")
+    public init(
+        client: RedisClient, keys: StateKeys = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1
+    ) {
+        precondition(
+            callsPerSecond.isFinite && callsPerSecond >= 0,
+            "callsPerSecond must be 0 (off) or positive, got \(callsPerSecond)")
         precondition(sandboxShare.isFinite && sandboxShare > 0, "sandboxShare must be positive, got \(sandboxShare)")
         guard callsPerSecond > 0 else {
             self.callsPerSecond = 0
@@ -46,7 +50,8 @@ public struct RedisAppleCallGate: AppleCallGate {
         }
         let sandboxRate = max(callsPerSecond * sandboxShare, 0.001)
         func limiter(_ rate: Double) -> RateLimiter {
-            RateLimiter(client: client, name: keys.appleRateLimiterName, permitsPerSecond: rate, burst: max(1, Int(rate)))
+            RateLimiter(
+                client: client, name: keys.appleRateLimiterName, permitsPerSecond: rate, burst: max(1, Int(rate)))
         }
         self.callsPerSecond = callsPerSecond
         self.sandboxRate = sandboxRate

@@ -29,7 +29,9 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
 
     public func state(originalTransactionId: String) async throws -> EntitlementState? {
         let key = keys.entitlement(originalTransactionId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else { return nil }
+        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
+            return nil
+        }
         return try StateStorage.decode(EntitlementState.self, from: json, key: key)
     }
 

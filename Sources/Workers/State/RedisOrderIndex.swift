@@ -35,7 +35,9 @@ public struct RedisOrderIndex: OrderIndex {
     }
 
     public func put(_ order: OrderEvent) async throws {
-        var commands = [StateStorage.set(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)]
+        var commands = [
+            StateStorage.set(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)
+        ]
         if let token = order.appAccountToken {
             commands.append(StateStorage.set(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
@@ -47,7 +49,9 @@ public struct RedisOrderIndex: OrderIndex {
     /// replayed record, or match will overwrite it when it reaches the newer one. Returns
     /// whether the order itself was written.
     public func putIfAbsent(_ order: OrderEvent) async throws -> Bool {
-        var commands = [StateStorage.setIfAbsent(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)]
+        var commands = [
+            StateStorage.setIfAbsent(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)
+        ]
         if let token = order.appAccountToken {
             commands.append(StateStorage.setIfAbsent(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
@@ -57,7 +61,9 @@ public struct RedisOrderIndex: OrderIndex {
 
     public func order(appAccountToken: String) async throws -> OrderEvent? {
         let key = keys.orderToken(appAccountToken)
-        guard let orderId = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else { return nil }
+        guard let orderId = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
+            return nil
+        }
         return try await order(orderId: String(decoding: orderId, as: UTF8.self))
     }
 
@@ -73,7 +79,9 @@ public struct RedisOrderIndex: OrderIndex {
         if let orderId, let json = try StateStorage.bytes(replies.removeLast(), key: keys.order(orderId)) {
             lookup.byOrderId = try StateStorage.decodeEvent(OrderEvent.self, from: json, key: keys.order(orderId))
         }
-        if let appAccountToken, let tokenOrderId = try StateStorage.bytes(replies.removeLast(), key: keys.orderToken(appAccountToken)) {
+        if let appAccountToken,
+            let tokenOrderId = try StateStorage.bytes(replies.removeLast(), key: keys.orderToken(appAccountToken))
+        {
             let tokenOrderId = String(decoding: tokenOrderId, as: UTF8.self)
             lookup.byToken = tokenOrderId == orderId ? lookup.byOrderId : try await order(orderId: tokenOrderId)
         }
@@ -82,7 +90,9 @@ public struct RedisOrderIndex: OrderIndex {
 
     public func order(orderId: String) async throws -> OrderEvent? {
         let key = keys.order(orderId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else { return nil }
+        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
+            return nil
+        }
         return try StateStorage.decodeEvent(OrderEvent.self, from: json, key: key)
     }
 

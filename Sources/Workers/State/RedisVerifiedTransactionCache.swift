@@ -29,7 +29,9 @@ public struct RedisVerifiedTransactionCache: VerifiedTransactionCache {
 
     public func get(transactionId: String) async throws -> TransactionDetails? {
         let key = keys.verifiedTransaction(transactionId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else { return nil }
+        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
+            return nil
+        }
         return try StateStorage.decode(TransactionDetails.self, from: json, key: key)
     }
 

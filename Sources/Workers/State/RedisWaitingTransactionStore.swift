@@ -41,7 +41,9 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
         self.retention = retention
     }
 
-    public func park(_ transaction: VerifiedTransaction, under waitKeys: [WaitKey], at now: Timestamp) async throws -> Timestamp {
+    public func park(_ transaction: VerifiedTransaction, under waitKeys: [WaitKey], at now: Timestamp) async throws
+        -> Timestamp
+    {
         let recordKey = keys.waitingRecord(transaction.recordKey)
         let ttl = RedisValue.integer(StateStorage.milliseconds(retention))
         let reply = try await client.run(
@@ -66,9 +68,11 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
         }
         let recordKeys = try members.map { member throws(RedisError) in try StateStorage.string(member, key: index) }
         guard !recordKeys.isEmpty else { return [] }
-        let replies = try await StateStorage.pipeline(client, recordKeys.map { recordKey in
-            ["HMGET", .string(keys.waitingRecord(recordKey)), "since", "transaction"]
-        })
+        let replies = try await StateStorage.pipeline(
+            client,
+            recordKeys.map { recordKey in
+                ["HMGET", .string(keys.waitingRecord(recordKey)), "since", "transaction"]
+            })
         var released: [(since: Timestamp, recordKey: String, transaction: VerifiedTransaction)] = []
         for (recordKey, reply) in zip(recordKeys, replies) {
             let key = keys.waitingRecord(recordKey)
@@ -78,7 +82,8 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
             // Forgotten (matched, rejected, given up on) or expired since it was indexed.
             guard let json = try StateStorage.bytes(fields[1], key: key) else { continue }
             let since = try Self.since(fields[0], key: key)
-            released.append((since, recordKey, try StateStorage.decodeEvent(VerifiedTransaction.self, from: json, key: key)))
+            released.append(
+                (since, recordKey, try StateStorage.decodeEvent(VerifiedTransaction.self, from: json, key: key)))
         }
         // First parked first, as they arrived (a set has no order of its own).
         return released.sorted { ($0.since, $0.recordKey) < ($1.since, $1.recordKey) }.map(\.transaction)
@@ -90,7 +95,7 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
 
     private static func since(_ reply: RedisReply, key: String) throws -> Timestamp {
         guard let text = try StateStorage.bytes(reply, key: key).map({ String(decoding: $0, as: UTF8.self) }),
-              let milliseconds = Int64(text)
+            let milliseconds = Int64(text)
         else {
             throw StateDecodingError(key: key, expected: "first-parked time (UNIX ms)", detail: "found \(reply)")
         }

@@ -86,5 +86,7 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
     // MARK: Grant
 
     /// Grant's state of a purchase.
-    public func entitlement(_ originalTransactionId: String) -> String { "\(prefix)entitlement:{\(originalTransactionId)}" }
+    public func entitlement(_ originalTransactionId: String) -> String {
+        "\(prefix)entitlement:{\(originalTransactionId)}"
+    }
 }

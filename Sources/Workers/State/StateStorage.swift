@@ -19,7 +19,9 @@ enum StateStorage {
     }
 
     /// Decodes a stored event, checking its `schema` as a reader of the topic would.
-    static func decodeEvent<Event: PipelineEvent>(_ type: Event.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Event {
+    static func decodeEvent<Event: PipelineEvent>(_ type: Event.Type, from bytes: [UInt8], key: String)
+        throws(StateDecodingError) -> Event
+    {
         do throws(Rejection) {
             return try EventDecoder.decode(type, from: bytes)
         } catch {
@@ -27,8 +29,12 @@ enum StateStorage {
         }
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], key: String) throws(StateDecodingError) -> Value {
-        if let fast = type as? any FastJSONReadable.Type, let value = try? EventDecoder.read(fast, from: bytes) as? Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from bytes: [UInt8], key: String)
+        throws(StateDecodingError) -> Value
+    {
+        if let fast = type as? any FastJSONReadable.Type,
+            let value = try? EventDecoder.read(fast, from: bytes) as? Value
+        {
             return value
         }
         do {
@@ -75,7 +81,9 @@ enum StateStorage {
     static func transaction(_ client: RedisClient, _ commands: [[RedisValue]]) async throws -> [RedisReply] {
         let replies = try await pipeline(client, [["MULTI"]] + commands + [["EXEC"]])
         guard let results = replies.last?.array, results.count == commands.count else {
-            throw RedisError(code: .unexpectedReply, message: "EXEC: expected \(commands.count) replies, got \(replies.last.map { "\($0)" } ?? "none")")
+            throw RedisError(
+                code: .unexpectedReply,
+                message: "EXEC: expected \(commands.count) replies, got \(replies.last.map { "\($0)" } ?? "none")")
         }
         for case .error(let message) in results {
             throw RedisError(code: .server, message: message)
@@ -116,7 +124,8 @@ enum StateStorage {
     /// afterwards: `SET NX` decides atomically and the `GET` pipelined behind it reads the
     /// winner. Two plain commands in one round trip cost Redis a fraction of a script
     /// (decision D16).
-    static func firstWins(_ client: RedisClient, key: String, candidate: String, ttl: Duration?) async throws -> String {
+    static func firstWins(_ client: RedisClient, key: String, candidate: String, ttl: Duration?) async throws -> String
+    {
         let setIfAbsent = setIfAbsent(key, .string(candidate), ttl: ttl)
         while true {
             let replies = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]])

@@ -18,7 +18,8 @@ public struct WebhookHandler: MessageHandler {
     private let now: @Sendable () -> Date
 
     public init(
-        url: String, signer: WebhookSigner, transport: any WebhookTransport = HTTPWebhookTransport(), timeout: Duration = .seconds(10),
+        url: String, signer: WebhookSigner, transport: any WebhookTransport = HTTPWebhookTransport(),
+        timeout: Duration = .seconds(10),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.url = url
@@ -36,7 +37,9 @@ public struct WebhookHandler: MessageHandler {
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
         let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
         // The body is the event exactly as published, so receivers see the contract.
-        return Prepared(Work(eventId: event.eventId, body: Array(message.record.value)), idempotencyKey: BusinessKeys.webhookKey(eventId: event.eventId))
+        return Prepared(
+            Work(eventId: event.eventId, body: Array(message.record.value)),
+            idempotencyKey: BusinessKeys.webhookKey(eventId: event.eventId))
     }
 
     public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {
@@ -55,7 +58,10 @@ public struct WebhookHandler: MessageHandler {
         case 200..<300:
             return .skip(reason: "delivered")
         default:
-            let retryAfter = response.headers.first { $0.0.lowercased() == "retry-after" }.flatMap { Int($0.1) }.map { Duration.seconds($0) } ?? .zero
+            let retryAfter =
+                response.headers.first { $0.0.lowercased() == "retry-after" }.flatMap { Int($0.1) }.map {
+                    Duration.seconds($0)
+                } ?? .zero
             return .retry(after: retryAfter, reason: "webhook answered \(response.status)")
         }
     }

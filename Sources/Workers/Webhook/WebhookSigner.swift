@@ -19,14 +19,16 @@ public struct WebhookSigner: Sendable {
 
     /// What a receiver does: recompute and compare in constant time, within `tolerance`.
     public func verify(_ header: String, body: [UInt8], now: Int64, tolerance: Int64 = 300) -> Bool {
-        let fields = Dictionary(header.split(separator: ",").compactMap { part -> (String, String)? in
-            let pair = part.split(separator: "=", maxSplits: 1)
-            return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
-        }, uniquingKeysWith: { first, _ in first })
+        let fields = Dictionary(
+            header.split(separator: ",").compactMap { part -> (String, String)? in
+                let pair = part.split(separator: "=", maxSplits: 1)
+                return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+            }, uniquingKeysWith: { first, _ in first })
         guard let timestampText = fields["t"], let timestamp = Int64(timestampText), abs(now - timestamp) <= tolerance,
             let given = fields["v1"].flatMap(Self.bytes(hex:))
         else { return false }
-        return HMAC<SHA256>.isValidAuthenticationCode(given, authenticating: Self.signedContent(body, at: timestamp), using: key)
+        return HMAC<SHA256>.isValidAuthenticationCode(
+            given, authenticating: Self.signedContent(body, at: timestamp), using: key)
     }
 
     /// `"<t>.<body>"`: the timestamp is inside the MAC, so a replayed body cannot carry a new one.

@@ -6,14 +6,18 @@ import NIOHTTP1
 /// One POST to the backend's webhook; a protocol so delivery rules are testable offline.
 public protocol WebhookTransport: Sendable {
     /// The HTTP status and headers, or a thrown error when no response came (connection, timeout).
-    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> (status: Int, headers: [(String, String)])
+    func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> (
+        status: Int, headers: [(String, String)]
+    )
 }
 
 /// ``WebhookTransport`` over AsyncHTTPClient.
 public struct HTTPWebhookTransport: WebhookTransport {
     public init() {}
 
-    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> (status: Int, headers: [(String, String)]) {
+    public func post(url: String, headers: [(String, String)], body: [UInt8], timeout: Duration) async throws -> (
+        status: Int, headers: [(String, String)]
+    ) {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         for (name, value) in headers { request.headers.add(name: name, value: value) }

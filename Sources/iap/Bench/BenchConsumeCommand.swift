@@ -45,15 +45,20 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         let kcatRate = Double(messages) / kcatSeconds
         let result: [String: Any] = [
             "messages": messages, "rounds": rounds, "swiftSeconds": swiftTimes, "kcatSeconds": kcatTimes,
-            "swiftPerSecond": Int(swiftRate), "kcatPerSecond": Int(kcatRate), "ratio": (swiftRate / kcatRate * 1000).rounded() / 1000,
+            "swiftPerSecond": Int(swiftRate), "kcatPerSecond": Int(kcatRate),
+            "ratio": (swiftRate / kcatRate * 1000).rounded() / 1000,
         ]
         if json {
             let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
             print("messages: \(messages) × \(size) B over \(partitions) partitions")
-            print("swift KafkaConsumer: \(Int(swiftRate)) msg/s (median of \(swiftTimes.map { String(format: "%.2f", $0) }) s)")
-            print("kcat -G:             \(Int(kcatRate)) msg/s (median of \(kcatTimes.map { String(format: "%.2f", $0) }) s)")
+            print(
+                "swift KafkaConsumer: \(Int(swiftRate)) msg/s (median of \(swiftTimes.map { String(format: "%.2f", $0) }) s)"
+            )
+            print(
+                "kcat -G:             \(Int(kcatRate)) msg/s (median of \(kcatTimes.map { String(format: "%.2f", $0) }) s)"
+            )
             print("ratio swift/kcat:    \(String(format: "%.3f", swiftRate / kcatRate))")
         }
     }
@@ -66,7 +71,9 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         let value = [UInt8](repeating: UInt8(ascii: "x"), count: size)
         let chunk = 50_000
         for start in stride(from: 0, to: messages, by: chunk) {
-            let records = (start..<min(start + chunk, messages)).map { KafkaRecord(topic: "bench", key: Array("k\($0 % 1024)".utf8), value: value) }
+            let records = (start..<min(start + chunk, messages)).map {
+                KafkaRecord(topic: "bench", key: Array("k\($0 % 1024)".utf8), value: value)
+            }
             _ = try await producer.send(records)
         }
         await producer.close()
@@ -84,7 +91,8 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     /// Group consumption, timed from the first record to the last, so the mock cluster's
     /// 3-second initial group-join delay (an artefact of the mock) is not counted.
     private func consumeWithSwift(_ bootstrap: String) async throws -> Double {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupId: "bench-\(UUID().uuidString)", topics: ["bench"])
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: bootstrap, groupId: "bench-\(UUID().uuidString)", topics: ["bench"])
         configuration.additionalProperties = Self.fetchProperties
         let consumer = try KafkaConsumer(configuration: configuration, logger: CLILogging.logger("iap.bench"))
         let clock = ContinuousClock()
@@ -113,10 +121,11 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     private func runKcat(_ bootstrap: String) throws -> Double {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: kcat)
-        process.arguments = [
-            "-C", "-b", bootstrap, "-G", "bench-kcat-\(UUID().uuidString)", "-X", "auto.offset.reset=earliest",
-            "-c", String(messages), "-q", "-f", "%o\n",
-        ] + Self.fetchProperties.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] } + ["bench"]
+        process.arguments =
+            [
+                "-C", "-b", bootstrap, "-G", "bench-kcat-\(UUID().uuidString)", "-X", "auto.offset.reset=earliest",
+                "-c", String(messages), "-q", "-f", "%o\n",
+            ] + Self.fetchProperties.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] } + ["bench"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -138,7 +147,8 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         if exited.wait(timeout: .now() + 10) == .timedOut { process.terminate() }
         guard lines == messages, let first else {
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile().suffix(2000), as: UTF8.self)
-            throw ValidationError("kcat read \(lines) of \(messages) messages (more partitions? the mock keeps ~5 MiB each): \(stderr)")
+            throw ValidationError(
+                "kcat read \(lines) of \(messages) messages (more partitions? the mock keeps ~5 MiB each): \(stderr)")
         }
         return (last - first).seconds
     }

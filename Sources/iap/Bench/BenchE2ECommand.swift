@@ -23,11 +23,14 @@ struct BenchE2ECommand: AsyncParsableCommand {
 
     @Option(help: "Purchases to publish.") var purchases = 20_000
     @Option(help: "Publish rate per second; 0 publishes as fast as possible.") var rate = 0
-    @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
-    @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).") var bareIds = false
+    @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.")
+    var appleLatency = 0
+    @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).")
+    var bareIds = false
     @Flag(
         name: .customLong("verify-only"),
-        help: "Start only iap-verify and publish verification requests straight to its input: one verify worker's verifications/s."
+        help:
+            "Start only iap-verify and publish verification requests straight to its input: one verify worker's verifications/s."
     )
     var verifyOnly = false
     @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
@@ -36,8 +39,11 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
     @Option(help: "Replicas of each worker.") var replicas = 1
     @Option(help: "Brokers of the embedded mock cluster.") var brokers: Int32 = 1
-    @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
-    @Option(name: .customLong("worker-env"), help: "KEY=VALUE added to every worker's environment (repeatable), e.g. REDIS_POOL_SIZE=2.")
+    @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).")
+    var binDirectory: String?
+    @Option(
+        name: .customLong("worker-env"),
+        help: "KEY=VALUE added to every worker's environment (repeatable), e.g. REDIS_POOL_SIZE=2.")
     var workerEnvironment: [String] = []
     @Flag(help: "Print the result as JSON.") var json = false
 
@@ -81,7 +87,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 group.addTask {
                     var made: [SimulatorClient.Transaction] = []
                     for index in stride(from: worker, to: purchases, by: workers) {
-                        made.append(try await simulator.purchase(productId: "gems_\(index % 10)", type: "Consumable", bundleId: bundleId))
+                        made.append(
+                            try await simulator.purchase(
+                                productId: "gems_\(index % 10)", type: "Consumable", bundleId: bundleId))
                     }
                     return made
                 }
@@ -90,8 +98,11 @@ struct BenchE2ECommand: AsyncParsableCommand {
         }
         let target = try Target(stack: stack, verifyOnly: verifyOnly)
         let records = try made.enumerated().map { index, purchase in
-            let payload: PurchasePayload = bareIds ? .transactionId(purchase.transactionId) : .signedTransaction(purchase.signedTransaction)
-            return try target.record(PurchaseEvent(eventId: "bench-\(index)", bundleId: bundleId, userId: "user-\(index % 10_000)", payload: payload))
+            let payload: PurchasePayload =
+                bareIds ? .transactionId(purchase.transactionId) : .signedTransaction(purchase.signedTransaction)
+            return try target.record(
+                PurchaseEvent(
+                    eventId: "bench-\(index)", bundleId: bundleId, userId: "user-\(index % 10_000)", payload: payload))
         }
 
         let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: [target.resultTopic], logger: logger)
@@ -100,7 +111,11 @@ struct BenchE2ECommand: AsyncParsableCommand {
         producerConfiguration.linger = .milliseconds(2)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        if !json { print("publishing \(purchases) \(bareIds ? "bare transaction ids" : "signed transactions") at \(rate == 0 ? "full speed" : "\(rate)/s")…") }
+        if !json {
+            print(
+                "publishing \(purchases) \(bareIds ? "bare transaction ids" : "signed transactions") at \(rate == 0 ? "full speed" : "\(rate)/s")…"
+            )
+        }
 
         // transactionId -> publish time (ms since epoch)
         var published: [String: Int64] = [:]
@@ -137,34 +152,51 @@ struct BenchE2ECommand: AsyncParsableCommand {
             for record in records[examined...] {
                 guard let stamp = record.timestampMilliseconds,
                     let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
-                    let id = (object["transactionId"] ?? (object["transaction"] as? [String: Any])?["transactionId"]) as? String,
+                    let id = (object["transactionId"] ?? (object["transaction"] as? [String: Any])?["transactionId"])
+                        as? String,
                     let at = published[id]
                 else { continue }
                 latencies.append(stamp - at)
                 lastGrant = max(lastGrant, stamp)
             }
             if latencies.count >= purchases { break }
-            if !json { print("  \(latencies.count)/\(purchases) \(target.done) · " + (await Self.stageGauges(stack)).joined(separator: " · ")) }
+            if !json {
+                print(
+                    "  \(latencies.count)/\(purchases) \(target.done) · "
+                        + (await Self.stageGauges(stack)).joined(separator: " · "))
+            }
             try await Task.sleep(for: .seconds(1))
         }
         await observer.close()
         await producer.close()
 
         latencies.sort()
-        func percentile(_ p: Double) -> Int64 { latencies.isEmpty ? -1 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        func percentile(_ p: Double) -> Int64 {
+            latencies.isEmpty ? -1 : latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))]
+        }
         let seconds = Double(lastGrant - startWall) / 1000
         let result: [String: Any] = [
-            "purchases": purchases, "granted": latencies.count, "rate": rate, "bareIds": bareIds, "appleLatencyMs": appleLatency,
+            "purchases": purchases, "granted": latencies.count, "rate": rate, "bareIds": bareIds,
+            "appleLatencyMs": appleLatency,
             "replicas": replicas, "partitions": partitions, "verifyOnly": verifyOnly,
             "publishSeconds": publishedIn / .seconds(1), "endToEndSeconds": seconds,
             "purchasesPerSecond": Int(Double(latencies.count) / max(seconds, 0.001)),
-            "latencyMs": ["p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1],
+            "latencyMs": [
+                "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
+            ],
         ]
         if json {
-            print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+            print(
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self)
+            )
         } else {
-            print("\(target.done) \(latencies.count)/\(purchases) in \(String(format: "%.2f", seconds)) s: \(result["purchasesPerSecond"]!) purchases/s")
-            print("publish→\(target.resultTopic) latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)")
+            print(
+                "\(target.done) \(latencies.count)/\(purchases) in \(String(format: "%.2f", seconds)) s: \(result["purchasesPerSecond"]!) purchases/s"
+            )
+            print(
+                "publish→\(target.resultTopic) latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)"
+            )
         }
         if latencies.count < purchases { throw ExitCode(1) }
     }
@@ -176,7 +208,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
         for (name, url) in stack.endpoints.ops.sorted(by: { $0.key < $1.key }) {
             guard let text = await OpsScrape.get(url + "/metrics") else { continue }
             func value(_ prefix: String) -> Double {
-                text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+                text.split(separator: "\n").filter { $0.hasPrefix(prefix) }.compactMap {
+                    $0.split(separator: " ").last.flatMap { Double($0) }
+                }.reduce(0, +)
             }
             let count = value("iap_stage_processing_seconds_count")
             let mean = count > 0 ? value("iap_stage_processing_seconds_sum") / count * 1000 : 0
@@ -220,15 +254,23 @@ struct BenchE2ECommand: AsyncParsableCommand {
     private func warmUp(_ stack: LocalStack, target: Target, observer: TopicObserver) async throws {
         let purchase = try await SimulatorClient(baseURL: stack.endpoints.simulator)
             .purchase(productId: "warm_up", type: "Consumable", bundleId: stack.endpoints.bundleId)
-        let producer = try KafkaProducer(configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: CLILogging.logger("iap.bench"))
+        let producer = try KafkaProducer(
+            configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka),
+            logger: CLILogging.logger("iap.bench"))
         _ = try await producer.send([
             try target.record(
-                PurchaseEvent(eventId: "warm-up", bundleId: stack.endpoints.bundleId, userId: "warm-up", payload: .signedTransaction(purchase.signedTransaction)))
+                PurchaseEvent(
+                    eventId: "warm-up", bundleId: stack.endpoints.bundleId, userId: "warm-up",
+                    payload: .signedTransaction(purchase.signedTransaction)))
         ])
         await producer.close()
         let deadline = ContinuousClock.now + .seconds(60)
-        while !observer.records.contains(where: { String(decoding: $0.value, as: UTF8.self).contains(purchase.transactionId) }) {
-            guard ContinuousClock.now < deadline else { throw ValidationError("the warm-up purchase was not \(target.done) within 60 s") }
+        while !observer.records.contains(where: {
+            String(decoding: $0.value, as: UTF8.self).contains(purchase.transactionId)
+        }) {
+            guard ContinuousClock.now < deadline else {
+                throw ValidationError("the warm-up purchase was not \(target.done) within 60 s")
+            }
             try await Task.sleep(for: .milliseconds(100))
         }
     }

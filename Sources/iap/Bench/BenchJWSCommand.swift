@@ -46,7 +46,8 @@ struct BenchJWSCommand: AsyncParsableCommand {
         let all = await Self.measure(workloads, tasks: cores, seconds: self.seconds)
         if self.json {
             try CLIInput.printJSONObject([
-                "vectors": workloads.count, "singleCorePerSecond": Int(single), "allCoresPerSecond": Int(all), "tasks": cores,
+                "vectors": workloads.count, "singleCorePerSecond": Int(single), "allCoresPerSecond": Int(all),
+                "tasks": cores,
             ])
         } else {
             print("vectors: \(workloads.count)")
@@ -56,19 +57,22 @@ struct BenchJWSCommand: AsyncParsableCommand {
     }
 
     private func loadWorkloads() throws -> [Workload] {
-        let files = try FileManager.default.contentsOfDirectory(atPath: self.directory).filter { $0.hasSuffix(".jws") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: self.directory).filter { $0.hasSuffix(".jws") }
+            .sorted()
         guard !files.isEmpty else { throw ValidationError("no .jws files in \(self.directory)") }
         return try files.map { name in
             let jws = try CLIInput.read(file: "\(self.directory)/\(name)")
             let unverified = try UnverifiedJWS(jws)
-            let object = (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) as? [String: Any] ?? [:]
+            let object =
+                (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) as? [String: Any] ?? [:]
             let identity = (object["data"] as? [String: Any]) ?? object
             let environment = (identity["environment"] as? String) ?? (identity["receiptType"] as? String) ?? "Sandbox"
-            let verifier = try SignedDataVerifier(.init(
-                bundleId: identity["bundleId"] as? String ?? "unused",
-                appAppleId: (identity["appAppleId"] as? NSNumber)?.int64Value ?? 0,
-                environment: AppStoreEnvironment(rawValue: environment)
-            ))
+            let verifier = try SignedDataVerifier(
+                .init(
+                    bundleId: identity["bundleId"] as? String ?? "unused",
+                    appAppleId: (identity["appAppleId"] as? NSNumber)?.int64Value ?? 0,
+                    environment: AppStoreEnvironment(rawValue: environment)
+                ))
             return Workload(jws: jws, kind: JWSKind.detect(jws), verifier: verifier)
         }
     }

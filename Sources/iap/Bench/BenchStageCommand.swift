@@ -30,7 +30,10 @@ struct BenchStageCommand: AsyncParsableCommand {
         }
         func handle(_ work: Void, message: InboundMessage) async throws -> StageOutcome {
             handled.add()
-            return .produce([KafkaRecord(topic: "bench.out", key: message.record.key.map(Array.init), value: Array(message.record.value))])
+            return .produce([
+                KafkaRecord(
+                    topic: "bench.out", key: message.record.key.map(Array.init), value: Array(message.record.value))
+            ])
         }
     }
 
@@ -55,14 +58,19 @@ struct BenchStageCommand: AsyncParsableCommand {
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let value = Array(#"{"schema":"bench.v1","payload":"0123456789012345678901234567890123456789"}"#.utf8)
         for start in stride(from: 0, to: messages, by: 20_000) {
-            _ = try await producer.send((start..<min(start + 20_000, messages)).map { KafkaRecord(topic: "bench.in", key: Array("user-\($0 % 5000)".utf8), value: value) })
+            _ = try await producer.send(
+                (start..<min(start + 20_000, messages)).map {
+                    KafkaRecord(topic: "bench.in", key: Array("user-\($0 % 5000)".utf8), value: value)
+                })
         }
 
         let client = RedisClient(configuration: try RedisConfiguration(url: redis.url, poolSize: 16), logger: logger)
         let callsBefore = try await Self.redisCalls(client)
-        var worker = WorkerConfiguration(stage: "bench", consumerGroup: "bench", inputTopics: ["bench.in"], rejectTopic: "bench.rejected")
+        var worker = WorkerConfiguration(
+            stage: "bench", consumerGroup: "bench", inputTopics: ["bench.in"], rejectTopic: "bench.rejected")
         worker.maxInFlight = inFlight
-        let consumerConfiguration = KafkaConsumerConfiguration(bootstrapServers: cluster.bootstrapServers, groupId: "bench", topics: ["bench.in"])
+        let consumerConfiguration = KafkaConsumerConfiguration(
+            bootstrapServers: cluster.bootstrapServers, groupId: "bench", topics: ["bench.in"])
         let handled = Counter()
         let runtime = WorkerRuntime(
             configuration: worker, handler: NoOpStage(handled: handled),
@@ -70,7 +78,8 @@ struct BenchStageCommand: AsyncParsableCommand {
             retries: RedisRetryStore(client: client, stage: "bench"),
             idempotency: idempotency ? RedisIdempotencyGuard(client: client, stage: "bench") : nil, logger: logger
         )
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [.init(service: runtime)], logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(services: [.init(service: runtime)], logger: logger))
         let task = Task { try await group.run() }
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: logger)
 
@@ -98,11 +107,18 @@ struct BenchStageCommand: AsyncParsableCommand {
             "redisCommandsPerMessage": Double(callsAfter - callsBefore - 1) / Double(messages),
         ]
         if json {
-            print(String(decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self))
+            print(
+                String(
+                    decoding: try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys]), as: UTF8.self)
+            )
         } else {
             print("no-op stage, \(messages) messages, \(inFlight) in flight, idempotency \(idempotency ? "on" : "off")")
-            print("throughput: \(result["messagesPerSecond"]!) msg/s (all handled in \(String(format: "%.2f", seconds)) s, committed after \(String(format: "%.2f", (committedAt - started).seconds)) s)")
-            print("redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double)) (server-side, counting those inside scripts)")
+            print(
+                "throughput: \(result["messagesPerSecond"]!) msg/s (all handled in \(String(format: "%.2f", seconds)) s, committed after \(String(format: "%.2f", (committedAt - started).seconds)) s)"
+            )
+            print(
+                "redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double)) (server-side, counting those inside scripts)"
+            )
         }
     }
 

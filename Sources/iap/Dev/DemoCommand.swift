@@ -9,7 +9,8 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Start the embedded stack, publish a mixed batch of purchases and check every end state.",
-        discussion: "Exit status 0 means every scenario reached its expected end state; --json prints the summary as JSON."
+        discussion:
+            "Exit status 0 means every scenario reached its expected end state; --json prints the summary as JSON."
     )
 
     @OptionGroup var stack: LocalStackOptions
@@ -21,13 +22,19 @@ struct DemoCommand: AsyncParsableCommand {
         let say: (String) -> Void = { line in if !json { print(line) } }
         say("starting the embedded stack (broker, redis-server, App Store simulator, gateway, four workers)…")
         let running = try await LocalStack.start(try stack.configuration(), logger: logger)
-        say("ready: kafka \(running.endpoints.kafka), redis \(running.endpoints.redis), simulator \(running.endpoints.simulator)")
+        say(
+            "ready: kafka \(running.endpoints.kafka), redis \(running.endpoints.redis), simulator \(running.endpoints.simulator)"
+        )
         say("publishing \(DemoScenario.catalogue.count) scenarios…")
         let report: DemoRunner.Report
         do {
-            report = try await DemoRunner(stack: running, logger: logger).run(timeout: .milliseconds(Int64(timeout * 1000))) { met, total, outcomes in
+            report = try await DemoRunner(stack: running, logger: logger).run(
+                timeout: .milliseconds(Int64(timeout * 1000))
+            ) { met, total, outcomes in
                 guard !json else { return }
-                print("  \(met)/\(total) end states reached · entitlements \(outcomes.distinctEntitlements.count) · rejected \(outcomes.rejected.count) · unmatched \(outcomes.unmatched.count)")
+                print(
+                    "  \(met)/\(total) end states reached · entitlements \(outcomes.distinctEntitlements.count) · rejected \(outcomes.rejected.count) · unmatched \(outcomes.unmatched.count)"
+                )
             }
         } catch {
             await running.stop(keepingState: true)
@@ -53,7 +60,11 @@ struct DemoCommand: AsyncParsableCommand {
             for problem in scenario.problems { print("    ✘ \(problem)") }
         }
         print("")
-        print("stage    " + ["produced", "skipped", "duplicate", "retried", "rejected", "dead_lettered"].map { $0.padding(toLength: 14, withPad: " ", startingAt: 0) }.joined() + "lag")
+        print(
+            "stage    "
+                + ["produced", "skipped", "duplicate", "retried", "rejected", "dead_lettered"].map {
+                    $0.padding(toLength: 14, withPad: " ", startingAt: 0)
+                }.joined() + "lag")
         for stage in report.stages {
             let columns = ["produced", "skipped", "duplicate", "retried", "rejected", "dead_lettered"].map {
                 String(stage.outcomes[$0] ?? 0).padding(toLength: 14, withPad: " ", startingAt: 0)
@@ -62,7 +73,12 @@ struct DemoCommand: AsyncParsableCommand {
         }
         print("")
         let rejected = report.rejected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        print("entitlements \(report.entitlements) · rejected \(rejected.isEmpty ? "0" : rejected) · unmatched \(report.unmatched) · \(String(format: "%.1f", report.seconds)) s")
-        print(report.passed ? "every purchase reached its expected end state" : "some purchases did not reach their expected end state (logs: \(logs))")
+        print(
+            "entitlements \(report.entitlements) · rejected \(rejected.isEmpty ? "0" : rejected) · unmatched \(report.unmatched) · \(String(format: "%.1f", report.seconds)) s"
+        )
+        print(
+            report.passed
+                ? "every purchase reached its expected end state"
+                : "some purchases did not reach their expected end state (logs: \(logs))")
     }
 }

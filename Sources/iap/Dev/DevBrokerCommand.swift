@@ -2,15 +2,16 @@ import ArgumentParser
 import Foundation
 import Kafka
 import Pipeline
-import UnixSignals
 import Topology
+import UnixSignals
 
 /// `iap dev broker`: an in-process Kafka broker with the pipeline's topics, until interrupted.
 struct DevBrokerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "broker",
         abstract: "Start librdkafka's mock cluster (real Kafka protocol on loopback) with the pipeline file's topics.",
-        discussion: "Prints one JSON line {\"kafka\": BOOTSTRAP, \"topics\": [...]} when ready, then runs until SIGINT or SIGTERM."
+        discussion:
+            "Prints one JSON line {\"kafka\": BOOTSTRAP, \"topics\": [...]} when ready, then runs until SIGINT or SIGTERM."
     )
 
     @Option(help: "Pipeline file whose topics to create.") var pipeline = "pipelines/iap.yaml"
@@ -22,11 +23,14 @@ struct DevBrokerCommand: AsyncParsableCommand {
         let cluster = try KafkaMockCluster(brokers: brokers, logger: CLILogging.logger("iap.dev.broker"))
         let topics = file.allTopics
         for topic in topics {
-            try cluster.createTopic(topic.name, partitions: Int32(partitions ?? topic.partitions), replicationFactor: Int32(topic.replicationFactor))
+            try cluster.createTopic(
+                topic.name, partitions: Int32(partitions ?? topic.partitions),
+                replicationFactor: Int32(topic.replicationFactor))
         }
         let ready: [String: Any] = ["kafka": cluster.bootstrapServers, "topics": topics.map(\.name)]
         // Unbuffered, so a parent reading our pipe sees the ready line at once.
-        FileHandle.standardOutput.write(try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys]) + Data("\n".utf8))
+        FileHandle.standardOutput.write(
+            try JSONSerialization.data(withJSONObject: ready, options: [.sortedKeys]) + Data("\n".utf8))
         for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { break }
         withExtendedLifetime(cluster) {}
     }

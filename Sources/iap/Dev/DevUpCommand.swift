@@ -33,7 +33,9 @@ struct DevUpCommand: AsyncParsableCommand {
             print("redis      \(endpoints.redis)")
             print("simulator  \(endpoints.simulator)  (root: \(endpoints.rootCertificate))")
             if let gateway = endpoints.gateway { print("gateway    \(gateway)/apple/notifications") }
-            for (name, url) in endpoints.ops.sorted(by: { $0.key < $1.key }) { print("\(name.padding(toLength: 11, withPad: " ", startingAt: 0))\(url)/metrics") }
+            for (name, url) in endpoints.ops.sorted(by: { $0.key < $1.key }) {
+                print("\(name.padding(toLength: 11, withPad: " ", startingAt: 0))\(url)/metrics")
+            }
             print("logs       \(endpoints.logs)")
             print("ready; Ctrl-C stops everything")
         }
@@ -46,13 +48,24 @@ struct DevUpCommand: AsyncParsableCommand {
 struct LocalStackOptions: ParsableArguments {
     @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
     @Option(help: "Partitions of every topic on the embedded broker.") var partitions = 4
-    @Option(help: "Workers to start: all, none, or a comma-separated list (iap-intake,iap-verify,...).") var workers = "all"
+    @Option(help: "Workers to start: all, none, or a comma-separated list (iap-intake,iap-verify,...).") var workers =
+        "all"
     @Option(help: "Replicas of each worker.") var replicas = 1
-    @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).") var binDirectory: String?
-    @Option(name: .customLong("state-dir"), help: "Directory for the dev pipeline file, keys and logs, kept on exit (default: a new temp dir, removed on exit).") var stateDirectory: String?
-    @Option(name: .customLong("unmatched-window"), help: "Seconds a transaction waits for its order before iap.unmatched.") var unmatchedWindow = 20.0
-    @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.") var appleLatency = 0
-    @Option(name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).") var appleRateLimit = 40
+    @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).")
+    var binDirectory: String?
+    @Option(
+        name: .customLong("state-dir"),
+        help:
+            "Directory for the dev pipeline file, keys and logs, kept on exit (default: a new temp dir, removed on exit)."
+    ) var stateDirectory: String?
+    @Option(
+        name: .customLong("unmatched-window"), help: "Seconds a transaction waits for its order before iap.unmatched.")
+    var unmatchedWindow = 20.0
+    @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.")
+    var appleLatency = 0
+    @Option(
+        name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).")
+    var appleRateLimit = 40
     @Flag(name: .customLong("no-gateway"), help: "Do not start iap-gateway.") var noGateway = false
 
     func configuration() throws -> LocalStackConfiguration {
@@ -65,7 +78,9 @@ struct LocalStackOptions: ParsableArguments {
         default:
             let names = workers.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
             let unknown = names.filter { !LocalStackConfiguration.allWorkers.contains($0) }
-            guard unknown.isEmpty else { throw ValidationError("unknown workers \(unknown); choose from \(LocalStackConfiguration.allWorkers)") }
+            guard unknown.isEmpty else {
+                throw ValidationError("unknown workers \(unknown); choose from \(LocalStackConfiguration.allWorkers)")
+            }
             configuration.workers = names
         }
         configuration.replicas = replicas

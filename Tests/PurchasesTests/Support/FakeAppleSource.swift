@@ -32,7 +32,12 @@ final class FakeAppleSource: AppleTransactionSource {
 
     /// A source that must not be called.
     static var unused: FakeAppleSource {
-        FakeAppleSource { call in .apple(.serverAPI(status: 500, body: Array("{\"errorCode\":5000000,\"note\":\"unexpected \(call)\"}".utf8), retryAfter: nil)) }
+        FakeAppleSource { call in
+            .apple(
+                .serverAPI(
+                    status: 500, body: Array("{\"errorCode\":5000000,\"note\":\"unexpected \(call)\"}".utf8),
+                    retryAfter: nil))
+        }
     }
 
     var calls: [Call] { self.recorded.withLock { $0 } }
@@ -42,12 +47,16 @@ final class FakeAppleSource: AppleTransactionSource {
         self.recorded.withLock { $0.append(call) }
         switch self.responder(call) {
         case .signed(let jws): return jws
-        case .receipt: throw AppleCallFailure(.terminal(TerminalReason(.receiptInvalid, "scripted a receipt for Get Transaction Info")))
+        case .receipt:
+            throw AppleCallFailure(
+                .terminal(TerminalReason(.receiptInvalid, "scripted a receipt for Get Transaction Info")))
         case .apple(let response): throw AppleCallFailure(Self.classify(response, environment))
         }
     }
 
-    func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure) -> VerifyReceiptResponse {
+    func verifyReceipt(_ receiptData: String, environment: AppStoreEnvironment) async throws(AppleCallFailure)
+        -> VerifyReceiptResponse
+    {
         let call = Call(endpoint: .verifyReceipt, subject: "receipt", environment: environment)
         self.recorded.withLock { $0.append(call) }
         switch self.responder(call) {
@@ -57,18 +66,23 @@ final class FakeAppleSource: AppleTransactionSource {
             } catch {
                 throw AppleCallFailure(.terminal(TerminalReason(.receiptInvalid, "scripted receipt does not decode")))
             }
-        case .signed: throw AppleCallFailure(.terminal(TerminalReason(.receiptInvalid, "scripted a JWS for verifyReceipt")))
+        case .signed:
+            throw AppleCallFailure(.terminal(TerminalReason(.receiptInvalid, "scripted a JWS for verifyReceipt")))
         case .apple(let response): throw AppleCallFailure(Self.classify(response, environment))
         }
     }
 
     /// "Try the other environment" is reported whatever the policy (the adapter's contract).
     private static func classify(_ response: AppleResponse, _ environment: AppStoreEnvironment) -> AppleOutcome {
-        AppleOutcomeClassifier.classify(response, context: ClassificationContext(environment: environment, sandboxAllowed: true))
+        AppleOutcomeClassifier.classify(
+            response, context: ClassificationContext(environment: environment, sandboxAllowed: true))
     }
 
     static func apiError(_ status: Int, _ code: Int64, retryAfter: String? = nil) -> Answer {
-        .apple(.serverAPI(status: status, body: Array("{\"errorCode\":\(code),\"errorMessage\":\"scripted\"}".utf8), retryAfter: retryAfter))
+        .apple(
+            .serverAPI(
+                status: status, body: Array("{\"errorCode\":\(code),\"errorMessage\":\"scripted\"}".utf8),
+                retryAfter: retryAfter))
     }
 
     static func receiptStatus(_ status: Int64, extra: String = "") -> Answer {

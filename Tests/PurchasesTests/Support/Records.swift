@@ -46,11 +46,15 @@ enum Records {
         uuid: String? = nil
     ) -> VerifiedTransaction {
         let context = notification.map {
-            NotificationContext(notificationType: $0, subtype: subtype, notificationUUID: uuid ?? "n-\($0.rawValue)-\(transaction.transactionId)")
+            NotificationContext(
+                notificationType: $0, subtype: subtype,
+                notificationUUID: uuid ?? "n-\($0.rawValue)-\(transaction.transactionId)")
         }
         return VerifiedTransaction(
             transaction: transaction,
-            hints: context == nil ? PublisherHints(eventId: eventId ?? "e-\(transaction.transactionId)", userId: userId, orderId: orderId) : PublisherHints(),
+            hints: context == nil
+                ? PublisherHints(eventId: eventId ?? "e-\(transaction.transactionId)", userId: userId, orderId: orderId)
+                : PublisherHints(),
             source: context == nil ? .storeKit2 : .notification,
             receivedAt: Timestamp(millisecondsSince1970: 1_763_000_100_000),
             verifiedAt: Timestamp(millisecondsSince1970: 1_763_000_100_500),
@@ -58,7 +62,9 @@ enum Records {
         )
     }
 
-    static func matched(_ verified: VerifiedTransaction, userId: String = "u-1", orderId: String? = nil) -> MatchedTransaction {
+    static func matched(_ verified: VerifiedTransaction, userId: String = "u-1", orderId: String? = nil)
+        -> MatchedTransaction
+    {
         MatchedTransaction(verified: verified, userId: userId, orderId: orderId, matchedBy: .user)
     }
 }

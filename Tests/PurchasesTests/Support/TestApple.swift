@@ -43,7 +43,9 @@ struct TestApple: Sendable {
         environment: String = "Sandbox",
         bundleId: String = TestApple.bundleId
     ) throws -> String {
-        var data: [String: any Sendable] = ["environment": environment, "bundleId": bundleId, "appAppleId": Self.appAppleId]
+        var data: [String: any Sendable] = [
+            "environment": environment, "bundleId": bundleId, "appAppleId": Self.appAppleId,
+        ]
         if let transaction { data["signedTransactionInfo"] = try self.sign(transaction) }
         if let renewal {
             var info = renewal

@@ -10,19 +10,28 @@ import Workers
 /// `iap orders rebuild` against the mock broker and a real `redis-server`: the index comes back
 /// from the compacted topic as compaction would leave it, and what Redis holds is kept.
 @Suite(.timeLimit(.minutes(2))) struct OrderIndexRebuildTests {
-    static let tokens = ["7e3d2a1c-0000-4000-8000-00000000000a", "7e3d2a1c-0000-4000-8000-00000000000b", "7e3d2a1c-0000-4000-8000-00000000000c"]
+    static let tokens = [
+        "7e3d2a1c-0000-4000-8000-00000000000a", "7e3d2a1c-0000-4000-8000-00000000000b",
+        "7e3d2a1c-0000-4000-8000-00000000000c",
+    ]
 
     static func record(_ order: OrderEvent) throws -> KafkaRecord {
-        KafkaRecord(topic: "iap.orders", key: order.appAccountToken.map { Array($0.utf8) }, value: try EventEncoder.encode(order))
+        KafkaRecord(
+            topic: "iap.orders", key: order.appAccountToken.map { Array($0.utf8) },
+            value: try EventEncoder.encode(order))
     }
 
     @Test func rebuildsTheLatestOrderPerKeyAndKeepsWhatRedisHolds() async throws {
         let cluster = try TestKafka.cluster(topics: ["iap.orders": 3])
         let producer = try TestKafka.producer(cluster)
-        let first = OrderEvent(orderId: "o-1", userId: "u-1", productId: "p", bundleId: "b", appAccountToken: Self.tokens[0], quantity: 1)
-        let replaced = OrderEvent(orderId: "o-1", userId: "u-9", productId: "p", bundleId: "b", appAccountToken: Self.tokens[0], quantity: 3)
-        let second = OrderEvent(orderId: "o-2", userId: "u-2", productId: "p", bundleId: "b", appAccountToken: Self.tokens[1])
-        let deleted = OrderEvent(orderId: "o-3", userId: "u-3", productId: "p", bundleId: "b", appAccountToken: Self.tokens[2])
+        let first = OrderEvent(
+            orderId: "o-1", userId: "u-1", productId: "p", bundleId: "b", appAccountToken: Self.tokens[0], quantity: 1)
+        let replaced = OrderEvent(
+            orderId: "o-1", userId: "u-9", productId: "p", bundleId: "b", appAccountToken: Self.tokens[0], quantity: 3)
+        let second = OrderEvent(
+            orderId: "o-2", userId: "u-2", productId: "p", bundleId: "b", appAccountToken: Self.tokens[1])
+        let deleted = OrderEvent(
+            orderId: "o-3", userId: "u-3", productId: "p", bundleId: "b", appAccountToken: Self.tokens[2])
         _ = try await producer.send([
             try Self.record(first), try Self.record(second), try Self.record(deleted),
             KafkaRecord(topic: "iap.orders", key: "junk", value: "not an order"),

@@ -34,7 +34,8 @@ import Workers
                     group.addTask {
                         var outcomes: [Int: MatchOutcome] = [:]
                         for index in stride(from: lane, to: Self.purchases, by: 4) {
-                            outcomes[index] = try await Self.matchUntilDecided(matchRules, index: index, indexed: indexed)
+                            outcomes[index] = try await Self.matchUntilDecided(
+                                matchRules, index: index, indexed: indexed)
                         }
                         return outcomes
                     }
@@ -57,7 +58,9 @@ import Workers
     /// Matches like the runtime would: a wait is tried again, and some attempts are cancelled
     /// part-way (a kill), leaving whatever they wrote for the next attempt. The order is known
     /// to be indexed once `indexed` says so; from then on a match must find it.
-    private static func matchUntilDecided(_ rules: MatchRules, index: Int, indexed: IndexedOrders) async throws -> MatchOutcome {
+    private static func matchUntilDecided(_ rules: MatchRules, index: Int, indexed: IndexedOrders) async throws
+        -> MatchOutcome
+    {
         let transaction = Self.transaction(index)
         while true {
             let orderWasIndexed = indexed.contains(index)
@@ -74,7 +77,8 @@ import Workers
             }
             switch outcome {
             case .wait:
-                #expect(!orderWasIndexed, "purchase \(index) waited although its order was indexed before the match began")
+                #expect(
+                    !orderWasIndexed, "purchase \(index) waited although its order was indexed before the match began")
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...5)))
             default:
                 return outcome
@@ -96,7 +100,9 @@ import Workers
     }
 
     private static func order(_ index: Int) -> OrderEvent {
-        OrderEvent(orderId: "o-\(index)", userId: "order-user-\(index)", productId: "pro_monthly", bundleId: StateFixtures.bundleId, appAccountToken: token(index), quantity: 1)
+        OrderEvent(
+            orderId: "o-\(index)", userId: "order-user-\(index)", productId: "pro_monthly",
+            bundleId: StateFixtures.bundleId, appAccountToken: token(index), quantity: 1)
     }
 
     private static func transaction(_ index: Int) -> VerifiedTransaction {

@@ -10,12 +10,15 @@ import Workers
         .deletingLastPathComponent().deletingLastPathComponent()
 
     @Test func theOperationsGuideHoldsTheGeneratedTable() throws {
-        let guide = try String(contentsOf: Self.repository.appendingPathComponent("docs/operations.md"), encoding: .utf8)
+        let guide = try String(
+            contentsOf: Self.repository.appendingPathComponent("docs/operations.md"), encoding: .utf8)
         let begin = try #require(guide.range(of: "<!-- settings:begin"))
         let afterMarker = try #require(guide[begin.upperBound...].range(of: "-->\n"))
         let end = try #require(guide.range(of: "<!-- settings:end -->"))
         let table = String(guide[afterMarker.upperBound..<end.lowerBound])
-        #expect(table == SettingsCatalog.pipeline.markdown, "run `iap config keys` and paste its output between the settings markers")
+        #expect(
+            table == SettingsCatalog.pipeline.markdown,
+            "run `iap config keys` and paste its output between the settings markers")
     }
 
     @Test func everyKeyHasOneEntry() {
@@ -34,7 +37,9 @@ import Workers
             let text = try String(contentsOf: file, encoding: .utf8)
             for match in text.matches(of: pattern) {
                 let name = String(text[match.range].dropFirst().dropLast())
-                if !SettingsCatalog.pipeline.knows(name), name != "IAP_KAFKA_" { unknown.insert("\(name) in \(file.lastPathComponent)") }
+                if !SettingsCatalog.pipeline.knows(name), name != "IAP_KAFKA_" {
+                    unknown.insert("\(name) in \(file.lastPathComponent)")
+                }
             }
         }
         #expect(unknown.isEmpty)

@@ -2,23 +2,24 @@ import Foundation
 import Hosting
 import Pipeline
 import Testing
-import Workers
 import Topology
+import Workers
 
 @Suite(.timeLimit(.minutes(2))) struct StageLayoutTests {
     static let shipped = SettingsTableTests.repository.appendingPathComponent("pipelines/iap.yaml").path
 
     func file(match: String, topics: String = "") throws -> PipelineFile {
-        try PipelineFile.parse(yaml: """
-            topics:
-              - {name: v, partitions: 1, retention: 7d}
-              - {name: o, partitions: 1, cleanupPolicy: compact}
-              - {name: m, partitions: 1}
-              - {name: u, partitions: 1}
-            \(topics)
-            stages:
-              - \(match)
-            """)
+        try PipelineFile.parse(
+            yaml: """
+                topics:
+                  - {name: v, partitions: 1, retention: 7d}
+                  - {name: o, partitions: 1, cleanupPolicy: compact}
+                  - {name: m, partitions: 1}
+                  - {name: u, partitions: 1}
+                \(topics)
+                stages:
+                  - \(match)
+                """)
     }
 
     func refusal(_ file: PipelineFile) -> PipelineFileError.Code? {
@@ -41,15 +42,19 @@ import Topology
     @Test func rolesAreRequiredByName() throws {
         let byPosition = try file(match: "{name: match, consumerGroup: g, inputs: [v, o], outputs: [m, u]}")
         #expect(refusal(byPosition) == .missingRole)
-        let named = try file(match: "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}}")
+        let named = try file(
+            match:
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}}"
+        )
         #expect(refusal(named) == nil)
         #expect(try named.stage(named: "match").inputs == ["v", "o"], "the file's order is kept")
     }
 
     @Test func aMistypedWindowIsRefused() throws {
-        let file = try file(match: """
-            {name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, windows: {unmached: 1h}}
-            """)
+        let file = try file(
+            match: """
+                {name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, windows: {unmached: 1h}}
+                """)
         #expect(refusal(file) == .unknownWindow)
     }
 
@@ -58,7 +63,10 @@ import Topology
         "windows: {unmatched: 10s, orderGrace: 1m}",  // the grace is longer than the wait
     ])
     func durationsThatDoNotOutlastEachOtherAreRefused(_ extra: String) throws {
-        let file = try file(match: "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, \(extra)}")
+        let file = try file(
+            match:
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, \(extra)}"
+        )
         #expect(refusal(file) == .contradiction)
     }
 
@@ -68,8 +76,13 @@ import Topology
         let file = try PipelineFile.load(path: Self.shipped)
         let day: Duration = .seconds(24 * 3600)
         #expect(StageLayout.idempotencyRetention(of: try file.stage(named: "intake"), in: file) == day * 9)
-        #expect(StageLayout.idempotencyRetention(of: try file.stage(named: "webhook"), in: file) == day * 31, "iap.entitlements keeps 30 days")
-        let slow = try self.file(match: "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, retry: {initialBackoff: 1h, maxBackoff: 1d, maxAttempts: 20}}")
+        #expect(
+            StageLayout.idempotencyRetention(of: try file.stage(named: "webhook"), in: file) == day * 31,
+            "iap.entitlements keeps 30 days")
+        let slow = try self.file(
+            match:
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, retry: {initialBackoff: 1h, maxBackoff: 1d, maxAttempts: 20}}"
+        )
         let spec = try slow.stage(named: "match")
         #expect(StageLayout.idempotencyRetention(of: spec, in: slow) >= spec.retry.horizon + day)
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+
 @testable import Workers
 
 /// The worker executables' flags: a typo is refused instead of silently running the defaults.

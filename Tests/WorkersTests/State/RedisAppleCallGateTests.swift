@@ -57,7 +57,8 @@ import Workers
             #expect(try await gate.acquire(production) != .proceed)
             #expect(try await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
             #expect(try await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) == .proceed)
-            guard case .wait(let delay) = try await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) else {
+            guard case .wait(let delay) = try await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox))
+            else {
                 Issue.record("the sandbox bucket should be empty")
                 return
             }

@@ -42,7 +42,8 @@ import Workers
 
     @Test func undecodableStateThrowsAStateDecodingError() async throws {
         try await withRedisClient { _, client throws in
-            _ = try await client.send("SET", "iap:entitlement:{100}", #"{"originalTransactionId": "100", "status": "paused"}"#)
+            _ = try await client.send(
+                "SET", "iap:entitlement:{100}", #"{"originalTransactionId": "100", "status": "paused"}"#)
             await #expect {
                 try await RedisEntitlementStateStore(client: client).state(originalTransactionId: "100")
             } throws: { error in

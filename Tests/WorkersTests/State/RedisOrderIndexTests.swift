@@ -34,13 +34,18 @@ import Workers
             }
             let questions: [(String?, String?)] = [
                 (StateFixtures.token, "o-1"), (StateFixtures.token, "o-2"), (StateFixtures.otherToken, nil),
-                (nil, "o-2"), (StateFixtures.token, "o-missing"), ("7e3d2a1c-0000-4000-8000-00000000ffff", "o-1"), (nil, nil),
+                (nil, "o-2"), (StateFixtures.token, "o-missing"), ("7e3d2a1c-0000-4000-8000-00000000ffff", "o-1"),
+                (nil, nil),
             ]
             for (token, orderId) in questions {
                 let found = try await redis.orders(appAccountToken: token, orderId: orderId)
-                #expect(found == (await memory.orders(appAccountToken: token, orderId: orderId)), "token \(token ?? "-"), orderId \(orderId ?? "-")")
+                #expect(
+                    found == (await memory.orders(appAccountToken: token, orderId: orderId)),
+                    "token \(token ?? "-"), orderId \(orderId ?? "-")")
             }
-            #expect(try await redis.orders(appAccountToken: StateFixtures.token, orderId: "o-2") == OrderLookup(byToken: first, byOrderId: second))
+            #expect(
+                try await redis.orders(appAccountToken: StateFixtures.token, orderId: "o-2")
+                    == OrderLookup(byToken: first, byOrderId: second))
         }
     }
 
@@ -76,7 +81,10 @@ import Workers
                     for (replica, index) in indexes.enumerated() {
                         group.addTask {
                             let claimant = "tx-\(replica)-\(orderId)"
-                            return (orderId, claimant, try await index.claim(orderId: orderId, originalTransactionId: claimant))
+                            return (
+                                orderId, claimant,
+                                try await index.claim(orderId: orderId, originalTransactionId: claimant)
+                            )
                         }
                     }
                 }
@@ -121,7 +129,9 @@ import Workers
             for orderId in ["o-1", "o-2"] {
                 await #expect(throws: StateDecodingError.self) { try await index.order(orderId: orderId) }
             }
-            await #expect(throws: StateDecodingError.self) { try await index.order(appAccountToken: StateFixtures.token) }
+            await #expect(throws: StateDecodingError.self) {
+                try await index.order(appAccountToken: StateFixtures.token)
+            }
         }
     }
 

@@ -13,7 +13,9 @@ import Workers
         try await withRedisClient { _, client throws in
             let store = RedisWaitingTransactionStore(client: client)
             let record = StateFixtures.notification()
-            #expect(try await store.park(record, under: [.appAccountToken(StateFixtures.token)], at: StateFixtures.now) == StateFixtures.now)
+            #expect(
+                try await store.park(record, under: [.appAccountToken(StateFixtures.token)], at: StateFixtures.now)
+                    == StateFixtures.now)
             var changed = record
             changed.verifiedAt = Self.later
             #expect(try await store.park(changed, under: [.orderId("o-1")], at: Self.later) == StateFixtures.now)
@@ -34,7 +36,8 @@ import Workers
             #expect(try await store.release(key) == [first, second])
             #expect(try await store.release(key) == [])
             #expect(try await store.release(.appAccountToken(StateFixtures.otherToken)) == [])
-            #expect(try await client.send("EXISTS", .string("iap:wait:index:{token:\(StateFixtures.token)}")).integer == 0)
+            #expect(
+                try await client.send("EXISTS", .string("iap:wait:index:{token:\(StateFixtures.token)}")).integer == 0)
             // A released record that still finds no user keeps its original window.
             #expect(try await store.park(first, under: [key], at: Self.later) == StateFixtures.now)
             #expect(try await store.release(key) == [first])
@@ -46,7 +49,9 @@ import Workers
             let store = RedisWaitingTransactionStore(client: client)
             let kept = StateFixtures.purchase("1")
             let matched = StateFixtures.purchase("2")
-            for record in [kept, matched] { _ = try await store.park(record, under: [.orderId("o-1")], at: StateFixtures.now) }
+            for record in [kept, matched] {
+                _ = try await store.park(record, under: [.orderId("o-1")], at: StateFixtures.now)
+            }
             try await store.forget(recordKey: matched.recordKey)
             try await store.forget(recordKey: "never-parked")
             #expect(try await client.send("EXISTS", .string("iap:wait:record:{\(matched.recordKey)}")).integer == 0)
@@ -63,7 +68,9 @@ import Workers
             let stores = [RedisWaitingTransactionStore(client: first), RedisWaitingTransactionStore(client: second)]
             let records = (0..<40).map { StateFixtures.purchase("\(100 + $0)") }
             for (offset, record) in records.enumerated() {
-                let keys: [WaitKey] = offset.isMultiple(of: 2) ? [.orderId("o-1"), .appAccountToken(StateFixtures.token)] : [.orderId("o-1")]
+                let keys: [WaitKey] =
+                    offset.isMultiple(of: 2)
+                    ? [.orderId("o-1"), .appAccountToken(StateFixtures.token)] : [.orderId("o-1")]
                 _ = try await stores[offset % 2].park(record, under: keys, at: StateFixtures.now)
             }
             let released = try await withThrowingTaskGroup(of: [VerifiedTransaction].self) { group in
@@ -86,11 +93,13 @@ import Workers
             let record = StateFixtures.purchase("1")
             let recordKey = "iap:wait:record:{\(record.recordKey)}"
             let indexKey = "iap:wait:index:{order:o-1}"
-            _ = try await RedisWaitingTransactionStore(client: client).park(record, under: [.orderId("o-1")], at: StateFixtures.now)
+            _ = try await RedisWaitingTransactionStore(client: client).park(
+                record, under: [.orderId("o-1")], at: StateFixtures.now)
             #expect(isFresh(try await pttl(client, recordKey), ttl: .seconds(8 * 86_400)))
             #expect(isFresh(try await pttl(client, indexKey), ttl: .seconds(8 * 86_400)))
 
-            let store = RedisWaitingTransactionStore(client: client, keys: try StateKeys(prefix: "t:"), retention: .seconds(120))
+            let store = RedisWaitingTransactionStore(
+                client: client, keys: try StateKeys(prefix: "t:"), retention: .seconds(120))
             let other = StateFixtures.purchase("2")
             _ = try await store.park(other, under: [.orderId("o-1")], at: StateFixtures.now)
             #expect(isFresh(try await pttl(client, "t:wait:record:{\(other.recordKey)}"), ttl: .seconds(120)))
@@ -113,7 +122,8 @@ import Workers
             await #expect(throws: StateDecodingError.self) { try await store.release(.orderId("o-1")) }
 
             let corrupt = StateFixtures.purchase("x")
-            _ = try await client.send("HSET", .string("iap:wait:record:{\(corrupt.recordKey)}"), "since", "yesterday", "transaction", "{}")
+            _ = try await client.send(
+                "HSET", .string("iap:wait:record:{\(corrupt.recordKey)}"), "since", "yesterday", "transaction", "{}")
             await #expect(throws: StateDecodingError.self) {
                 try await store.park(corrupt, under: [], at: StateFixtures.now)
             }
@@ -130,7 +140,11 @@ import Workers
             let order = WaitKey.orderId("o-1")
             let a = StateFixtures.notification("1", uuid: "n-a")
             let b = StateFixtures.purchase("2")
-            enum Step { case park(VerifiedTransaction, [WaitKey], Int64), release(WaitKey), forget(String) }
+            enum Step {
+                case park(VerifiedTransaction, [WaitKey], Int64)
+                case release(WaitKey)
+                case forget(String)
+            }
             let steps: [Step] = [
                 .park(a, [token], 0), .park(b, [token, order], 1), .park(a, [order], 2), .release(order),
                 .release(order), .park(b, [order], 3), .forget(a.recordKey), .release(token), .park(a, [token], 4),

@@ -13,7 +13,9 @@ enum StateFixtures {
     static let otherToken = "7e3d2a1c-0000-4000-8000-000000000002"
     static let now = Timestamp(millisecondsSince1970: 1_763_000_200_000)
 
-    static func details(_ transactionId: String = "2000000000000002", original: String = "2000000000000001") -> TransactionDetails {
+    static func details(_ transactionId: String = "2000000000000002", original: String = "2000000000000001")
+        -> TransactionDetails
+    {
         TransactionDetails(
             transactionId: transactionId,
             originalTransactionId: original,
@@ -37,7 +39,8 @@ enum StateFixtures {
     }
 
     /// A notification delivery (no hints) of `details`.
-    static func notification(_ transactionId: String = "2000000000000002", uuid: String = "n-1") -> VerifiedTransaction {
+    static func notification(_ transactionId: String = "2000000000000002", uuid: String = "n-1") -> VerifiedTransaction
+    {
         VerifiedTransaction(
             transaction: details(transactionId),
             hints: PublisherHints(),
@@ -53,18 +56,26 @@ enum StateFixtures {
     }
 
     /// A purchase delivery with every hint set.
-    static func purchase(_ transactionId: String, eventId: String? = nil, orderId: String = "o-1") -> VerifiedTransaction {
+    static func purchase(_ transactionId: String, eventId: String? = nil, orderId: String = "o-1")
+        -> VerifiedTransaction
+    {
         VerifiedTransaction(
             transaction: details(transactionId, original: transactionId),
-            hints: PublisherHints(eventId: eventId ?? "e-\(transactionId)", userId: nil, orderId: orderId, appAccountToken: token, environment: .sandbox),
+            hints: PublisherHints(
+                eventId: eventId ?? "e-\(transactionId)", userId: nil, orderId: orderId, appAccountToken: token,
+                environment: .sandbox),
             source: .storeKit2,
             receivedAt: Timestamp(millisecondsSince1970: 1_763_000_100_000),
             verifiedAt: Timestamp(millisecondsSince1970: 1_763_000_100_500)
         )
     }
 
-    static func order(_ orderId: String = "o-1", userId: String = "u-1", token: String? = StateFixtures.token) -> OrderEvent {
-        OrderEvent(orderId: orderId, userId: userId, productId: "pro_monthly", bundleId: bundleId, appAccountToken: token, quantity: 1)
+    static func order(_ orderId: String = "o-1", userId: String = "u-1", token: String? = StateFixtures.token)
+        -> OrderEvent
+    {
+        OrderEvent(
+            orderId: orderId, userId: userId, productId: "pro_monthly", bundleId: bundleId, appAccountToken: token,
+            quantity: 1)
     }
 
     static func entitlement() -> EntitlementState {

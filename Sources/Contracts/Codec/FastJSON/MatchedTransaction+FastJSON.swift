@@ -11,8 +11,12 @@ extension MatchedTransaction: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var schema: String?, verified: VerifiedTransaction?, userId: String?, orderId: String?
-        var matchedBy: MatchedBy?, warnings: [MatchWarning]?
+        var schema: String?
+        var verified: VerifiedTransaction?
+        var userId: String?
+        var orderId: String?
+        var matchedBy: MatchedBy?
+        var warnings: [MatchWarning]?
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
@@ -25,7 +29,9 @@ extension MatchedTransaction: FastJSONCodable {
             default: try json.skipValue()
             }
         }
-        guard try JSONReader.required(schema, "schema") == Self.schema else { throw JSONReader.Failure(offset: -1, detail: "schema") }
+        guard try JSONReader.required(schema, "schema") == Self.schema else {
+            throw JSONReader.Failure(offset: -1, detail: "schema")
+        }
         self.init(
             verified: try JSONReader.required(verified, "verified"),
             userId: try JSONReader.required(userId, "userId"),

@@ -3,8 +3,15 @@ import AppStore
 /// Read only: backends publish purchases and intake reads every one of them.
 extension PurchaseEvent: FastJSONReadable {
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var schema: String?, eventId: String?, bundleId: String?, userId: String?, orderId: String?, appAccountToken: String?
-        var environment: AppStoreEnvironment?, source: PurchaseSource?, payloads: [PurchasePayload] = []
+        var schema: String?
+        var eventId: String?
+        var bundleId: String?
+        var userId: String?
+        var orderId: String?
+        var appAccountToken: String?
+        var environment: AppStoreEnvironment?
+        var source: PurchaseSource?
+        var payloads: [PurchasePayload] = []
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
@@ -16,9 +23,11 @@ extension PurchaseEvent: FastJSONReadable {
             case "appAccountToken": appAccountToken = try json.optionalString()
             case "environment": environment = try json.optionalRaw()
             case "source": source = try json.optionalRaw()
-            case "signedTransaction": if let value = try json.optionalString() { payloads.append(.signedTransaction(value)) }
+            case "signedTransaction":
+                if let value = try json.optionalString() { payloads.append(.signedTransaction(value)) }
             case "appReceipt": if let value = try json.optionalString() { payloads.append(.appReceipt(value)) }
-            case "transactionReceipt": if let value = try json.optionalString() { payloads.append(.transactionReceipt(value)) }
+            case "transactionReceipt":
+                if let value = try json.optionalString() { payloads.append(.transactionReceipt(value)) }
             case "transactionId": if let value = try json.optionalString() { payloads.append(.transactionId(value)) }
             default: try json.skipValue()
             }

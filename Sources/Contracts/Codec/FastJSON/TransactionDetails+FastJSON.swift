@@ -25,9 +25,15 @@ extension TransactionDetails: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var transactionId: String?, originalTransactionId: String?, bundleId: String?, productId: String?
-        var quantity: Int?, environment: AppStoreEnvironment?
-        var details = TransactionDetails(transactionId: "", originalTransactionId: "", bundleId: "", productId: "", productType: nil, environment: .production)
+        var transactionId: String?
+        var originalTransactionId: String?
+        var bundleId: String?
+        var productId: String?
+        var quantity: Int?
+        var environment: AppStoreEnvironment?
+        var details = TransactionDetails(
+            transactionId: "", originalTransactionId: "", bundleId: "", productId: "", productType: nil,
+            environment: .production)
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {

@@ -15,8 +15,14 @@ extension VerifiedTransaction: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var schema: String?, transaction: TransactionDetails?, notification: NotificationContext?, renewal: RenewalDetails?
-        var hints: PublisherHints?, source: PurchaseSource?, receivedAt: Timestamp?, verifiedAt: Timestamp?
+        var schema: String?
+        var transaction: TransactionDetails?
+        var notification: NotificationContext?
+        var renewal: RenewalDetails?
+        var hints: PublisherHints?
+        var source: PurchaseSource?
+        var receivedAt: Timestamp?
+        var verifiedAt: Timestamp?
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
@@ -31,7 +37,9 @@ extension VerifiedTransaction: FastJSONCodable {
             default: try json.skipValue()
             }
         }
-        guard try JSONReader.required(schema, "schema") == Self.schema else { throw JSONReader.Failure(offset: -1, detail: "schema") }
+        guard try JSONReader.required(schema, "schema") == Self.schema else {
+            throw JSONReader.Failure(offset: -1, detail: "schema")
+        }
         self.init(
             transaction: try JSONReader.required(transaction, "transaction"),
             hints: try JSONReader.required(hints, "hints"),
@@ -55,7 +63,10 @@ extension NotificationContext: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var notificationType: NotificationTypeV2?, subtype: NotificationSubtype?, notificationUUID: String?, signedDate: Timestamp?
+        var notificationType: NotificationTypeV2?
+        var subtype: NotificationSubtype?
+        var notificationUUID: String?
+        var signedDate: Timestamp?
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {

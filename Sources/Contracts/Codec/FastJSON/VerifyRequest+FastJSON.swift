@@ -1,4 +1,5 @@
 import AppStore
+
 extension VerifyRequest: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
@@ -14,8 +15,14 @@ extension VerifyRequest: FastJSONCodable {
     }
 
     public init(from json: inout JSONReader) throws(JSONReader.Failure) {
-        var schema: String?, kind: Kind?, payload: String?, bundleId: String?, hints: PublisherHints?
-        var source: PurchaseSource?, receivedAt: Timestamp?, notificationUUID: String?
+        var schema: String?
+        var kind: Kind?
+        var payload: String?
+        var bundleId: String?
+        var hints: PublisherHints?
+        var source: PurchaseSource?
+        var receivedAt: Timestamp?
+        var notificationUUID: String?
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
@@ -30,7 +37,9 @@ extension VerifyRequest: FastJSONCodable {
             default: try json.skipValue()
             }
         }
-        guard try JSONReader.required(schema, "schema") == Self.schema else { throw JSONReader.Failure(offset: -1, detail: "schema") }
+        guard try JSONReader.required(schema, "schema") == Self.schema else {
+            throw JSONReader.Failure(offset: -1, detail: "schema")
+        }
         self.init(
             kind: try JSONReader.required(kind, "kind"),
             payload: try JSONReader.required(payload, "payload"),

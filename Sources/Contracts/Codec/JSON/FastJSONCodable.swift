@@ -1,4 +1,5 @@
 public import AppStore
+
 /// A type with a hand-written JSON encoder, used by ``EventEncoder`` instead of `JSONEncoder`.
 ///
 /// Every record a worker handles is decoded and encoded at least once, and `JSONEncoder` /
@@ -30,7 +31,9 @@ extension JSONReader {
     }
 
     public mutating func timestamp() throws(Failure) -> Timestamp {
-        guard let timestamp = Timestamp(iso8601: try self.string()) else { throw Failure(offset: -1, detail: "not a timestamp") }
+        guard let timestamp = Timestamp(iso8601: try self.string()) else {
+            throw Failure(offset: -1, detail: "not a timestamp")
+        }
         return timestamp
     }
 
@@ -47,13 +50,17 @@ extension JSONReader {
     }
 
     /// Open enumerations and `String` enums from their raw value.
-    public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value? where Value.RawValue == String {
+    public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value?
+    where Value.RawValue == String {
         if try self.readNull() { return nil }
-        guard let value = Value(rawValue: try self.string()) else { throw Failure(offset: -1, detail: "unknown \(Value.self)") }
+        guard let value = Value(rawValue: try self.string()) else {
+            throw Failure(offset: -1, detail: "unknown \(Value.self)")
+        }
         return value
     }
 
-    public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value? where Value.RawValue == Int32 {
+    public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value?
+    where Value.RawValue == Int32 {
         if try self.readNull() { return nil }
         guard let raw = Int32(exactly: try self.int()), let value = Value(rawValue: raw) else {
             throw Failure(offset: -1, detail: "unknown \(Value.self)")
@@ -62,8 +69,11 @@ extension JSONReader {
     }
 
     /// A required open enumeration or `String` enum (`null` fails).
-    public mutating func raw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value where Value.RawValue == String {
-        guard let value = try self.optionalRaw(Value.self) else { throw Failure(offset: -1, detail: "null \(Value.self)") }
+    public mutating func raw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value
+    where Value.RawValue == String {
+        guard let value = try self.optionalRaw(Value.self) else {
+            throw Failure(offset: -1, detail: "null \(Value.self)")
+        }
         return value
     }
 

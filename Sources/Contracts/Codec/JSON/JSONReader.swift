@@ -49,7 +49,9 @@ public struct JSONReader {
         let key = try self.keyRange()
         for earlier in self.keys.reversed() {
             if earlier == Self.objectMark { break }
-            if earlier.count == key.count, self.bytes[earlier] == self.bytes[key] { throw self.failure("duplicate key") }
+            if earlier.count == key.count, self.bytes[earlier] == self.bytes[key] {
+                throw self.failure("duplicate key")
+            }
         }
         self.keys.append(key)
         try self.expect(UInt8(ascii: ":"))
@@ -98,7 +100,9 @@ public struct JSONReader {
             self.index += 1
         }
         let digits = self.index - start
-        guard digits > 0, !(digits > 1 && self.bytes[start] == UInt8(ascii: "0")) else { throw self.failure("not an integer") }
+        guard digits > 0, !(digits > 1 && self.bytes[start] == UInt8(ascii: "0")) else {
+            throw self.failure("not an integer")
+        }
         if let byte = self.peek, byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
             throw self.failure("not an integer")
         }
@@ -159,7 +163,7 @@ public struct JSONReader {
     private mutating func literal(_ text: StaticString) throws(Failure) {
         let count = text.utf8CodeUnitCount
         guard self.index + count <= self.bytes.count,
-              text.withUTF8Buffer({ $0.elementsEqual(self.bytes[self.index..<self.index + count]) })
+            text.withUTF8Buffer({ $0.elementsEqual(self.bytes[self.index..<self.index + count]) })
         else { throw self.failure("expected \(text)") }
         self.index += count
     }
@@ -222,7 +226,9 @@ public struct JSONReader {
         let start = self.index
         var highBits: UInt8 = 0
         while let byte = self.peek, byte != UInt8(ascii: "\"") {
-            guard byte >= 0x20, byte != UInt8(ascii: "\\") else { throw self.failure("escape or control character in a key") }
+            guard byte >= 0x20, byte != UInt8(ascii: "\\") else {
+                throw self.failure("escape or control character in a key")
+            }
             highBits |= byte
             self.index += 1
         }

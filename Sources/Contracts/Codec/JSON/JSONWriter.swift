@@ -1,4 +1,5 @@
 public import AppStore
+
 /// Appends compact JSON to a byte buffer, for the hand-written encoders of ``FastJSONWritable``.
 ///
 /// The output is byte for byte what `JSONEncoder` writes with `[.sortedKeys,
@@ -147,13 +148,15 @@ extension JSONWriter {
     }
 
     /// Open enumerations and `String` enums, written as their raw value.
-    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == String {
+    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
+    where Value.RawValue == String {
         guard let value else { return }
         self.key(name)
         self.string(value.rawValue)
     }
 
-    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == Int32 {
+    public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
+    where Value.RawValue == Int32 {
         guard let value else { return }
         self.key(name)
         self.int(value.rawValue)
@@ -183,7 +186,8 @@ extension JSONWriter {
         self.fieldOrNull(name, value?.iso8601)
     }
 
-    public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?) where Value.RawValue == String {
+    public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
+    where Value.RawValue == String {
         self.fieldOrNull(name, value?.rawValue)
     }
 }
