@@ -29,10 +29,10 @@ build: setup
 ## socket took its port meanwhile (decision D13); then the format check (scripts/format-check);
 ## last, a bounded run of every fuzz target
 test: setup
+	SWIFT=$(SWIFT) scripts/format-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests
-	SWIFT=$(SWIFT) scripts/format-check
 	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
 
 ## format: rewrite Sources, Tests and Package.swift as .swift-format says (swift-format ships with the toolchain)
