@@ -40,25 +40,29 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
         forAttempt attempt: Int, retryAfter: Duration? = nil, using generator: inout some RandomNumberGenerator
     ) -> Duration {
         let cap = maxBackoff.seconds
-        // pow overflows to infinity for huge attempt numbers; such delays are simply the cap.
-        let growth = pow(multiplier, Double(max(attempt, 1) - 1))
-        let base = growth.isFinite ? min(initialBackoff.seconds * growth, cap) : cap
+        let base = baseSeconds(forAttempt: attempt)
         let spread = base * jitter
         let jittered = min(max(base + Double.random(in: -spread...spread, using: &generator), 0), cap)
         return max(.seconds(jittered), retryAfter ?? .zero)
     }
 
     /// The longest a record can spend in retries before it is dead-lettered: every delay at
-    /// its cap and its jitter's upper end. What must outlast it (idempotency markers) is
-    /// checked against this, not against a comment.
+    /// its jitter's upper end (within the cap). What must outlast it (idempotency markers) is
+    /// derived from it (`StageLayout.idempotencyRetention`).
     public var horizon: Duration {
         var total: Duration = .zero
         for attempt in stride(from: 1, to: maxAttempts, by: 1) {
-            let growth = pow(multiplier, Double(attempt - 1))
-            let base = growth.isFinite ? min(initialBackoff.seconds * growth, maxBackoff.seconds) : maxBackoff.seconds
-            total += .seconds(min(base * (1 + jitter), maxBackoff.seconds))
+            total += .seconds(min(baseSeconds(forAttempt: attempt) * (1 + jitter), maxBackoff.seconds))
         }
         return total
+    }
+
+    /// The un-jittered delay before retry `attempt`, in seconds: exponential growth, capped.
+    private func baseSeconds(forAttempt attempt: Int) -> Double {
+        let cap = maxBackoff.seconds
+        // pow overflows to infinity for huge attempt numbers; such delays are simply the cap.
+        let growth = pow(multiplier, Double(max(attempt, 1) - 1))
+        return growth.isFinite ? min(initialBackoff.seconds * growth, cap) : cap
     }
 
     /// The floor of a retry because another replica holds the record's idempotency lock: the
