@@ -415,7 +415,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore", "AppStoreSimulator", "TestSupport"],
+            dependencies: ["AppStore", "AppStoreSimulator", "LocalStack", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),

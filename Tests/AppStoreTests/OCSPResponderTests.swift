@@ -1,6 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
+import LocalStack
 import SwiftASN1
 import Synchronization
 import TestSupport
@@ -182,7 +183,7 @@ final class OpenSSLOCSPTransport: OCSPTransport {
     private let requests = Atomic<Int>(0)
     private let log = Mutex<(queried: [String], answered: Int)>(([], 0))
 
-    init(directory: URL, indexPath: String, responders: [String: Responder], timeout: Duration = .seconds(8)) {
+    init(directory: URL, indexPath: String, responders: [String: Responder], timeout: Duration = .seconds(30)) {
         self.directory = directory
         self.indexPath = indexPath
         self.responders = responders
@@ -210,40 +211,37 @@ final class OpenSSLOCSPTransport: OCSPTransport {
         let responseURL = self.directory.appendingPathComponent("response-\(number).der")
         let stderrURL = self.directory.appendingPathComponent("stderr-\(number).txt")
         try Data(request).write(to: requestURL)
-        try Data().write(to: stderrURL)
-        let stderr = try FileHandle(forWritingTo: stderrURL)
-        defer { try? stderr.close() }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = [
-            "ocsp", "-index", self.indexPath,
-            "-CA", responder.certificatePath,
-            "-rsigner", responder.certificatePath, "-rkey", responder.keyPath,
-            "-reqin", requestURL.path, "-respout", responseURL.path,
-            "-ndays", "1",
-        ]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = stderr
-        try process.run()
-
+        // `ChildProcess` waits for the child on a thread of its own (a blocking `waitpid`), so its
+        // exit is seen however loaded the test run is; Foundation's `Process` missed one under
+        // `make test` and the query timed out although openssl answers in milliseconds.
+        let process = try ChildProcess(
+            name: "openssl-ocsp-\(number)", executable: openssl,
+            arguments: [
+                "ocsp", "-index", self.indexPath,
+                "-CA", responder.certificatePath,
+                "-rsigner", responder.certificatePath, "-rkey", responder.keyPath,
+                "-reqin", requestURL.path, "-respout", responseURL.path,
+                "-ndays", "1",
+            ],
+            environment: ProcessInfo.processInfo.environment, logPath: stderrURL.path
+        )
         let deadline = ContinuousClock.now.advanced(by: self.timeout)
         while process.isRunning {
             guard ContinuousClock.now < deadline else {
-                process.terminate()
+                process.crash()
                 throw Failure(description: "openssl ocsp did not exit within \(self.timeout)")
             }
             do {
                 try await Task.sleep(for: .milliseconds(5))
             } catch {
-                process.terminate()
+                process.crash()
                 throw error
             }
         }
         let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw Failure(description: "openssl ocsp exited \(process.terminationStatus): \(errors)")
+        guard process.exitCode == 0 else {
+            throw Failure(description: "openssl ocsp exited with status \(await process.waitForExit()): \(errors)")
         }
         let response = try Data(contentsOf: responseURL)
         guard !response.isEmpty else { throw Failure(description: "openssl ocsp wrote no response: \(errors)") }
