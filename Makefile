@@ -3,7 +3,9 @@
 
 SWIFT        ?= swift
 CONFIG       ?= debug
-APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl
+APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus
+# Validators the deployment and alert tests run: the Compose spec's schema, Kubernetes' schemas
+PIP_PACKAGES := check-jsonschema kubernetes-validate
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Seconds per fuzz target: `make fuzz` (on demand) and the bounded run at the end of `make test`
 FUZZ_SECONDS       ?= 600
@@ -11,13 +13,16 @@ FUZZ_SMOKE_SECONDS ?= 20
 
 .PHONY: setup build test format format-check fuzz fuzz-smoke soak demo bench clean
 
-## setup: install the C libraries, redis-server and kcat from Debian (skipped when present)
+## setup: install the C libraries, redis-server, kcat and promtool from Debian, and the deployment
+## validators from PyPI (each skipped when present)
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:$$missing"; \
-	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@missing=""; for p in $(PIP_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing from PyPI:$$missing"; python3 -m pip install -q $$missing; fi
 
 ## build: compile every module and executable
 build: setup
