@@ -22,7 +22,8 @@ setup:
 	  $(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 	@missing=""; for p in $(PIP_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then echo "installing from PyPI:$$missing"; python3 -m pip install -q $$missing; fi
+	if [ -n "$$missing" ]; then echo "installing from PyPI:$$missing"; python3 -m pip install -q $$missing; \
+	  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; fi
 
 ## build: compile every module and executable
 build: setup
