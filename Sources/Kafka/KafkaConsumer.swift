@@ -51,7 +51,6 @@ public final class KafkaConsumer: Sendable {
             // Close on the poll thread: it serves the final revoke, commits stored offsets and
             // leaves the group, so partitions move to other replicas at once (not after
             // session.timeout.ms).
-            context.isClosing = true
             let err = rd_kafka_consumer_close(client.handle)
             if err != RD_KAFKA_RESP_ERR_NO_ERROR {
                 logger.warning("consumer close", metadata: ["error": "\(String(cString: rd_kafka_err2str(err)))"])
@@ -112,7 +111,12 @@ public final class KafkaConsumer: Sendable {
 
     /// Stops polling, commits stored offsets and leaves the group; `events` then finishes.
     /// In-flight work must already be drained (or deliberately abandoned) by the caller.
+    ///
+    /// A revocation the caller never read (it arrived while the caller stopped reading
+    /// `events` to shut down) counts as acknowledged: the caller has drained everything, and
+    /// otherwise the poll thread would wait out the whole drain timeout before it could close.
     public func close() async {
+        context.beginClosing()
         await poller.stop()
     }
 
@@ -130,17 +134,27 @@ public final class KafkaConsumer: Sendable {
 
 /// The consumer's C-callback state. Only the poll thread calls `pollOnce` and `rebalance`.
 ///
-/// `@unchecked Sendable`: `events` is a Sendable continuation, `assigned` is behind a Mutex,
-/// and `isClosing` is written once by the poll thread before the final rebalance it reads it in.
+/// `@unchecked Sendable`: `events` is a Sendable continuation, `assigned` and `closing` are
+/// behind a Mutex, and the other mutable state is touched by the poll thread only.
 final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
     let events: AsyncStream<KafkaConsumerEvent>.Continuation
     let drainTimeout: Duration
     let assigned = Mutex<Set<TopicPartition>>([])
-    nonisolated(unsafe) var isClosing = false
+    /// Whether `close()` was called, and the revocation the poll thread is waiting on, if any.
+    private let closing = Mutex<(requested: Bool, pending: RevocationAcknowledgement?)>((false, nil))
     /// Set on the first assignment callback, after which the sticky assignor has its state.
     private let everAssigned = Atomic<Bool>(false)
 
     override var isSafeToDestroy: Bool { everAssigned.load(ordering: .acquiring) }
+
+    /// From here on no revocation waits for the application: it has drained and stopped reading.
+    func beginClosing() {
+        let pending = closing.withLock { state in
+            state.requested = true
+            return state.pending
+        }
+        pending?.acknowledge()
+    }
 
     init(logger: Logger, events: AsyncStream<KafkaConsumerEvent>.Continuation, drainTimeout: Duration) {
         self.events = events
@@ -284,11 +298,16 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
             let lost = rd_kafka_assignment_lost(rk) != 0
             logger.info("partitions revoked", metadata: ["partitions": "\(changed.sorted())", "lost": "\(lost)"])
             let acknowledgement = RevocationAcknowledgement()
+            let closeRequested = closing.withLock { state in
+                state.pending = acknowledgement
+                return state.requested
+            }
             events.yield(.revoked(changed, lost: lost, acknowledgement))
             // On close the application drained before asking, and may no longer be reading events.
-            if !isClosing && !acknowledgement.wait(timeout: drainTimeout) {
+            if !closeRequested && !acknowledgement.wait(timeout: drainTimeout) {
                 logger.warning("revocation drain timed out; uncommitted work will be redelivered")
             }
+            closing.withLock { $0.pending = nil }
             if !lost {
                 let commitErr = rd_kafka_commit(rk, nil, 0)
                 if commitErr != RD_KAFKA_RESP_ERR_NO_ERROR && commitErr != RD_KAFKA_RESP_ERR__NO_OFFSET {

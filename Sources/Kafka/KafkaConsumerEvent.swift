@@ -1,5 +1,6 @@
 import Basics
 import Dispatch
+import Synchronization
 
 /// What a `KafkaConsumer` hands to the application, in order.
 public enum KafkaConsumerEvent: Sendable {
@@ -17,11 +18,16 @@ public enum KafkaConsumerEvent: Sendable {
 /// The application's "drained" signal for a revocation; waiting happens on the poll thread.
 public final class RevocationAcknowledgement: Sendable {
     private let semaphore = DispatchSemaphore(value: 0)
+    private let acknowledged = Atomic<Bool>(false)
 
     init() {}
 
-    /// Tells the consumer the revoked partitions hold no more in-flight work. Call exactly once.
-    public func acknowledge() { semaphore.signal() }
+    /// Tells the consumer the revoked partitions hold no more in-flight work. Later calls do
+    /// nothing (the consumer's `close()` also acknowledges a revocation nobody read).
+    public func acknowledge() {
+        guard !acknowledged.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        semaphore.signal()
+    }
 
     func wait(timeout: Duration) -> Bool {
         semaphore.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds(rounding: .towardZero)))) == .success

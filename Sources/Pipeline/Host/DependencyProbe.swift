@@ -16,7 +16,8 @@ struct DependencyProbe: Service {
     func run() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             readiness.set(await check())
-            try? await Task.sleep(for: interval)
+            // Wakes at once on SIGTERM: a sleeping probe must not hold the process (issue 12).
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
         readiness.set(.notReady(reason: "shutting down"))
     }

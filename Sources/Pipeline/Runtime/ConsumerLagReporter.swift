@@ -52,7 +52,7 @@ public struct ConsumerLagReporter: Service {
             } catch {
                 logger.warning("lag query failed", metadata: ["error": "\(error)"])
             }
-            try? await Task.sleep(for: interval)
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
     }
 

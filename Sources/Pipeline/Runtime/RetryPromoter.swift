@@ -45,11 +45,13 @@ public struct RetryPromoter: Service {
                 if idleRounds % 25 == 1 { depth.record(try await store.depth()) }
                 if count == 0 {
                     // Jitter spreads replicas' polls so they do not hit Redis in lockstep.
-                    try? await Task.sleep(for: idleInterval * Double.random(in: 0.75...1.25))
+                    try? await cancelWhenGracefulShutdown {
+                        try await Task.sleep(for: idleInterval * Double.random(in: 0.75...1.25))
+                    }
                 }
             } catch {
                 logger.warning("retry promotion failed", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(1)) }
             }
         }
     }

@@ -1,0 +1,38 @@
+import Kafka
+import TestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(3))) struct CloseTests {
+    /// An application that stopped reading events to shut down never acknowledges a revocation
+    /// that arrives meanwhile (a rebalance during the drain). Its `close()` must still return
+    /// at once: it drained before asking, and the poll thread would otherwise wait out the whole
+    /// revocation drain timeout before it could leave the group.
+    @Test func closeDoesNotWaitOutARevocationNobodyAcknowledged() async throws {
+        let cluster = try TestKafka.cluster(topics: ["t": 4])
+        var configuration = TestKafka.consumerConfiguration(cluster, group: "g", topics: ["t"])
+        configuration.revocationDrainTimeout = .seconds(90)
+        let first = try KafkaConsumer(configuration: configuration, logger: TestKafka.logger)
+        var events = first.events.makeAsyncIterator()
+        while let event = await events.next() {
+            if case .assigned = event { break }
+        }
+
+        // A second member joins: the group takes partitions from the first, whose revocation
+        // is read but never acknowledged.
+        let second = ConsumerProbe(try KafkaConsumer(configuration: configuration, logger: TestKafka.logger))
+        while let event = await events.next() {
+            if case .revoked = event { break }
+        }
+
+        let clock = ContinuousClock()
+        let closing = clock.now
+        await first.close()
+        let took = clock.now - closing
+        #expect(took < .seconds(45), "close() waited \(took) for a revocation nobody acknowledged (timeout 90 s)")
+
+        try await eventually("the second member owns every partition") {
+            second.assignment.count == 4 ? true : nil
+        }
+        await second.close()
+    }
+}

@@ -1,0 +1,156 @@
+import AsyncHTTPClient
+import Kafka
+import Logging
+import NIOCore
+import NIOHTTP1
+import Pipeline
+import Redis
+import Synchronization
+import TestSupport
+import Testing
+import Topology
+
+/// SIGTERM's path through a whole worker (ops server, probe, lag reporter, generation watch,
+/// retry promoter, runtime): the process ends as soon as the drain does.
+@Suite(.timeLimit(.minutes(3))) struct WorkerShutdownTests {
+    /// Every periodic service sleeps far longer than the bound, so a service that sleeps
+    /// through shutdown instead of waking fails this test.
+    @Test func aWorkerWithNothingInFlightExitsWithinASecond() async throws {
+        try await withRedisServer { redis in
+            let fixture = try Fixture(redisURL: redis.url)
+            let worker = try fixture.worker(TestStage())
+            let stop = AsyncStream<Void>.makeStream()
+            let running = Task { try await worker.run { for await _ in stop.stream { return } } }
+            try await fixture.waitUntilReady()
+            try await eventually("partitions assigned") { fixture.log.contains("partitions assigned") ? true : nil }
+
+            let clock = ContinuousClock()
+            let stopping = clock.now
+            stop.continuation.finish()
+            try await running.value
+            let took = clock.now - stopping
+            #expect(took < .seconds(1), "an idle worker took \(took) to exit")
+            #expect(fixture.log.contains("worker stopped"))
+            await fixture.close()
+        }
+    }
+
+    /// A rebalance that arrives while the worker drains (its runtime no longer reads consumer
+    /// events) used to hold the exit for the consumer's whole revocation timeout, with no
+    /// "worker stopped" line before the supervisor's kill. Now the drained worker commits,
+    /// leaves and stops as soon as its last record is done.
+    @Test func aWorkerRebalancedWhileDrainingCommitsAndStops() async throws {
+        try await withRedisServer { redis in
+            let fixture = try Fixture(redisURL: redis.url)
+            let stage = TestStage()
+            let worker = try fixture.worker(stage)
+            let stop = AsyncStream<Void>.makeStream()
+            let running = Task { try await worker.run { for await _ in stop.stream { return } } }
+            try await fixture.waitUntilReady()
+
+            try await TestEvents.publish(fixture.producer, [(id: "slow", action: "block")])
+            try await eventually("the record is running") { stage.observations.handled.isEmpty ? nil : true }
+            stop.continuation.finish()
+            try await eventually("draining") { fixture.log.contains("draining") ? true : nil }
+
+            // Another member joins while the record still runs: the worker's partitions are revoked.
+            let newcomer = ConsumerProbe(
+                try KafkaConsumer(
+                    configuration: TestKafka.consumerConfiguration(
+                        fixture.cluster, group: "test-stage", topics: ["in"]),
+                    logger: TestKafka.logger))
+            try await eventually("the revocation reached the draining worker") {
+                fixture.log.contains("partitions revoked") ? true : nil
+            }
+
+            let clock = ContinuousClock()
+            let released = clock.now
+            stage.gate.open()
+            try await running.value
+            let took = clock.now - released
+            #expect(took < .seconds(10), "the drained worker took \(took) to stop (revocation timeout 20 s)")
+            #expect(fixture.log.contains("worker stopped"))
+
+            await newcomer.close()
+            let admin = try KafkaAdmin(bootstrapServers: fixture.cluster.bootstrapServers, logger: TestKafka.logger)
+            let lag = try await admin.consumerLag(group: "test-stage", topics: ["in"])
+            let unread = lag.filter { $0.highWatermark > ($0.committedOffset ?? 0) }
+            #expect(unread.isEmpty, "the drained record was committed: \(lag)")
+            await fixture.close()
+        }
+    }
+
+    /// A mock cluster, a producer, worker settings whose periodic services all sleep for
+    /// minutes, and the worker's log lines.
+    final class Fixture: Sendable {
+        let cluster: KafkaMockCluster
+        let producer: KafkaProducer
+        let log = CapturedLog()
+        private let port = Mutex<Int?>(nil)
+        private let settings: WorkerSettings
+
+        init(redisURL: String) throws {
+            cluster = try TestKafka.cluster(topics: [
+                "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
+            ])
+            producer = try TestKafka.producer(cluster)
+            var settings = try WorkerSettings(stage: "test", environment: [:])
+            settings.kafkaBrokers = cluster.bootstrapServers
+            settings.redisURL = redisURL
+            settings.opsHost = "127.0.0.1"
+            settings.opsPort = 0
+            settings.shutdownGracePeriod = .seconds(60)
+            settings.lagInterval = .seconds(120)
+            settings.generationCheckInterval = .seconds(120)
+            settings.kafkaProperties = [
+                "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
+            ]
+            self.settings = settings
+        }
+
+        func worker(_ stage: TestStage) throws -> Worker<TestStage> {
+            let spec = StageSpec(
+                name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
+            var logger = Logger(label: "test.worker") { [log] _ in log.handler() }
+            logger.logLevel = .info
+            return try Worker(stage: spec, handler: stage, settings: settings, logger: logger) { [self] bound in
+                self.port.withLock { $0 = bound }
+            }
+        }
+
+        func waitUntilReady() async throws {
+            let base = try await eventually("ops port") { port.withLock { $0 }.map { "http://127.0.0.1:\($0)" } }
+            try await eventually("ready") {
+                let response = try? await HTTPClient.shared.execute(
+                    HTTPClientRequest(url: base + "/readyz"), timeout: .seconds(5))
+                return response?.status.code == 200 ? true : nil
+            }
+        }
+
+        func close() async {
+            await producer.close()
+        }
+    }
+
+    /// Every message logged through the worker's logger (its own and its Kafka clients').
+    final class CapturedLog: Sendable {
+        private let messages = Mutex<[String]>([])
+
+        func contains(_ message: String) -> Bool { messages.withLock { $0.contains(message) } }
+
+        func handler() -> some LogHandler { Handler(log: self) }
+
+        private struct Handler: LogHandler {
+            let log: CapturedLog
+            var metadata: Logger.Metadata = [:]
+            var logLevel: Logger.Level = .info
+            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+                get { metadata[key] }
+                set { metadata[key] = newValue }
+            }
+            func log(event: LogEvent) {
+                log.messages.withLock { $0.append(event.message.description) }
+            }
+        }
+    }
+}
