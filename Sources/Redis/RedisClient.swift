@@ -22,11 +22,14 @@ import Darwin
 public final class RedisClient: Sendable {
     public let configuration: RedisConfiguration
     private let lanes: [CommandLane]
+    private let shared: RedisConnection.Shared
 
     public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "iap.redis")) {
         _ = Self.ignoreSIGPIPE
         self.configuration = configuration
-        self.lanes = (0..<configuration.poolSize).map { _ in CommandLane(configuration: configuration, logger: logger) }
+        let shared = RedisConnection.Shared(configuration: configuration, logger: logger)
+        self.shared = shared
+        self.lanes = (0..<configuration.poolSize).map { _ in CommandLane(configuration: configuration, shared: shared) }
     }
 
     /// A backstop for owners that never called ``shutdown()``: stops the threads (a no-op
