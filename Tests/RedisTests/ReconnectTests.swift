@@ -121,6 +121,29 @@ import Testing
         }
     }
 
+    /// A master demoted to a replica keeps its clients' connections: a `READONLY` reply drops
+    /// ours, so the next command reconnects (through a failover endpoint, to the new master).
+    @Test func readOnlyReplyReconnects() async throws {
+        try await withRedisServer { other in
+            try await withRedisClient(poolSize: 1) { server, admin in
+                let log = LogCapture()
+                let client = RedisClient(configuration: try server.configuration(poolSize: 1), logger: log.logger())
+                let before = try await client.send("CLIENT", "ID")
+                _ = try await admin.send("REPLICAOF", "127.0.0.1", .string(String(other.port)))
+                await #expect {
+                    try await client.send("SET", "k", "v")
+                } throws: { error in
+                    (error as? RedisError)?.code == .server && "\(error)".contains("READONLY")
+                }
+                _ = try await admin.send("REPLICAOF", "NO", "ONE")
+                #expect(try await client.send("CLIENT", "ID") != before)
+                _ = try await client.send("SET", "k", "v")
+                await client.shutdown()
+                #expect(log.lines == ["redis connected", "redis connection lost; reconnecting", "redis reconnected"])
+            }
+        }
+    }
+
     private func connectionsReceived(_ admin: RedisClient) async throws -> Int {
         let info = try #require(try await admin.send("INFO", "stats").string)
         let line = try #require(info.split(separator: "\r\n").first { $0.hasPrefix("total_connections_received:") })

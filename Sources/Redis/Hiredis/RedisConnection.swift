@@ -49,13 +49,22 @@ final class RedisConnection: @unchecked Sendable {
     /// round trip. A socket failure drops the connection; the next call reconnects.
     func execute(pipeline commands: [[RedisValue]]) throws(RedisError) -> [RedisReply] {
         let wire = try connected()
+        let replies: [RedisReply]
         do {
-            return try wire.execute(pipeline: commands)
+            replies = try wire.execute(pipeline: commands)
         } catch {
             self.wire = nil
             shared.gate.lost(error)
             throw error
         }
+        // A failover demoted this server and it kept our connection: leave it, so the next
+        // command reconnects through the endpoint, which now leads to the new master.
+        if replies.contains(where: \.isReadOnlyError) {
+            self.wire = nil
+            shared.gate.lost(
+                RedisError(code: .server, message: "READONLY: the server is a replica now; reconnecting"))
+        }
+        return replies
     }
 
     /// Closes the socket; the next command reconnects.
@@ -128,5 +137,13 @@ final class RedisConnection: @unchecked Sendable {
         if configuration.database != 0, case .error(let message) = replies[index] {
             throw RedisError(code: .connectionFailed, message: "SELECT \(configuration.database) failed: \(message)")
         }
+    }
+}
+
+extension RedisReply {
+    /// `-READONLY You can't write against a read only replica.`
+    fileprivate var isReadOnlyError: Bool {
+        if case .error(let message) = self { return message.hasPrefix("READONLY") }
+        return false
     }
 }
