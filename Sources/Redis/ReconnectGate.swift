@@ -57,11 +57,6 @@ final class ReconnectGate: Sendable {
         self.target = configuration.description
     }
 
-    var phase: Phase { state.withLock { $0.phase } }
-
-    /// Failed attempts since the last successful connection.
-    var failures: Int { state.withLock { $0.failures } }
-
     /// Whether a lane without a connection may connect now.
     func permission(now: ContinuousClock.Instant = .now) -> Permission {
         state.withLock { state in

@@ -93,7 +93,8 @@ public struct RedisConfiguration: Sendable, Hashable, CustomStringConvertible {
         }
         guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
             throw RedisError(
-                code: .invalidConfiguration, message: "a TLS client certificate needs both its certificate and key file")
+                code: .invalidConfiguration, message: "a TLS client certificate needs both its certificate and key file"
+            )
         }
         self.host = parsed.host
         self.port = parsed.port

@@ -106,7 +106,9 @@ import Testing
                 reconnect: RedisConfiguration.Reconnect(initialDelay: .milliseconds(1), maximumDelay: .milliseconds(1)))
             let client = RedisClient(configuration: configuration, logger: log.logger())
             for _ in 0..<3 {
-                await #expect(throws: RedisError(code: .connectionFailed, message: "")) { try await client.send("PING") }
+                await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
+                    try await client.send("PING")
+                }
             }
             // Restarted without the password: `AUTH` is refused all the same.
             try await server.restart()
@@ -117,7 +119,9 @@ import Testing
             }
             await client.shutdown()
             #expect(
-                log.lines == ["redis unavailable; retrying with backoff", "redis still unavailable; the reason changed"])
+                log.lines == [
+                    "redis unavailable; retrying with backoff", "redis still unavailable; the reason changed",
+                ])
         }
     }
 

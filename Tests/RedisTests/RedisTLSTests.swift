@@ -43,7 +43,8 @@ import Glibc
     @Test func roundTripOverTLSVerifiedByAddress() async throws {
         try await withTLSServer { server in
             #expect(server.url.hasPrefix("rediss://"))
-            try await withClient(try configuration(server, RedisConfiguration.TLS(caFile: files.caFile))) { client throws in
+            try await withClient(try configuration(server, RedisConfiguration.TLS(caFile: files.caFile))) {
+                client throws in
                 _ = try await client.send("SET", "k", .bytes([0, 1, 2, 255]))
                 #expect(try await client.send("GET", "k") == .string([0, 1, 2, 255]))
                 let replies = try await client.pipeline((0..<50).map { ["INCR", .string("n\($0 % 3)")] })
@@ -73,7 +74,8 @@ import Glibc
                     try await client.send("PING")
                 } throws: { error in
                     let error = try #require(error as? RedisError)
-                    return error.code == .tlsVerificationFailed && error.message.contains("not accepted for '127.0.0.1'")
+                    return error.code == .tlsVerificationFailed
+                        && error.message.contains("not accepted for '127.0.0.1'")
                 }
             }
         }
@@ -111,7 +113,8 @@ import Glibc
             try await withClient(try configuration(server, withCertificate)) { client throws in
                 #expect(try await client.send("PING") == .status("PONG"))
             }
-            try await withClient(try configuration(server, RedisConfiguration.TLS(caFile: files.caFile))) { client throws in
+            try await withClient(try configuration(server, RedisConfiguration.TLS(caFile: files.caFile))) {
+                client throws in
                 _ = await #expect(throws: RedisError(code: .tlsHandshakeFailed, message: "")) {
                     try await client.send("PING")
                 }

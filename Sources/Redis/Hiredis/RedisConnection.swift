@@ -90,8 +90,11 @@ final class RedisConnection: @unchecked Sendable {
                     throw error
                 }
             case .wait(let delay):
-                let microseconds = delay.components.seconds * 1_000_000 + delay.components.attoseconds / 1_000_000_000_000
-                usleep(UInt32(clamping: max(1, microseconds)))
+                // The lane's own thread, not the cooperative pool: sleeping here is allowed.
+                let (seconds, attoseconds) = delay.components
+                var interval = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+                var remaining = timespec()
+                while nanosleep(&interval, &remaining) != 0 && errno == EINTR { interval = remaining }
             case .refuse(let error):
                 throw error
             }

@@ -124,8 +124,9 @@ final class TLSWire: RedisWire {
             let count = SSL_read(ssl, buffer.baseAddress, Int32(buffer.count))
             if count > 0 {
                 hasRead = true
-                guard redisReaderFeed(reader, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int(count))
-                    == REDIS_OK
+                guard
+                    redisReaderFeed(reader, buffer.baseAddress!.assumingMemoryBound(to: CChar.self), Int(count))
+                        == REDIS_OK
                 else {
                     isBroken = true
                     throw RedisError(code: .connectionLost, message: "\(target): hiredis reader refused input")
@@ -197,7 +198,8 @@ final class TLSWire: RedisWire {
             entry = address.ai_next
             let fd = systemSocket(address.ai_family, streamType | closeOnExec, address.ai_protocol)
             guard fd >= 0 else {
-                lastError = RedisError(code: .connectionFailed, message: "\(target): \(String(cString: strerror(errno)))")
+                lastError = RedisError(
+                    code: .connectionFailed, message: "\(target): \(String(cString: strerror(errno)))")
                 continue
             }
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
