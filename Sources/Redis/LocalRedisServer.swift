@@ -14,7 +14,8 @@ import Darwin
 /// Started with no persistence (`--save '' --appendonly no`), so a ``restart()`` comes back
 /// empty on the same port: tests use it to check that clients reconnect. The binary is
 /// `$REDIS_SERVER` or `redis-server` on the `PATH`. The process is terminated by ``stop()``
-/// or, as a backstop, when the object is released.
+/// or, as a backstop, when the object is released. With ``TLS`` it listens with TLS only, for
+/// the `rediss://` tests.
 public final class LocalRedisServer: Sendable {
     public let port: Int
     /// `redis://127.0.0.1:<port>`, or `rediss://…` when the server speaks TLS.
