@@ -28,8 +28,9 @@ final class TLSWire: RedisWire {
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 * 1024, alignment: 1)
     private let target: String
     private let commandTimeout: Duration
-    /// After a fatal OpenSSL error `SSL_shutdown` must not be called.
-    private var isBroken = false
+    /// `SSL_shutdown` (a `close_notify` to the server) only after a finished handshake, and
+    /// never after a fatal OpenSSL error.
+    private var isBroken = true
     /// A TLS 1.3 server checks the client's certificate after the client's side of the
     /// handshake is done, so a refusal arrives as the first read's error.
     private var hasRead = false
@@ -153,7 +154,10 @@ final class TLSWire: RedisWire {
         while true {
             ERR_clear_error()
             let result = SSL_connect(ssl)
-            if result == 1 { return }
+            if result == 1 {
+                isBroken = false
+                return
+            }
             let error = SSL_get_error(ssl, result)
             let savedErrno = errno
             switch error {
