@@ -61,6 +61,12 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
         ),
+        /// The system libssl/libcrypto, for `rediss://` (decision D25): hiredis 0.14.1 has no TLS.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
 
         // MARK: Basics
         /// Value types every layer shares (`OpenEnumeration`, the `Duration` conversions): the
@@ -83,6 +89,7 @@ let package = Package(
             dependencies: [
                 "Basics",
                 "CHiredis",
+                "COpenSSL",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -1,6 +1,5 @@
 import DequeModule
 import Dispatch
-import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -59,14 +58,12 @@ final class CommandLane: @unchecked Sendable {
     private static let maxBatchCommands = 1024
 
     private let connection: RedisConnection
-    private let logger: Logger
     private let state = Mutex(State())
     /// The thread sleeps on it while nothing is queued; callers only signal, which never blocks.
     private let wake = DispatchSemaphore(value: 0)
 
-    init(configuration: RedisConfiguration, logger: Logger) {
-        self.connection = RedisConnection(configuration: configuration)
-        self.logger = logger
+    init(configuration: RedisConfiguration, shared: RedisConnection.Shared) {
+        self.connection = RedisConnection(configuration: configuration, shared: shared)
         startThread()
     }
 
@@ -217,10 +214,7 @@ final class CommandLane: @unchecked Sendable {
             replies = try connection.execute(pipeline: commands)
             try resendUnknownScripts(batch, &replies)
         } catch {
-            if error.code == .connectionLost || error.code == .connectionFailed {
-                logger.warning(
-                    "redis connection failed", metadata: ["error": "\(error)", "commands": "\(commands.count)"])
-            }
+            // Logged by the connection's gate, once per change of state, not once per batch.
             for job in batch { job.continuation.resume(throwing: error) }
             return commands.count
         }

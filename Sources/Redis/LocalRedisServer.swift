@@ -14,11 +14,40 @@ import Darwin
 /// Started with no persistence (`--save '' --appendonly no`), so a ``restart()`` comes back
 /// empty on the same port: tests use it to check that clients reconnect. The binary is
 /// `$REDIS_SERVER` or `redis-server` on the `PATH`. The process is terminated by ``stop()``
-/// or, as a backstop, when the object is released.
+/// or, as a backstop, when the object is released. With ``TLS`` it listens with TLS only, for
+/// the `rediss://` tests.
 public final class LocalRedisServer: Sendable {
     public let port: Int
-    /// `redis://127.0.0.1:<port>`
-    public var url: String { "redis://127.0.0.1:\(port)" }
+    /// `redis://127.0.0.1:<port>`, or `rediss://…` when the server speaks TLS.
+    public var url: String { "\(tls == nil ? "redis" : "rediss")://127.0.0.1:\(port)" }
+    /// Set when the server listens with TLS only (`--port 0 --tls-port <port>`).
+    public let tls: TLS?
+
+    /// A TLS-only server's certificate files (PEM), for tests of `rediss://`.
+    public struct TLS: Sendable {
+        public var certificateFile: String
+        public var keyFile: String
+        /// The CA the server checks client certificates against (`--tls-ca-cert-file`), also
+        /// trusted by ``LocalRedisServer/configuration(poolSize:)``.
+        public var caFile: String
+        /// `--tls-auth-clients yes`: a client without a certificate from `caFile` is refused.
+        public var requireClientCertificate: Bool
+        /// Presented by the start-up probe and ``LocalRedisServer/configuration(poolSize:)``.
+        public var clientCertificateFile: String?
+        public var clientKeyFile: String?
+
+        public init(
+            certificateFile: String, keyFile: String, caFile: String, requireClientCertificate: Bool = false,
+            clientCertificateFile: String? = nil, clientKeyFile: String? = nil
+        ) {
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.caFile = caFile
+            self.requireClientCertificate = requireClientCertificate
+            self.clientCertificateFile = clientCertificateFile
+            self.clientKeyFile = clientKeyFile
+        }
+    }
 
     private let child = Mutex<Child?>(nil)
 
@@ -35,9 +64,10 @@ public final class LocalRedisServer: Sendable {
     /// Where the append-only file lives; nil runs without persistence.
     public let appendOnlyDirectory: String?
 
-    private init(port: Int, appendOnlyDirectory: String?) {
+    private init(port: Int, appendOnlyDirectory: String?, tls: TLS?) {
         self.port = port
         self.appendOnlyDirectory = appendOnlyDirectory
+        self.tls = tls
     }
 
     /// Picks a free port and starts a server on it, retrying with another port if the
@@ -46,10 +76,12 @@ public final class LocalRedisServer: Sendable {
     /// - Parameter appendOnlyDirectory: persist every write to an append-only file there
     ///   (`appendfsync always`), so ``restart()`` keeps the data, as a production Redis with AOF
     ///   does; nil keeps nothing on disk.
-    public static func start(appendOnlyDirectory: String? = nil) async throws -> LocalRedisServer {
+    /// - Parameter tls: listen with TLS only, with these certificates.
+    public static func start(appendOnlyDirectory: String? = nil, tls: TLS? = nil) async throws -> LocalRedisServer {
         var lastError: (any Error)?
         for _ in 0..<3 {
-            let server = LocalRedisServer(port: try freeLoopbackPort(), appendOnlyDirectory: appendOnlyDirectory)
+            let server = LocalRedisServer(
+                port: try freeLoopbackPort(), appendOnlyDirectory: appendOnlyDirectory, tls: tls)
             do {
                 try await server.launch()
                 return server
@@ -84,8 +116,15 @@ public final class LocalRedisServer: Sendable {
     }
 
     /// A configuration for this server with a small pool unless told otherwise.
+    /// For a TLS server it trusts the server's CA and presents the client certificate, if any.
     public func configuration(poolSize: Int = 4) throws -> RedisConfiguration {
-        try RedisConfiguration(url: url, poolSize: poolSize, connectTimeout: .seconds(1), commandTimeout: .seconds(5))
+        try RedisConfiguration(
+            url: url, poolSize: poolSize, connectTimeout: .seconds(1), commandTimeout: .seconds(5),
+            tls: tls.map {
+                RedisConfiguration.TLS(
+                    caFile: $0.caFile, certificateFile: $0.clientCertificateFile, keyFile: $0.clientKeyFile)
+            } ?? RedisConfiguration.TLS()
+        )
     }
 
     deinit {
@@ -99,8 +138,15 @@ public final class LocalRedisServer: Sendable {
             appendOnlyDirectory.map { ["--appendonly", "yes", "--appendfsync", "always", "--dir", $0] } ?? [
                 "--appendonly", "no",
             ]
-        process.arguments =
-            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
+        let listen =
+            tls.map { tls in
+                [
+                    "--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.certificateFile,
+                    "--tls-key-file", tls.keyFile, "--tls-ca-cert-file", tls.caFile,
+                    "--tls-auth-clients", tls.requireClientCertificate ? "yes" : "no",
+                ]
+            } ?? ["--port", String(port)]
+        process.arguments = listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         // Set before `run()`, so a server that exits at once still signals.
@@ -116,7 +162,10 @@ public final class LocalRedisServer: Sendable {
         // Refused connections are expected while the server starts; keep them out of the test log.
         var quiet = Logger(label: "iap.redis.local-server")
         quiet.logLevel = .critical
-        let client = RedisClient(configuration: try configuration(poolSize: 1), logger: quiet)
+        // Refused attempts are expected too: a fast, small backoff keeps the wait short.
+        var probe = try configuration(poolSize: 1)
+        probe.reconnect = RedisConfiguration.Reconnect(initialDelay: .milliseconds(10), maximumDelay: .milliseconds(50))
+        let client = RedisClient(configuration: probe, logger: quiet)
         var answered = false
         for _ in 0..<100 where !answered && child.withLock({ $0?.process.isRunning ?? false }) {
             answered = (try? await client.send("PING")) == .status("PONG")

@@ -12,8 +12,10 @@ import Darwin
 /// never starves Swift's cooperative pool. Concurrent calls are queued on the least busy
 /// connection and go out together: whatever queued while the previous round trip was on the
 /// wire is written in one pipeline. Calls from one task stay in order (each awaits its reply).
-/// A connection whose command failed at the socket level is closed and transparently
-/// reconnected (with AUTH and SELECT) by its next batch. Commands are not retried
+/// A connection whose command failed at the socket level (or got `READONLY` from a demoted
+/// master) is closed and transparently reconnected (with AUTH and SELECT) by its next batch;
+/// the client's connections share one capped exponential backoff and log one line per change
+/// of state (``RedisConfiguration/Reconnect``, decision D25). Commands are not retried
 /// automatically: one that failed with ``RedisError/Code/connectionLost`` may or may not have
 /// run on the server. A blocking command (`BLPOP`) holds its connection, and the commands
 /// queued behind it on that connection, until it returns.
@@ -22,11 +24,14 @@ import Darwin
 public final class RedisClient: Sendable {
     public let configuration: RedisConfiguration
     private let lanes: [CommandLane]
+    private let shared: RedisConnection.Shared
 
     public init(configuration: RedisConfiguration, logger: Logger = Logger(label: "iap.redis")) {
         _ = Self.ignoreSIGPIPE
         self.configuration = configuration
-        self.lanes = (0..<configuration.poolSize).map { _ in CommandLane(configuration: configuration, logger: logger) }
+        let shared = RedisConnection.Shared(configuration: configuration, logger: logger)
+        self.shared = shared
+        self.lanes = (0..<configuration.poolSize).map { _ in CommandLane(configuration: configuration, shared: shared) }
     }
 
     /// A backstop for owners that never called ``shutdown()``: stops the threads (a no-op

@@ -14,8 +14,17 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The configuration (usually the URL) is malformed; retrying will not help.
         public static let invalidConfiguration = Code(rawValue: "invalidConfiguration")
-        /// A new connection could not be established (refused, timed out, AUTH/SELECT failed).
+        /// A new connection could not be established (refused, timed out, SELECT failed).
         public static let connectionFailed = Code(rawValue: "connectionFailed")
+        /// The server refused the credentials (`AUTH` answered `WRONGPASS` or another error):
+        /// a wrong password or ACL user. Retrying does not help until the configuration changes.
+        public static let authenticationFailed = Code(rawValue: "authenticationFailed")
+        /// `rediss://`: the server's certificate was not accepted (not signed by a trusted CA,
+        /// expired, or not issued for the host name). The message has OpenSSL's reason.
+        public static let tlsVerificationFailed = Code(rawValue: "tlsVerificationFailed")
+        /// `rediss://`: the TLS handshake failed for another reason (no common protocol
+        /// version, the server wanted a client certificate, not a TLS port).
+        public static let tlsHandshakeFailed = Code(rawValue: "tlsHandshakeFailed")
         /// The connection broke while a command was in flight. The command may or may not
         /// have been executed by the server; the connection is discarded and the next call
         /// reconnects.

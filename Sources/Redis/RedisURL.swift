@@ -1,7 +1,10 @@
-/// The parts of a `redis://` URL, parsed by hand so every malformed piece gets its own message.
+/// The parts of a `redis://` or `rediss://` URL, parsed by hand so every malformed piece gets
+/// its own message.
 struct RedisURL {
     var host: String
     var port = 6379
+    /// `rediss://`: the connection is TLS.
+    var isTLS = false
     var username: String?
     var password: String?
     var database = 0
@@ -10,11 +13,14 @@ struct RedisURL {
         func invalid(_ why: String) -> RedisError {
             RedisError(code: .invalidConfiguration, message: "invalid Redis URL '\(Self.redacted(url))': \(why)")
         }
-        let scheme = "redis://"
-        guard url.hasPrefix(scheme) else {
-            throw invalid(
-                url.hasPrefix("rediss://")
-                    ? "TLS is not supported by hiredis 0.14.1" : "expected redis://[:password@]host:port[/db]")
+        let scheme: String
+        if url.hasPrefix("redis://") {
+            scheme = "redis://"
+        } else if url.hasPrefix("rediss://") {
+            scheme = "rediss://"
+            isTLS = true
+        } else {
+            throw invalid("expected redis:// or rediss://[[user]:password@]host[:port][/db]")
         }
         var rest = Substring(url.dropFirst(scheme.count))
         if let at = rest.lastIndex(of: "@") {
@@ -22,10 +28,16 @@ struct RedisURL {
             rest = rest[rest.index(after: at)...]
             if let colon = credentials.firstIndex(of: ":") {
                 let user = credentials[..<colon]
-                username = user.isEmpty ? nil : String(user)
-                password = String(credentials[credentials.index(after: colon)...])
+                guard let decodedUser = Self.percentDecoded(user) else {
+                    throw invalid("the user name has an invalid %-escape (write a literal % as %25)")
+                }
+                username = decodedUser.isEmpty ? nil : decodedUser
+                password = Self.percentDecoded(credentials[credentials.index(after: colon)...])
             } else {
-                password = String(credentials)
+                password = Self.percentDecoded(credentials)
+            }
+            guard password != nil else {
+                throw invalid("the password has an invalid %-escape (write a literal % as %25)")
             }
         }
         if let slash = rest.firstIndex(of: "/") {
@@ -38,7 +50,7 @@ struct RedisURL {
                 database = db
             }
         }
-        if let colon = rest.lastIndex(of: ":") {
+        if let colon = rest.lastIndex(of: ":"), !rest.hasSuffix("]") {
             let portText = rest[rest.index(after: colon)...]
             guard let port = Int(portText), (1...65535).contains(port) else {
                 throw invalid("port '\(portText)' is not in 1...65535")
@@ -46,14 +58,44 @@ struct RedisURL {
             self.port = port
             rest = rest[..<colon]
         }
+        // `[::1]`: an IPv6 literal in brackets, as URLs write it.
+        if rest.hasPrefix("["), rest.hasSuffix("]") { rest = rest.dropFirst().dropLast() }
         guard !rest.isEmpty else { throw invalid("missing host") }
         host = String(rest)
+    }
+
+    /// `%XX` escapes decoded (RFC 3986 userinfo), so a password may hold `@`, `:` or `/`;
+    /// nil for a malformed escape or bytes that are not UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                return nil
+            }
+            bytes.append(high << 4 | low)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The URL with any password replaced, so errors can be logged.
     static func redacted(_ url: String) -> String {
         guard let at = url.lastIndex(of: "@") else { return url }
-        let schemeLength = url.hasPrefix("redis://") ? 8 : 0
+        let schemeLength = url.hasPrefix("redis://") ? 8 : url.hasPrefix("rediss://") ? 9 : 0
         return String(url.prefix(schemeLength)) + "***" + String(url[at...])
     }
 }

@@ -95,7 +95,7 @@ import Topology
         #expect { try WorkerSettings(stage: "verify", environment: ["IAP_OPS_PORT": "ninety"]) } throws: { error in
             (error as? SettingsError)?.key == "IAP_OPS_PORT"
         }
-        #expect { try WorkerSettings(stage: "verify", environment: ["REDIS_URL": "rediss://cache:6380"]) } throws: {
+        #expect { try WorkerSettings(stage: "verify", environment: ["REDIS_URL": "rediss://cache:notaport"]) } throws: {
             error in
             (error as? SettingsError)?.key == "REDIS_URL"
         }

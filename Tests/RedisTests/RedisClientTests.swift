@@ -104,7 +104,7 @@ import Testing
             }
             try await withClient(try RedisConfiguration(url: "redis://:nope@127.0.0.1:\(server.port)", poolSize: 1)) {
                 wrong in
-                await #expect(throws: RedisError(code: .connectionFailed, message: "")) {
+                await #expect(throws: RedisError(code: .authenticationFailed, message: "")) {
                     try await wrong.send("PING")
                 }
             }

@@ -27,7 +27,8 @@ import Testing
 
     @Test(arguments: [
         ("http://localhost:6379", "expected redis://"),
-        ("rediss://localhost:6379", "TLS"),
+        ("redis//localhost:6379", "expected redis:// or rediss://"),
+        ("redis://:%zz@host", "invalid %-escape"),
         ("redis://localhost:notaport", "port 'notaport'"),
         ("redis://localhost:70000", "port '70000'"),
         ("redis://localhost:6379/x", "database 'x'"),

@@ -63,7 +63,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         let factory = PrometheusMetricsFactory(registry: registry)
         let redisConfiguration = try RedisConfiguration(
             url: settings.redisURL, poolSize: settings.redisPoolSize, connectTimeout: settings.redisConnectTimeout,
-            commandTimeout: settings.redisCommandTimeout
+            commandTimeout: settings.redisCommandTimeout, tls: settings.redisTLS, reconnect: settings.redisReconnect
         )
         let redis = RedisClient(configuration: redisConfiguration, logger: logger)
         let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger)

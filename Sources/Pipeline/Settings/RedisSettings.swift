@@ -6,8 +6,9 @@ public import Redis
 /// ``RedisConfiguration`` has none of its own.
 public struct RedisSettings: Sendable {
     public static let url = Setting<String>(
-        "REDIS_URL", "`redis://[[user]:password@]host[:port][/db]` (no `rediss://`: hiredis 0.14.1 has no TLS)",
-        expecting: "a redis:// URL", default: "redis://127.0.0.1:6379", redact: redactPassword
+        "REDIS_URL",
+        "`redis://[[user]:password@]host[:port][/db]`, `rediss://…` for TLS; user and password %-encoded (D25)",
+        expecting: "a redis:// or rediss:// URL", default: "redis://127.0.0.1:6379", redact: redactPassword
     ) { text in
         (try? RedisConfiguration(url: text, poolSize: 1, connectTimeout: .seconds(1), commandTimeout: .seconds(1)))
             == nil ? nil : text
@@ -17,31 +18,69 @@ public struct RedisSettings: Sendable {
         default: 2, in: 1...64
     )
     public static let connectTimeout = Setting<Duration>.milliseconds(
-        "REDIS_CONNECT_TIMEOUT_MS", "TCP connect timeout", default: 2000)
+        "REDIS_CONNECT_TIMEOUT_MS", "TCP connect timeout (for `rediss://` the TLS handshake included)", default: 2000)
     public static let commandTimeout = Setting<Duration>.milliseconds(
         "REDIS_COMMAND_TIMEOUT_MS", "Socket read/write timeout per command; a timeout closes its connection",
         default: 5000
     )
 
+    public static let tlsCAFile = Setting<String>.text(
+        "REDIS_TLS_CA_FILE", "`rediss://`: PEM file of the CAs to trust instead of the system store")
+    public static let tlsCertificateFile = Setting<String>.text(
+        "REDIS_TLS_CERT_FILE", "`rediss://`: PEM client certificate (chain), for servers with `tls-auth-clients`")
+    public static let tlsKeyFile = Setting<String>.text(
+        "REDIS_TLS_KEY_FILE", "`rediss://`: PEM private key of `REDIS_TLS_CERT_FILE`")
+    public static let tlsServerName = Setting<String>.text(
+        "REDIS_TLS_SERVER_NAME",
+        "`rediss://`: name the server's certificate must carry and SNI sends, when not the URL's host")
+    public static let reconnectInitialDelay = Setting<Duration>.milliseconds(
+        "REDIS_RECONNECT_INITIAL_MS", "Wait after the first failed connection attempt; doubles per failure",
+        default: 100)
+    public static let reconnectMaximumDelay = Setting<Duration>.milliseconds(
+        "REDIS_RECONNECT_MAX_MS", "Cap of the reconnect wait (jittered down by up to half)", default: 30000)
+
     public static let section = SettingsSection(
         "Redis", readBy: "workers, iap orders",
-        [url.descriptor, poolSize.descriptor, connectTimeout.descriptor, commandTimeout.descriptor])
+        [
+            url.descriptor, poolSize.descriptor, connectTimeout.descriptor, commandTimeout.descriptor,
+            tlsCAFile.descriptor, tlsCertificateFile.descriptor, tlsKeyFile.descriptor, tlsServerName.descriptor,
+            reconnectInitialDelay.descriptor, reconnectMaximumDelay.descriptor,
+        ])
 
     public var url: String
     public var poolSize: Int
     public var connectTimeout: Duration
     public var commandTimeout: Duration
+    /// Used by `rediss://` URLs only; set with a `redis://` URL it is refused.
+    public var tls: RedisConfiguration.TLS
+    public var reconnect: RedisConfiguration.Reconnect
 
     public init(reader: SettingsReader) throws(SettingsError) {
         url = try reader.value(Self.url)
         poolSize = try reader.value(Self.poolSize)
         connectTimeout = try reader.value(Self.connectTimeout)
         commandTimeout = try reader.value(Self.commandTimeout)
+        tls = RedisConfiguration.TLS(
+            caFile: try reader.optional(Self.tlsCAFile), certificateFile: try reader.optional(Self.tlsCertificateFile),
+            keyFile: try reader.optional(Self.tlsKeyFile), serverName: try reader.optional(Self.tlsServerName))
+        reconnect = RedisConfiguration.Reconnect(
+            initialDelay: try reader.value(Self.reconnectInitialDelay),
+            maximumDelay: try reader.value(Self.reconnectMaximumDelay))
+        if tls != RedisConfiguration.TLS(), !url.hasPrefix("rediss://") {
+            throw SettingsError(
+                .invalidValue, key: Self.url.name, "the REDIS_TLS_ keys are set but REDIS_URL is not a rediss:// URL")
+        }
+        if (tls.certificateFile == nil) != (tls.keyFile == nil) {
+            throw SettingsError(
+                .invalidValue, key: tls.keyFile == nil ? Self.tlsKeyFile.name : Self.tlsCertificateFile.name,
+                "REDIS_TLS_CERT_FILE and REDIS_TLS_KEY_FILE are set together or not at all")
+        }
     }
 
     public func configuration() throws(RedisError) -> RedisConfiguration {
         try RedisConfiguration(
-            url: url, poolSize: poolSize, connectTimeout: connectTimeout, commandTimeout: commandTimeout)
+            url: url, poolSize: poolSize, connectTimeout: connectTimeout, commandTimeout: commandTimeout, tls: tls,
+            reconnect: reconnect)
     }
 
     /// `redis://:***@host:6379/0`: the URL without its password.

@@ -1,5 +1,6 @@
 public import Foundation
 public import Hosting
+public import Redis
 import Topology
 
 /// Process-level settings of a worker: the host's (``HostSettings``), the cluster's
@@ -25,6 +26,9 @@ public struct WorkerSettings: Sendable {
     public var redisPoolSize: Int
     public var redisConnectTimeout: Duration
     public var redisCommandTimeout: Duration
+    /// `REDIS_TLS_*` (used by `rediss://` only) and `REDIS_RECONNECT_*` (D25).
+    public var redisTLS: RedisConfiguration.TLS
+    public var redisReconnect: RedisConfiguration.Reconnect
     public var pipelinePath: String
     public var opsHost: String
     public var opsPort: Int
@@ -43,6 +47,8 @@ public struct WorkerSettings: Sendable {
         redisPoolSize = redis.poolSize
         redisConnectTimeout = redis.connectTimeout
         redisCommandTimeout = redis.commandTimeout
+        redisTLS = redis.tls
+        redisReconnect = redis.reconnect
         pipelinePath = try reader.value(ClusterSettings.pipeline)
         opsHost = host.opsHost
         opsPort = host.opsPort
