@@ -46,6 +46,7 @@ import Testing
             #expect(MetricHelp.familiesWithoutHelp(metrics) == [], "families without # HELP")
             #expect(metrics.contains("# TYPE process_start_time_seconds gauge"))
             #expect(metrics.contains("# TYPE iap_build_info gauge"))
+            #expect(metrics.contains(#"iap_ready{process="iap-gateway"}"#))
         }
     }
 

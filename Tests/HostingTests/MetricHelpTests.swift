@@ -38,14 +38,16 @@ import Testing
         // As PrometheusMetricsFactory registers it: no help text.
         _ = registry.makeCounter(name: "iap_stage_messages_total", labels: [("stage", "x"), ("outcome", "produced")])
         let readiness = ReadinessFlag(.ready)
-        let server = OpsServer(host: "127.0.0.1", port: 0, registry: registry, readiness: readiness.check)
+        let server = OpsServer(
+            host: "127.0.0.1", port: 0, registry: registry, readiness: readiness.check, process: "ops-test")
         try await server.makeApplication().test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let text = String(buffer: response.body)
                 #expect(MetricHelp.familiesWithoutHelp(text) == [])
                 #expect(text.contains("# HELP iap_stage_messages_total "))
                 #expect(text.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
-                #expect(text.contains(#"iap_ready{executable=""#) && text.contains("} 1.0"))
+                #expect(text.contains(#"process="ops-test"} 1.0"#))
+                #expect(text.contains(#"iap_ready{process="ops-test"} 1.0"#))
                 let start = try #require(Self.value(of: "process_start_time_seconds", in: text))
                 let now = Date().timeIntervalSince1970
                 #expect(start > now - 86_400 * 30 && start <= now + 1, "started \(now - start) s ago")
@@ -58,7 +60,7 @@ import Testing
             }
             readiness.set(.notReady(reason: "draining"))
             try await client.execute(uri: "/metrics", method: .get) { response in
-                #expect(String(buffer: response.body).contains(#"iap_ready{executable=""#))
+                #expect(String(buffer: response.body).contains(#"iap_ready{process="ops-test"} 0.0"#))
                 #expect(Self.value(of: "iap_ready", in: String(buffer: response.body)) == 0)
             }
         }

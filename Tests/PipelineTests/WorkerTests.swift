@@ -72,6 +72,7 @@ import Topology
                 #expect(metrics.contains("# TYPE \(family) "), "\(family) missing")
             }
             #expect(metrics.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
+            #expect(metrics.contains(#"iap_ready{process="iap-test"} 1.0"#))
 
             stop.continuation.finish()
             try await running.value

@@ -1,4 +1,4 @@
-/// Which build runs, as `iap_build_info{version,revision,swift,executable}` reports it.
+/// Which build runs, as `iap_build_info{version,revision,swift,process}` reports it.
 public enum BuildInfo {
     /// The release version (`IAP_VERSION` of the image build; "dev" from a checkout).
     public static let version = BuildStamp.version

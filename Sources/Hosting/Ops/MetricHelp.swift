@@ -43,8 +43,9 @@ public enum MetricHelp {
         "process_start_time_seconds": "Start time of the process since the Unix epoch, in seconds.",
         "process_open_fds": "Open file descriptors.",
         "process_max_fds": "Maximum number of open file descriptors (the soft limit).",
-        "iap_build_info": "Always 1; labels say which build runs (version, revision, swift compiler).",
-        "iap_ready": "1 while the process's /readyz answers 200, else 0 (evaluated at scrape).",
+        "iap_build_info": "Always 1; labels say which build runs (version, revision, swift compiler) in which process.",
+        "iap_ready":
+            "1 while the process's /readyz answers 200, else 0 (evaluated at scrape); process = iap-<stage> or iap-gateway.",
     ]
 
     /// Returns the exposition text with a `# HELP` line added before each `# TYPE` line whose

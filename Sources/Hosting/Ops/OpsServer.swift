@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 public import Logging
 import NIOCore
@@ -10,6 +11,9 @@ public import ServiceLifecycle
 ///   line (``MetricHelp``, decision D28),
 /// - `GET /healthz`: 200 while the process runs (liveness),
 /// - `GET /readyz`: 200 when `readiness` says so, else 503 with the reason (readiness).
+///
+/// `process` names the process in `iap_ready{process}` and `iap_build_info{process}` (the
+/// alerts' "no ready replica" sums per process): `iap-<stage>` for workers, `iap-gateway`.
 ///
 /// Port 0 binds an ephemeral port, reported through `onListening` (for `iap dev up`, which
 /// prints the ops URL of every worker, and for tests).
@@ -31,12 +35,13 @@ public struct OpsServer: Service {
         registry: PrometheusCollectorRegistry,
         readiness: @escaping @Sendable () async -> Readiness,
         logger: Logger = Logger(label: "iap.ops"),
+        process: String = OpsServer.defaultProcessName,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.host = host
         self.port = port
         self.registry = registry
-        self.processMetrics = ProcessMetrics(registry: registry)
+        self.processMetrics = ProcessMetrics(registry: registry, process: process)
         self.readiness = readiness
         self.logger = logger
         self.onListening = onListening
@@ -62,6 +67,10 @@ public struct OpsServer: Service {
             logger: logger
         )
     }
+
+    /// The executable's file name: the `process` label of `iap_ready` and `iap_build_info`
+    /// unless the caller names the process.
+    public static var defaultProcessName: String { ProcessInfo.processInfo.processName }
 
     /// The registry's text with every family's help (``MetricHelp/annotate(_:catalog:)``).
     public static func exposition(_ registry: PrometheusCollectorRegistry) -> [UInt8] {

@@ -19,7 +19,7 @@ final class ProcessMetrics: Sendable {
     private let ready: Gauge
     private let reportedCPU = Mutex<Double>(0)
 
-    init(registry: PrometheusCollectorRegistry, executable: String = ProcessInfo.processInfo.processName) {
+    init(registry: PrometheusCollectorRegistry, process: String) {
         func help(_ name: String) -> String { MetricHelp.catalog[name] ?? "" }
         cpu = registry.makeCounter(name: "process_cpu_seconds_total", help: help("process_cpu_seconds_total"))
         residentMemory = registry.makeGauge(
@@ -27,12 +27,12 @@ final class ProcessMetrics: Sendable {
         startTime = registry.makeGauge(name: "process_start_time_seconds", help: help("process_start_time_seconds"))
         openFDs = registry.makeGauge(name: "process_open_fds", help: help("process_open_fds"))
         maxFDs = registry.makeGauge(name: "process_max_fds", help: help("process_max_fds"))
-        ready = registry.makeGauge(name: "iap_ready", labels: [("executable", executable)], help: help("iap_ready"))
+        ready = registry.makeGauge(name: "iap_ready", labels: [("process", process)], help: help("iap_ready"))
         registry.makeGauge(
             name: "iap_build_info",
             labels: [
                 ("version", BuildInfo.version), ("revision", BuildInfo.revision), ("swift", BuildInfo.swift),
-                ("executable", executable),
+                ("process", process),
             ],
             help: help("iap_build_info")
         ).set(1.0)
