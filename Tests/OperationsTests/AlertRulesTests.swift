@@ -19,7 +19,8 @@ import Yams
     }
 
     @Test func promtoolAcceptsThePrometheusRulesGroups() async throws {
-        let groups = try #require(try Self.yaml(Self.prometheusRule)["spec"] as? [String: Any])["groups"]
+        let spec = try #require(try Self.yaml(Self.prometheusRule)["spec"] as? [String: Any])
+        let groups = try #require(spec["groups"])
         let extracted = FileManager.default.temporaryDirectory
             .appendingPathComponent("iap-prometheus-rule-\(UUID().uuidString).yml")
         try Yams.dump(object: ["groups": groups]).write(to: extracted, atomically: true, encoding: .utf8)
