@@ -1,5 +1,7 @@
 import Foundation
+import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import Prometheus
 import Testing
 
@@ -36,7 +38,10 @@ import Testing
     @Test func theOpsServerServesProcessAndBuildMetricsWithHelp() async throws {
         let registry = PrometheusCollectorRegistry()
         // As PrometheusMetricsFactory registers it: no help text.
-        _ = registry.makeCounter(name: "iap_stage_messages_total", labels: [("stage", "x"), ("outcome", "produced")])
+        _ = registry.makeCounter(
+            descriptor: MetricNameDescriptor(
+                namespace: "iap", subsystem: "stage", metricName: "messages", unitName: "total"),
+            labels: [("stage", "x"), ("outcome", "produced")])
         let readiness = ReadinessFlag(.ready)
         let server = OpsServer(
             host: "127.0.0.1", port: 0, registry: registry, readiness: readiness.check, process: "ops-test")

@@ -27,7 +27,7 @@ public final class AppleCallMetrics: Sendable {
 
     private let factory: PrometheusMetricsFactory
     private let timers = Mutex<[String: Metrics.Timer]>([:])
-    private let counters = Mutex<[String: Counter]>([:])
+    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
 
     public init(factory: PrometheusMetricsFactory) {
         var factory = factory
@@ -66,12 +66,12 @@ public final class AppleCallMetrics: Sendable {
         counter("iap_apple_configuration_errors_total", ("reason", reason.code.rawValue)).increment()
     }
 
-    private func counter(_ name: String, _ dimension: (String, String)) -> Counter {
+    private func counter(_ name: String, _ dimension: (String, String)) -> CoreMetrics.Counter {
         let factory = factory
         return counters.withLock { counters in
             let key = name + " " + dimension.1
             if let counter = counters[key] { return counter }
-            let counter = Counter(label: name, dimensions: [dimension], factory: factory)
+            let counter = CoreMetrics.Counter(label: name, dimensions: [dimension], factory: factory)
             counters[key] = counter
             return counter
         }
