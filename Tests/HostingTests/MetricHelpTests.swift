@@ -40,7 +40,7 @@ import Testing
         // As PrometheusMetricsFactory registers it: no help text.
         _ = registry.makeCounter(
             descriptor: MetricNameDescriptor(
-                namespace: "iap", subsystem: "stage", metricName: "messages", unitName: "total"),
+                namespace: "iap", subsystem: "stage", metricName: "messages", unitName: "total", helpText: ""),
             labels: [("stage", "x"), ("outcome", "produced")])
         let readiness = ReadinessFlag(.ready)
         let server = OpsServer(
