@@ -35,4 +35,25 @@ import Testing
         let ids = panels.compactMap { $0["id"] as? Int }
         #expect(Set(ids).count == ids.count, "panel ids are unique")
     }
+
+    /// promtool parses every panel's PromQL (as recording rules, Grafana's variables filled in).
+    @Test func everyPanelQueryIsValidPromQL() async throws {
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.dashboard)) as? [String: Any])
+        let panels = try #require(json["panels"] as? [[String: Any]])
+        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
+            $0["expr"] as? String
+        }
+        #expect(!expressions.isEmpty)
+        var rules = "groups:\n  - name: dashboard\n    rules:\n"
+        for (index, expression) in expressions.enumerated() {
+            let filled = expression.replacing("$__rate_interval", with: "5m").replacing("$endpoint", with: ".*")
+            rules += "      - record: dashboard:query\(index)\n        expr: '\(filled.replacing("'", with: "''"))'\n"
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "iap-dashboard-\(UUID().uuidString).yml")
+        try rules.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await AlertRulesTests.promtool(["check", "rules", file.path])
+    }
 }
