@@ -18,6 +18,13 @@ import Yams
         try await Self.promtool(["check", "rules", Self.rulesFile.path])
     }
 
+    /// deploy/prometheus/prometheus.yml (compose's Prometheus) loads the rules file.
+    @Test func composesPrometheusLoadsTheRules() async throws {
+        let config = Self.root.appendingPathComponent("deploy/prometheus/prometheus.yml")
+        #expect(try String(contentsOf: config, encoding: .utf8).contains("  - rules/iap-alerts.yml"))
+        try await Self.promtool(["check", "config", config.path])
+    }
+
     @Test func promtoolAcceptsThePrometheusRulesGroups() async throws {
         let spec = try #require(try Self.yaml(Self.prometheusRule)["spec"] as? [String: Any])
         let groups = try #require(spec["groups"])
