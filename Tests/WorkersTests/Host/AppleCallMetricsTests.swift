@@ -1,4 +1,5 @@
 import AppStore
+import Crypto
 import Hosting
 import Prometheus
 import Purchases
@@ -50,6 +51,42 @@ import Testing
         // Apple's buckets, not the factory's defaults.
         #expect(text.contains(#"\#(name)_bucket{endpoint="verify_receipt",status="200",le="0.3"} 1"#))
         #expect(MetricHelp.familiesWithoutHelp(text) == [])
+    }
+
+    /// Every call the App Store clients make gets its own endpoint label: none is `other`.
+    @Test func theClientsRequestsAreNamedAfterApplesEndpoints() async throws {
+        struct Refusing: AppleHTTPExecutor {
+            func execute(_ request: AppleHTTPRequest, timeout: Duration) async throws(TransportFailure)
+                -> AppleHTTPResponse
+            { AppleHTTPResponse(status: 401) }
+        }
+        let registry = PrometheusCollectorRegistry()
+        let executor = MeteredAppleHTTPExecutor(
+            Refusing(), metrics: AppleCallMetrics(factory: PrometheusMetricsFactory(registry: registry)))
+        let api = try AppStoreServerAPIClient(
+            configuration: AppStoreServerAPIConfiguration(
+                privateKeyPEM: P256.Signing.PrivateKey().pemRepresentation, keyId: "KEY", issuerId: "ISSUER",
+                bundleId: "com.example.app"),
+            executor: executor)
+        _ = try? await api.getTransactionInfo(transactionId: "1")
+        _ = try? await api.getTransactionHistory(transactionId: "1")
+        _ = try? await api.getAllSubscriptionStatuses(transactionId: "1")
+        _ = try? await api.lookUpOrderId("MK5TTTVWJH")
+        _ = try? await api.getRefundHistory(transactionId: "1")
+        _ = try? await api.requestTestNotification()
+        _ = try? await api.getTestNotificationStatus(token: "token")
+        _ = try? await VerifyReceiptClient(executor: executor).verify(receiptData: "MIIT")
+
+        let text = String(decoding: OpsServer.exposition(registry), as: UTF8.self)
+        for endpoint in [
+            "get_transaction_info", "get_transaction_history", "get_all_subscription_statuses", "lookup_order",
+            "get_refund_history", "request_test_notification", "get_test_notification_status", "verify_receipt",
+        ] {
+            #expect(
+                text.contains(#"iap_apple_request_duration_seconds_count{endpoint="\#(endpoint)",status="401"} 1"#),
+                "\(endpoint)")
+        }
+        #expect(!text.contains(#"endpoint="other""#))
     }
 
     @Test func waitsAndConfigurationErrorsAreCountedFromZero() async throws {
