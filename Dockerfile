@@ -28,6 +28,11 @@ RUN swift package resolve
 # where the generated Bundle.module looks first.
 COPY Sources ./Sources
 COPY Tests ./Tests
+# iap_build_info{version,revision}: docker build --build-arg IAP_VERSION=1.2.0 --build-arg IAP_REVISION=$(git rev-parse HEAD)
+ARG IAP_VERSION=dev
+ARG IAP_REVISION=unknown
+RUN sed -i -e "s|static let version = \".*\"|static let version = \"${IAP_VERSION}\"|" \
+        -e "s|static let revision = \".*\"|static let revision = \"${IAP_REVISION}\"|" Sources/Hosting/Ops/BuildStamp.swift
 RUN swift build -c release --static-swift-stdlib \
     && mkdir -p /staging/bin \
     && bin="$(swift build -c release --show-bin-path)" \

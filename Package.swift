@@ -239,6 +239,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -389,6 +390,8 @@ let package = Package(
                 "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
         ),
@@ -446,6 +449,16 @@ let package = Package(
         .testTarget(
             name: "ContractsTests",
             dependencies: ["Contracts", "Purchases", "AppStore"],
+            swiftSettings: strictSettings
+        ),
+        /// The deployment's monitoring: the alert rules (`promtool check rules` and `promtool test
+        /// rules`, the PrometheusRule identical to the rules file, runbook anchors, metric names).
+        .testTarget(
+            name: "OperationsTests",
+            dependencies: [
+                "Hosting", "LocalStack",
+                .product(name: "Yams", package: "Yams"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -56,7 +56,7 @@ public struct Gateway: Sendable {
         services = [
             OpsServer(
                 host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check,
-                logger: logger, onListening: onOpsListening),
+                logger: logger, process: "iap-gateway", onListening: onOpsListening),
             probe,
             NotificationServer(
                 settings: settings, topic: topic,

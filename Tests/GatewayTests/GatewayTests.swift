@@ -1,6 +1,7 @@
 import AppStore
 import AsyncHTTPClient
 import Foundation
+import Hosting
 import Kafka
 import NIOHTTP1
 import Synchronization
@@ -41,6 +42,11 @@ import Testing
             let metrics = try await GatewayHarness.get(gateway.ops + "/metrics").body
             #expect(metrics.contains(#"iap_gateway_requests_total{status="200"} 1"#))
             #expect(metrics.contains(#"iap_gateway_kafka_write_seconds_count{outcome="acknowledged"} 1"#))
+            // Every family the gateway serves has its help (decision D28), and the process metrics.
+            #expect(MetricHelp.familiesWithoutHelp(metrics) == [], "families without # HELP")
+            #expect(metrics.contains("# TYPE process_start_time_seconds gauge"))
+            #expect(metrics.contains("# TYPE iap_build_info gauge"))
+            #expect(metrics.contains(#"iap_ready{process="iap-gateway"}"#))
         }
     }
 

@@ -63,6 +63,16 @@ import Topology
             }
             #expect(metrics.contains("iap_stage_processing_seconds"))
             #expect(metrics.contains("iap_stage_in_flight"))
+            // Every family a worker serves has its help (decision D28), and the process metrics.
+            #expect(MetricHelp.familiesWithoutHelp(metrics) == [], "families without # HELP")
+            for family in [
+                "process_cpu_seconds_total", "process_resident_memory_bytes", "process_start_time_seconds",
+                "process_open_fds", "process_max_fds", "iap_build_info", "iap_ready",
+            ] {
+                #expect(metrics.contains("# TYPE \(family) "), "\(family) missing")
+            }
+            #expect(metrics.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
+            #expect(metrics.contains(#"iap_ready{process="iap-test"} 1.0"#))
 
             stop.continuation.finish()
             try await running.value

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 public import Logging
 import NIOCore
@@ -5,9 +6,14 @@ public import Prometheus
 public import ServiceLifecycle
 
 /// The worker's operations endpoint, run as the first service of the worker's group:
-/// - `GET /metrics`: Prometheus text from the process registry,
+/// - `GET /metrics`: Prometheus text from the process registry, with the process metrics
+///   (`process_*`, `iap_build_info`, `iap_ready`) refreshed first and every family's `# HELP`
+///   line (``MetricHelp``, decision D28),
 /// - `GET /healthz`: 200 while the process runs (liveness),
 /// - `GET /readyz`: 200 when `readiness` says so, else 503 with the reason (readiness).
+///
+/// `process` names the process in `iap_ready{process}` and `iap_build_info{process}` (the
+/// alerts' "no ready replica" sums per process): `iap-<stage>` for workers, `iap-gateway`.
 ///
 /// Port 0 binds an ephemeral port, reported through `onListening` (for `iap dev up`, which
 /// prints the ops URL of every worker, and for tests).
@@ -18,6 +24,7 @@ public struct OpsServer: Service {
     public var host: String
     public var port: Int
     private let registry: PrometheusCollectorRegistry
+    private let processMetrics: ProcessMetrics
     private let readiness: @Sendable () async -> Readiness
     private let onListening: @Sendable (Int) async -> Void
     private let logger: Logger
@@ -28,11 +35,13 @@ public struct OpsServer: Service {
         registry: PrometheusCollectorRegistry,
         readiness: @escaping @Sendable () async -> Readiness,
         logger: Logger = Logger(label: "iap.ops"),
+        process: String = OpsServer.defaultProcessName,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.host = host
         self.port = port
         self.registry = registry
+        self.processMetrics = ProcessMetrics(registry: registry, process: process)
         self.readiness = readiness
         self.logger = logger
         self.onListening = onListening
@@ -59,17 +68,28 @@ public struct OpsServer: Service {
         )
     }
 
+    /// The executable's file name: the `process` label of `iap_ready` and `iap_build_info`
+    /// unless the caller names the process.
+    public static var defaultProcessName: String { ProcessInfo.processInfo.processName }
+
+    /// The registry's text with every family's help (``MetricHelp/annotate(_:catalog:)``).
+    public static func exposition(_ registry: PrometheusCollectorRegistry) -> [UInt8] {
+        var bytes: [UInt8] = []
+        registry.emit(into: &bytes)
+        return MetricHelp.annotate(bytes)
+    }
+
     private func makeRouter() -> Router<BasicRequestContext> {
         let registry = registry
         let readiness = readiness
+        let processMetrics = processMetrics
         let router = Router()
         router.get("metrics") { _, _ -> Response in
-            var bytes: [UInt8] = []
-            registry.emit(into: &bytes)
+            processMetrics.update(readiness: await readiness())
             return Response(
                 status: .ok,
                 headers: [.contentType: Self.metricsContentType],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: Self.exposition(registry)))
             )
         }
         router.get("healthz") { _, _ in "ok\n" }

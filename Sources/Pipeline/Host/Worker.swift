@@ -128,6 +128,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
                 service: OpsServer(
                     host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check,
                     logger: logger,
+                    process: "iap-\(stage.name)",
                     onListening: onOpsListening
                 )),
             // Its end (a lost state, a failure) stops the process; the ops server goes last.

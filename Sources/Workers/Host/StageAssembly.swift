@@ -28,16 +28,18 @@ struct StageAssembly {
         case .verify:
             let verifiedTopic = try spec.output("verified")
             let configuration = try verifyConfiguration()
-            let source = try appleSource()
             try await run { resources in
+                let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
                 let verifier = try TransactionVerifier(
-                    configuration: configuration, source: source,
+                    configuration: configuration, source: try appleSource(metrics: appleMetrics),
                     cache: RedisVerifiedTransactionCache(client: resources.redis),
-                    gate: RedisAppleCallGate(
-                        client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                    gate: MeteredAppleCallGate(
+                        base: RedisAppleCallGate(
+                            client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                        metrics: appleMetrics),
                     logger: resources.logger
                 )
-                return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic)
+                return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic, appleMetrics: appleMetrics)
             }
         case .match:
             let topics = MatchHandler.Topics(
@@ -110,7 +112,7 @@ struct StageAssembly {
         )
     }
 
-    private func appleSource() throws -> AppStoreTransactionSource {
+    private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
         guard let key = stageSettings.appleAPI else {
             preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
         }
@@ -136,6 +138,9 @@ struct StageAssembly {
             )
             : nil
         return try AppStoreTransactionSource(
-            api: api, verifyReceipt: legacy, executor: AsyncHTTPClientExecutor(client: AppleHTTPClient.shared))
+            api: api, verifyReceipt: legacy,
+            executor: MeteredAppleHTTPExecutor(
+                AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: metrics)
+        )
     }
 }

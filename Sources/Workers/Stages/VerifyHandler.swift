@@ -11,10 +11,13 @@ public import Purchases
 public struct VerifyHandler: MessageHandler {
     private let verifier: TransactionVerifier
     private let verifiedTopic: String
+    private let appleMetrics: AppleCallMetrics?
 
-    public init(verifier: TransactionVerifier, verifiedTopic: String) {
+    /// - Parameter appleMetrics: counts Apple's refusals of our configuration (D8's alert).
+    public init(verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil) {
         self.verifier = verifier
         self.verifiedTopic = verifiedTopic
+        self.appleMetrics = appleMetrics
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<VerifyRequest> {
@@ -27,6 +30,7 @@ public struct VerifyHandler: MessageHandler {
         case .verified(let transactions):
             return .produce(try transactions.map { try .event($0, topic: verifiedTopic, key: $0.partitionKey) })
         case .retry(let after, let reason):
+            appleMetrics?.countIfConfigurationError(reason)
             return .retry(after: after, reason: reason.description)
         case .reject(let rejection):
             return .reject(rejection)

@@ -1,0 +1,95 @@
+/// The `# HELP` text of every metric family the project's processes serve (decision D28).
+///
+/// swift-metrics has no help text, and swift-prometheus' `PrometheusMetricsFactory` registers
+/// every family with an empty one (a family pre-registered with help would then fail its
+/// help-consistency check). So ``OpsServer`` adds the help at exposition: a family the registry
+/// emitted without a `# HELP` line gets the one listed here. Families registered on the
+/// registry with their own help (the process metrics) keep theirs. `MetricHelpTests` fails on
+/// any family a process serves without help, so a new metric needs its line here.
+public enum MetricHelp {
+    /// Family name → help text.
+    public static let catalog: [String: String] = [
+        // Runtime (every worker)
+        "iap_stage_messages_total":
+            "Records the stage finished, by how they ended (outcome: produced, retried, waiting, rejected, skipped,"
+            + " duplicate, dead_lettered).",
+        "iap_stage_processing_seconds": "Time from taking a record to its durable outcome, in seconds.",
+        "iap_stage_in_flight": "Records accepted by the stage and not finished yet.",
+        "iap_stage_paused": "1 while the stage's partitions are paused at the in-flight bound, else 0.",
+        "iap_stage_infrastructure_errors_total": "Kafka or Redis calls that failed and were retried in place.",
+        "iap_retry_promoted_total": "Delayed retries re-published to the stage's input once due.",
+        "iap_retry_queue_depth": "Delayed retries waiting to become due.",
+        // Lag (kafka_exporter's names; the worker's own reporter and the lag exporter)
+        "kafka_consumergroup_lag": "High watermark minus committed offset per partition (-1 before the first commit).",
+        "kafka_consumergroup_lag_sum": "Sum of kafka_consumergroup_lag over a topic's partitions.",
+        "kafka_consumergroup_current_offset": "Committed offset of the consumer group per partition.",
+        "kafka_consumergroup_members": "Members of the consumer group.",
+        // Apple (verify)
+        "iap_apple_request_duration_seconds":
+            "Apple API calls by endpoint and answer (HTTP status, or transport/timeout), in seconds.",
+        "iap_apple_rate_limit_waits_total":
+            "Apple calls the shared rate limiter held back (the record is retried after the wait), by endpoint.",
+        "iap_apple_configuration_errors_total":
+            "Apple refused our request or credentials (401, verifyReceipt 21004, a request-level 4xx): a"
+            + " configuration alert (decision D8), by reason.",
+        // Gateway
+        "iap_gateway_requests_total": "Notification requests answered, by HTTP status.",
+        "iap_gateway_kafka_write_seconds": "Wait for Kafka's acknowledgement of a notification, in seconds.",
+        "iap_gateway_unkeyed_notifications_total":
+            "Notifications written without a key because their payload did not decode.",
+        // Process (ProcessMetrics registers these with this text)
+        "process_cpu_seconds_total": "Total user and system CPU time spent, in seconds.",
+        "process_resident_memory_bytes": "Resident memory size, in bytes.",
+        "process_start_time_seconds": "Start time of the process since the Unix epoch, in seconds.",
+        "process_open_fds": "Open file descriptors.",
+        "process_max_fds": "Maximum number of open file descriptors (the soft limit).",
+        "iap_build_info": "Always 1; labels say which build runs (version, revision, swift compiler) in which process.",
+        "iap_ready":
+            "1 while the process's /readyz answers 200, else 0 (evaluated at scrape); process = iap-<stage> or iap-gateway.",
+    ]
+
+    /// Returns the exposition text with a `# HELP` line added before each `# TYPE` line whose
+    /// family has none and is in `catalog`.
+    public static func annotate(_ text: [UInt8], catalog: [String: String] = Self.catalog) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.count + 2048)
+        var helped: Set<Substring> = []
+        let string = String(decoding: text, as: UTF8.self)
+        for (index, line) in string.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if index > 0 { output.append(UInt8(ascii: "\n")) }
+            if line.hasPrefix("# HELP ") {
+                helped.insert(Self.familyName(line.dropFirst(7)))
+            } else if line.hasPrefix("# TYPE ") {
+                let name = Self.familyName(line.dropFirst(7))
+                if !helped.contains(name), let help = catalog[String(name)] {
+                    output.append(contentsOf: "# HELP \(name) \(Self.escaped(help))\n".utf8)
+                }
+            }
+            output.append(contentsOf: line.utf8)
+        }
+        return output
+    }
+
+    /// The families in exposition `text` that have a `# TYPE` line but no `# HELP` line.
+    public static func familiesWithoutHelp(_ text: String) -> [String] {
+        var helped: Set<Substring> = []
+        var typed: [Substring] = []
+        for line in text.split(separator: "\n") {
+            if line.hasPrefix("# HELP ") {
+                helped.insert(Self.familyName(line.dropFirst(7)))
+            } else if line.hasPrefix("# TYPE ") {
+                typed.append(Self.familyName(line.dropFirst(7)))
+            }
+        }
+        return typed.filter { !helped.contains($0) }.map(String.init)
+    }
+
+    private static func familyName(_ rest: Substring) -> Substring {
+        rest.prefix { $0 != " " }
+    }
+
+    /// The text format escapes backslash and line feed in help text.
+    private static func escaped(_ help: String) -> String {
+        help.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
+    }
+}

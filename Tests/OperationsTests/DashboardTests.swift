@@ -1,0 +1,59 @@
+import Foundation
+import Hosting
+import Testing
+
+/// The Apple API dashboard Grafana provisions from deploy/grafana/dashboards.
+@Suite struct DashboardTests {
+    static let dashboard = AlertRulesTests.root.appendingPathComponent("deploy/grafana/dashboards/iap-apple.json")
+
+    @Test func theAppleDashboardShowsLatencyQuantilesAndStatusRatesOverExportedMetrics() throws {
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.dashboard)) as? [String: Any])
+        #expect(json["uid"] as? String == "iap-apple")
+        let panels = try #require(json["panels"] as? [[String: Any]])
+        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
+            $0["expr"] as? String
+        }
+        for quantile in ["0.5", "0.95", "0.99"] {
+            #expect(
+                expressions.contains {
+                    $0.contains("histogram_quantile(\(quantile),")
+                        && $0.contains("iap_apple_request_duration_seconds_bucket")
+                }, "p\(quantile) panel")
+        }
+        #expect(expressions.contains { $0.contains("sum by (endpoint, status)") })
+        let families = Set(MetricHelp.catalog.keys)
+        for expression in expressions {
+            for match in expression.matches(of: /\b(?:iap|kafka|process)_[a-z_]+\b/) {
+                let name = String(match.output)
+                let family =
+                    ["_bucket", "_count", "_sum"].first { name.hasSuffix($0) && !families.contains(name) }
+                    .map { String(name.dropLast($0.count)) } ?? name
+                #expect(families.contains(family), "the dashboard reads \(name), which nothing exports")
+            }
+        }
+        let ids = panels.compactMap { $0["id"] as? Int }
+        #expect(Set(ids).count == ids.count, "panel ids are unique")
+    }
+
+    /// promtool parses every panel's PromQL (as recording rules, Grafana's variables filled in).
+    @Test func everyPanelQueryIsValidPromQL() async throws {
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: Self.dashboard)) as? [String: Any])
+        let panels = try #require(json["panels"] as? [[String: Any]])
+        let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
+            $0["expr"] as? String
+        }
+        #expect(!expressions.isEmpty)
+        var rules = "groups:\n  - name: dashboard\n    rules:\n"
+        for (index, expression) in expressions.enumerated() {
+            let filled = expression.replacing("$__rate_interval", with: "5m").replacing("$endpoint", with: ".*")
+            rules += "      - record: dashboard:query\(index)\n        expr: '\(filled.replacing("'", with: "''"))'\n"
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "iap-dashboard-\(UUID().uuidString).yml")
+        try rules.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await AlertRulesTests.promtool(["check", "rules", file.path])
+    }
+}
