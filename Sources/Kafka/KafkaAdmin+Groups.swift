@@ -48,7 +48,8 @@ extension ClusterLag {
         var without: [ConsumerGroupListing] = []
         let groups = try await directory.consumerGroups(timeout: timeout).sorted { $0.group < $1.group }
         for listing in groups {
-            let topics = Set(try await directory.committedOffsets(group: listing.group, timeout: timeout).keys.map(\.topic))
+            let topics = Set(
+                try await directory.committedOffsets(group: listing.group, timeout: timeout).keys.map(\.topic))
             guard !topics.isEmpty else {
                 without.append(listing)
                 continue
@@ -107,7 +108,8 @@ extension KafkaAdmin: ConsumerGroupDirectory {
                 guard let listing = listings[index] else { return nil }
                 return ConsumerGroupListing(
                     group: String(cString: rd_kafka_ConsumerGroupListing_group_id(listing)),
-                    state: String(cString: rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(listing))),
+                    state: String(
+                        cString: rd_kafka_consumer_group_state_name(rd_kafka_ConsumerGroupListing_state(listing))),
                     isSimple: rd_kafka_ConsumerGroupListing_is_simple_consumer_group(listing) != 0)
             }
         }

@@ -65,7 +65,10 @@ struct LagCommand: AsyncParsableCommand {
                 for target in targets {
                     rows += try await admin.consumerLag(group: target.group, topics: target.topics)
                 }
-                print(json ? LagCommand.jsonLines(rows) : LagCommand.table(ClusterLag(rows: rows, groupsWithoutOffsets: [])))
+                print(
+                    json
+                        ? LagCommand.jsonLines(rows)
+                        : LagCommand.table(ClusterLag(rows: rows, groupsWithoutOffsets: [])))
             }
             if watch { try await Task.sleep(for: .seconds(interval)) }
         } while watch

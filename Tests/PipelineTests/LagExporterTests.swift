@@ -99,7 +99,8 @@ import Topology
         await replica.close()
 
         let caughtUp = try await eventually("stage-a exported at lag 0 on its 3 partitions") { () -> [Sample]? in
-            let lags = Self.samples(Self.parse(try await Self.scrape(exporter.base + "/metrics").body),
+            let lags = Self.samples(
+                Self.parse(try await Self.scrape(exporter.base + "/metrics").body),
                 "kafka_consumergroup_lag", group: "stage-a")
             return lags.count == 3 && lags.allSatisfy { $0.value == 0 } ? lags : nil
         }
@@ -167,7 +168,9 @@ import Topology
         let exporter = try await start(
             try settings(cluster, interval: .seconds(3600)), targets: [LagTarget(group: "g", topics: ["in"])],
             until: stop)
-        _ = try await eventually("first refresh") { try await Self.scrape(exporter.base + "/readyz").status == 200 ? true : nil }
+        _ = try await eventually("first refresh") {
+            try await Self.scrape(exporter.base + "/readyz").status == 200 ? true : nil
+        }
         stop.continuation.finish()
         try await exporter.running.value
     }
