@@ -8,12 +8,19 @@ public import Logging
 /// timeout honoured. High watermarks come from `rd_kafka_offsets_for_times(OFFSET_END)`,
 /// because 2.0.2's `query_watermark_offsets` ignores its timeout (librdkafka #4460).
 public final class KafkaAdmin: Sendable {
-    private let client: RDKafkaClient
+    let client: RDKafkaClient
 
-    public init(bootstrapServers: String, clientId: String = "iap-admin", logger: Logger) throws(KafkaError) {
+    /// - Parameter properties: librdkafka properties (`security.protocol`, SASL, …); consumer-only
+    ///   ones are dropped, since the admin client is a producer handle.
+    public init(
+        bootstrapServers: String, clientId: String = "iap-admin", properties: [String: String] = [:], logger: Logger
+    ) throws(KafkaError) {
+        var properties = KafkaProducerConfiguration.producerProperties(properties)
+        properties["bootstrap.servers"] = bootstrapServers
+        properties["client.id"] = clientId
         client = try RDKafkaClient.make(
             kind: .producer,
-            properties: ["bootstrap.servers": bootstrapServers, "client.id": clientId],
+            properties: properties,
             context: RDKafkaCallbackContext(logger: logger)
         )
     }
@@ -95,21 +102,36 @@ public final class KafkaAdmin: Sendable {
         }
     }
 
-    /// Lag per partition of `topics` for `group`, the figure dashboards and autoscalers read.
+    /// Lag per partition of `topics` for `group`, the figure dashboards and autoscalers read:
+    /// every partition of every topic, whether or not the group committed there or has members.
     public func consumerLag(group: String, topics: [String], timeout: Duration = .seconds(10)) async throws(KafkaError)
         -> [ConsumerLag]
     {
         let counts = try await partitionCounts(of: topics, timeout: timeout)
         let partitions = topics.flatMap { topic in (0..<(counts[topic] ?? 0)).map { TopicPartition(topic, $0) } }
         guard !partitions.isEmpty else { return [] }
-        let watermarks = try await highWatermarks(partitions, timeout: timeout)
+        let watermarks = try await self.watermarks(partitions, timeout: timeout)
         let committed = try await committedOffsets(group: group, partitions: partitions, timeout: timeout)
         return partitions.map { partition in
             ConsumerLag(
                 group: group, topic: partition.topic, partition: partition.partition,
-                committedOffset: committed[partition], highWatermark: watermarks[partition] ?? 0
+                committedOffset: committed[partition], highWatermark: watermarks[partition]?.high ?? 0,
+                lowWatermark: watermarks[partition]?.low ?? 0
             )
         }
+    }
+
+    /// Both watermarks of each partition: where its retained log starts and where it ends.
+    public func watermarks(_ partitions: [TopicPartition], timeout: Duration = .seconds(10))
+        async throws(KafkaError) -> [TopicPartition: (low: Int64, high: Int64)]
+    {
+        let high = try await highWatermarks(partitions, timeout: timeout)
+        let low = try await lowWatermarks(partitions, timeout: timeout)
+        var result: [TopicPartition: (low: Int64, high: Int64)] = [:]
+        for partition in partitions {
+            result[partition] = (low: low[partition] ?? 0, high: high[partition] ?? 0)
+        }
+        return result
     }
 
     /// Creates topics; ones that already exist count as created (the command is re-runnable).
@@ -167,8 +189,8 @@ public final class KafkaAdmin: Sendable {
         }
     }
 
-    private static func listGroupOffsets(
-        _ handle: OpaquePointer, group: String, partitions: [TopicPartition], timeout: Duration
+    static func listGroupOffsets(
+        _ handle: OpaquePointer, group: String, partitions: [TopicPartition]?, timeout: Duration
     ) throws(KafkaError) -> [TopicPartition: Int64] {
         let queue = rd_kafka_queue_new(handle)
         defer { rd_kafka_queue_destroy(queue) }
@@ -177,9 +199,10 @@ public final class KafkaAdmin: Sendable {
         var errstr = [CChar](repeating: 0, count: 256)
         _ = rd_kafka_AdminOptions_set_request_timeout(
             options, Int32(timeout.milliseconds(rounding: .towardZero)), &errstr, errstr.count)
-        // Explicit partitions: the mock cluster (and some brokers) answer NULL with nothing.
-        let list = RDKafkaPartitionList.make(partitions)
-        defer { RDKafkaPartitionList.destroy(list) }
+        // Explicit partitions where the caller knows them: the mock cluster (and some brokers)
+        // answer NULL with nothing. NULL (`partitions` nil) asks for every committed partition.
+        let list = partitions.map { RDKafkaPartitionList.make($0) }
+        defer { if let list { RDKafkaPartitionList.destroy(list) } }
         var request: OpaquePointer? = rd_kafka_ListConsumerGroupOffsets_new(group, list)
         defer { rd_kafka_ListConsumerGroupOffsets_destroy(request) }
         rd_kafka_ListConsumerGroupOffsets(handle, &request, 1, options, queue)

@@ -1,20 +1,34 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import Kafka
+import Logging
 import Pipeline
 import Topology
+import Workers
 
-/// `iap lag`: consumer-group lag per partition, as dashboards and autoscalers see it.
+/// `iap lag`: consumer-group lag per partition, as dashboards and autoscalers see it; with
+/// `--serve`, the one exporter of that lag to Prometheus (decision D26).
 struct LagCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "lag",
-        abstract: "Show consumer-group lag per (group, topic, partition).",
-        discussion:
-            "Lag = high watermark − committed offset; -1 when the group never committed (kafka_exporter's convention)."
+        abstract: "Show consumer-group lag per (group, topic, partition), or export it (--serve).",
+        discussion: """
+            Lag = high watermark − committed offset. A partition the group never committed on counts what the group \
+            will read when it starts: high − low watermark (auto.offset.reset=earliest); COMMITTED shows "-".
+
+            With neither --group nor --pipeline: every group on the cluster, on every partition of the topics it \
+            committed on (like kafka-consumer-groups --all-groups --describe).
+
+            --serve: export kafka_exporter's series (kafka_consumergroup_lag, …) for every group of the pipeline file \
+            (--pipeline or IAP_PIPELINE) plus any --group, on the ops port (IAP_OPS_PORT: /metrics, /healthz, \
+            /readyz), refreshed every IAP_LAG_EXPORT_INTERVAL_SECONDS, until SIGTERM. Reads the settings layer \
+            (environment, IAP_CONFIG_FILE); see docs/operations.md.
+            """
     )
 
     @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
-    var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+    var brokers: String?
 
     @Option(name: .long, help: "Consumer group and its topics as GROUP=TOPIC[,TOPIC…]; repeatable.")
     var group: [String] = []
@@ -31,28 +45,57 @@ struct LagCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Seconds between refreshes with --watch.")
     var interval: Double = 2
 
+    @Flag(name: .long, help: "Export the pipeline's lag on the ops port until SIGTERM (the lag exporter).")
+    var serve = false
+
     func run() async throws {
-        let targets = try resolveTargets()
-        guard !targets.isEmpty else { throw ValidationError("name at least one --group GROUP=TOPIC or a --pipeline") }
-        let admin = try KafkaAdmin(bootstrapServers: brokers, logger: CLILogging.logger("iap.lag"))
+        let reader = try await SettingsReader.load()
+        if serve { return try await runExporter(reader) }
+        let brokers = try self.brokers ?? reader.value(ClusterSettings.kafkaBrokers)
+        let targets = try resolveTargets(pipelinePath: pipeline)
+        let admin = try KafkaAdmin(
+            bootstrapServers: brokers, properties: ClusterSettings.kafkaProperties(reader),
+            logger: CLILogging.logger("iap.lag"))
         repeat {
-            var rows: [ConsumerLag] = []
-            for (group, topics) in targets {
-                rows += try await admin.consumerLag(group: group, topics: topics)
+            if targets.isEmpty {
+                let cluster = try await ClusterLag.survey(admin)
+                print(json ? LagCommand.jsonLines(cluster.rows) : LagCommand.table(cluster))
+            } else {
+                var rows: [ConsumerLag] = []
+                for target in targets {
+                    rows += try await admin.consumerLag(group: target.group, topics: target.topics)
+                }
+                print(
+                    json
+                        ? LagCommand.jsonLines(rows)
+                        : LagCommand.table(ClusterLag(rows: rows, groupsWithoutOffsets: [])))
             }
-            print(json ? LagCommand.jsonLines(rows) : LagCommand.table(rows))
             if watch { try await Task.sleep(for: .seconds(interval)) }
         } while watch
     }
 
-    private func resolveTargets() throws -> [(String, [String])] {
-        var targets: [(String, [String])] = try group.map { spec in
-            let parts = spec.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { throw ValidationError("--group takes GROUP=TOPIC[,TOPIC…], got \(spec)") }
-            return (String(parts[0]), parts[1].split(separator: ",").map(String.init))
+    private func runExporter(_ reader: SettingsReader) async throws {
+        try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
+        let host = try HostSettings(process: "iap-lag-exporter", reader: reader)
+        LoggingBootstrap.bootstrap(format: host.logFormat, level: host.logLevel)
+        var settings = try LagExporterSettings(reader: reader)
+        if let brokers { settings.kafkaBrokers = brokers }
+        let targets = try resolveTargets(pipelinePath: pipeline ?? settings.pipelinePath)
+        guard !targets.isEmpty else { throw ValidationError("the pipeline file names no consumer group") }
+        try await LagExporterProcess(settings: settings, targets: targets, logger: Logger(label: "iap.lag-exporter"))
+            .run()
+    }
+
+    private func resolveTargets(pipelinePath: String?) throws -> [LagTarget] {
+        var targets: [LagTarget] = []
+        if let pipelinePath {
+            targets += LagTarget.targets(of: try PipelineFile.load(path: pipelinePath))
         }
-        if let pipeline {
-            targets += try PipelineFile.load(path: pipeline).stages.map { ($0.consumerGroup, $0.inputs) }
+        for spec in group {
+            guard let target = LagTarget(spec: spec) else {
+                throw ValidationError("--group takes GROUP=TOPIC[,TOPIC…], got \(spec)")
+            }
+            targets.append(target)
         }
         return targets
     }
@@ -63,20 +106,20 @@ struct LagCommand: AsyncParsableCommand {
         return rows.compactMap { row in
             struct Line: Encodable {
                 var consumergroup: String, topic: String, partition: Int32, currentOffset: Int64?, highWatermark: Int64,
-                    lag: Int64
+                    lowWatermark: Int64, lag: Int64
             }
             let line = Line(
                 consumergroup: row.group, topic: row.topic, partition: row.partition,
-                currentOffset: row.committedOffset,
-                highWatermark: row.highWatermark, lag: row.lag
+                currentOffset: row.committedOffset, highWatermark: row.highWatermark, lowWatermark: row.lowWatermark,
+                lag: row.lag
             )
             return (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) }
         }.joined(separator: "\n")
     }
 
-    static func table(_ rows: [ConsumerLag]) -> String {
+    static func table(_ lag: ClusterLag) -> String {
         var lines = ["GROUP                TOPIC                     PARTITION  COMMITTED  HIGH-WATER  LAG"]
-        for row in rows {
+        for row in lag.rows {
             lines.append(
                 row.group.padding(toLength: 20, withPad: " ", startingAt: 0) + " "
                     + row.topic.padding(toLength: 25, withPad: " ", startingAt: 0) + " "
@@ -85,8 +128,12 @@ struct LagCommand: AsyncParsableCommand {
                     + String(row.highWatermark).leftPadded(10) + "  " + String(row.lag)
             )
         }
-        let total = rows.filter { $0.lag > 0 }.reduce(Int64(0)) { $0 + $1.lag }
-        lines.append("total lag: \(total)")
+        for listing in lag.groupsWithoutOffsets {
+            lines.append(
+                listing.group.padding(toLength: 20, withPad: " ", startingAt: 0)
+                    + " (no committed offsets; state \(listing.state))")
+        }
+        lines.append("total lag: \(lag.rows.reduce(Int64(0)) { $0 + $1.lag })")
         return lines.joined(separator: "\n")
     }
 }

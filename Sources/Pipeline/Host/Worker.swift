@@ -172,7 +172,8 @@ public struct Worker<Handler: MessageHandler>: Sendable {
                     stage: stage.name, store: retries, producer: producer, logger: logger, metricsFactory: factory)),
             .init(
                 service: ConsumerLagReporter(
-                    admin: admin, consumer: consumer, group: stage.consumerGroup, interval: settings.lagInterval,
+                    admin: admin, consumer: consumer, stage: stage.name, group: stage.consumerGroup,
+                    interval: settings.lagInterval,
                     logger: logger, metricsFactory: factory
                 )),
             .init(

@@ -1,0 +1,47 @@
+public import Foundation
+public import Hosting
+import Kafka
+import Topology
+
+/// What `iap lag --serve` reads: the host's keys (``HostSettings``: ops port, logging, grace),
+/// the cluster's (``ClusterSettings``: brokers, pipeline file, `IAP_KAFKA_*`) and its own below.
+public struct LagExporterSettings: Sendable {
+    public static let interval = Setting<Duration>.seconds(
+        "IAP_LAG_EXPORT_INTERVAL_SECONDS",
+        "How often `iap lag --serve` recomputes every pipeline group's lag from committed offsets (D26)",
+        default: "15")
+    public static let queryTimeout = Setting<Duration>.seconds(
+        "IAP_LAG_EXPORT_TIMEOUT_SECONDS",
+        "How long one Kafka query of `iap lag --serve` may take before `/readyz` reports it failed", default: "10")
+
+    public static let section = SettingsSection(
+        "Lag exporter", readBy: "iap lag --serve", [interval.descriptor, queryTimeout.descriptor])
+
+    public var kafkaBrokers: String
+    public var kafkaProperties: [String: String]
+    public var pipelinePath: String
+    public var opsHost: String
+    public var opsPort: Int
+    public var shutdownGracePeriod: Duration
+    public var clientId: String
+    public var interval: Duration
+    public var queryTimeout: Duration
+
+    public init(reader: SettingsReader) throws(SettingsError) {
+        let host = try HostSettings(process: "iap-lag-exporter", reader: reader)
+        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+        pipelinePath = try reader.value(ClusterSettings.pipeline)
+        opsHost = host.opsHost
+        opsPort = host.opsPort
+        shutdownGracePeriod = host.shutdownGracePeriod
+        clientId = host.identity.clientId
+        interval = try reader.value(Self.interval)
+        queryTimeout = try reader.value(Self.queryTimeout)
+    }
+
+    /// The environment alone (tests and embedded stacks).
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(SettingsError) {
+        try self.init(reader: SettingsReader(environment: environment))
+    }
+}
