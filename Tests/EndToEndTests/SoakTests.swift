@@ -11,7 +11,7 @@ extension EndToEndTests {
         @Test func everyFaultLosesNothingAndGrantsNothingTwice() async throws {
             var soak = SoakConfiguration.everyFault(purchases: 500)
             soak.rate = 60
-            soak.killWorkersEvery = .seconds(3)
+            soak.killWorkersEvery = .seconds(2)
             soak.brokerOutage = nil
             soak.drainTimeout = .seconds(240)
             var stack = LocalStackConfiguration()

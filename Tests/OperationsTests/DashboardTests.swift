@@ -36,6 +36,34 @@ import Testing
         #expect(Set(ids).count == ids.count, "panel ids are unique")
     }
 
+    /// Every dashboard Grafana provisions reads only metrics a process exports, so a renamed
+    /// metric cannot leave a panel silently empty.
+    @Test func everyDashboardReadsOnlyExportedMetrics() throws {
+        let directory = AlertRulesTests.root.appendingPathComponent("deploy/grafana/dashboards")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }
+        #expect(files.count >= 2)
+        let families = Set(MetricHelp.catalog.keys)
+        for file in files {
+            let json = try #require(
+                try JSONSerialization.jsonObject(with: Data(contentsOf: directory.appendingPathComponent(file)))
+                    as? [String: Any])
+            let panels = try #require(json["panels"] as? [[String: Any]])
+            let expressions = panels.flatMap { ($0["targets"] as? [[String: Any]]) ?? [] }.compactMap {
+                $0["expr"] as? String
+            }
+            #expect(!expressions.isEmpty, "\(file) has queries")
+            for expression in expressions {
+                for match in expression.matches(of: /\b(?:iap|kafka|process)_[a-z_]+\b/) {
+                    let name = String(match.output)
+                    let family =
+                        ["_bucket", "_count", "_sum"].first { name.hasSuffix($0) && !families.contains(name) }
+                        .map { String(name.dropLast($0.count)) } ?? name
+                    #expect(families.contains(family), "\(file) reads \(name), which nothing exports")
+                }
+            }
+        }
+    }
+
     /// promtool parses every panel's PromQL (as recording rules, Grafana's variables filled in).
     @Test func everyPanelQueryIsValidPromQL() async throws {
         let json = try #require(

@@ -19,11 +19,21 @@ public enum MetricHelp {
         "iap_stage_infrastructure_errors_total": "Kafka or Redis calls that failed and were retried in place.",
         "iap_retry_promoted_total": "Delayed retries re-published to the stage's input once due.",
         "iap_retry_queue_depth": "Delayed retries waiting to become due.",
-        // Lag (kafka_exporter's names; the worker's own reporter and the lag exporter)
-        "kafka_consumergroup_lag": "High watermark minus committed offset per partition (-1 before the first commit).",
-        "kafka_consumergroup_lag_sum": "Sum of kafka_consumergroup_lag over a topic's partitions.",
-        "kafka_consumergroup_current_offset": "Committed offset of the consumer group per partition.",
-        "kafka_consumergroup_members": "Members of the consumer group.",
+        // The worker's own view of its partitions (decision D26)
+        "iap_consumer_lag":
+            "High watermark minus committed offset of each partition this replica owns (kafka_exporter's names"
+            + " come from the lag exporter only).",
+        // The lag exporter (`iap lag --serve`, decision D26): kafka_exporter's names and help texts
+        "kafka_consumergroup_lag":
+            "Current Approximate Lag of a ConsumerGroup at Topic/Partition (no commit: high - low watermark, D26)",
+        "kafka_consumergroup_lag_sum": "Current Approximate Lag of a ConsumerGroup at Topic for all partitions",
+        "kafka_consumergroup_current_offset": "Current Offset of a ConsumerGroup at Topic/Partition (-1: no commit)",
+        "kafka_consumergroup_current_offset_sum":
+            "Current Offset of a ConsumerGroup at Topic for all partitions (committed ones)",
+        "kafka_topic_partitions": "Number of partitions for this Topic",
+        "kafka_topic_partition_current_offset": "Current Offset of a Broker at Topic/Partition",
+        "kafka_topic_partition_oldest_offset": "Oldest Offset of a Broker at Topic/Partition",
+        "iap_lag_exporter_up": "1 when the lag exporter's last Kafka queries succeeded, else 0",
         // Apple (verify)
         "iap_apple_request_duration_seconds":
             "Apple API calls by endpoint and answer (HTTP status, or transport/timeout), in seconds.",

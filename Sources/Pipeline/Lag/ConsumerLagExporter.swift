@@ -104,7 +104,7 @@ struct LagSnapshot: Sendable {
 /// The exporter's series in the registry: set from each snapshot, and series for partitions,
 /// topics or groups that disappeared are unregistered (a scrape never shows a stale partition).
 struct LagSeries {
-    /// kafka_exporter's names, labels and help texts (danielqsj/kafka_exporter, `kafka_exporter.go`).
+    /// kafka_exporter's names and labels (danielqsj/kafka_exporter, `kafka_exporter.go`).
     enum Name {
         static let lag = "kafka_consumergroup_lag"
         static let lagSum = "kafka_consumergroup_lag_sum"
@@ -116,17 +116,8 @@ struct LagSeries {
         static let up = "iap_lag_exporter_up"
     }
 
-    static let help: [String: String] = [
-        Name.lag:
-            "Current Approximate Lag of a ConsumerGroup at Topic/Partition (no commit: high - low watermark, D26)",
-        Name.lagSum: "Current Approximate Lag of a ConsumerGroup at Topic for all partitions",
-        Name.currentOffset: "Current Offset of a ConsumerGroup at Topic/Partition (-1: no commit)",
-        Name.currentOffsetSum: "Current Offset of a ConsumerGroup at Topic for all partitions (committed ones)",
-        Name.partitions: "Number of partitions for this Topic",
-        Name.partitionCurrentOffset: "Current Offset of a Broker at Topic/Partition",
-        Name.partitionOldestOffset: "Oldest Offset of a Broker at Topic/Partition",
-        Name.up: "1 when the lag exporter's last Kafka queries succeeded, else 0",
-    ]
+    /// The help texts are kafka_exporter's, kept with every other family's in `MetricHelp`.
+    static func help(_ name: String) -> String { MetricHelp.catalog[name] ?? "" }
 
     struct Key: Hashable {
         var name: String
@@ -139,7 +130,7 @@ struct LagSeries {
 
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
-        up = registry.makeGauge(name: Name.up, labels: [], help: Self.help[Name.up] ?? "")
+        up = registry.makeGauge(name: Name.up, labels: [], help: Self.help(Name.up))
     }
 
     func markDown() {
@@ -179,7 +170,7 @@ struct LagSeries {
         for (key, entry) in next {
             let gauge =
                 gauges[key]
-                ?? registry.makeGauge(name: key.name, labels: entry.labels, help: Self.help[key.name] ?? "")
+                ?? registry.makeGauge(name: key.name, labels: entry.labels, help: Self.help(key.name))
             gauges[key] = gauge
             gauge.set(entry.value)
         }
