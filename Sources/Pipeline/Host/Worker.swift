@@ -1,9 +1,9 @@
-public import Hosting
-public import Kafka
+import Hosting
+import Kafka
 public import Logging
 public import Prometheus
 public import Redis
-public import ServiceLifecycle
+import ServiceLifecycle
 public import Topology
 public import UnixSignals
 

@@ -1,7 +1,7 @@
-public import Gateway
+import Gateway
 public import Hosting
-public import Pipeline
-public import Topology
+import Pipeline
+import Topology
 
 extension SettingsCatalog {
     /// Every setting of every iap-pipeline executable: `iap config keys` prints it, the table
