@@ -48,10 +48,13 @@ RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         librdkafka1 libhiredis0.14 libssl3 libstdc++6 ca-certificates curl tzdata \
     && rm -rf /var/lib/apt/lists/* \
-    && useradd --system --uid 10001 --home-dir /app iap
+    && useradd --system --uid 10001 --home-dir /app iap \
+    && mkdir -p /var/lib/iap-sim && chown 10001:10001 /var/lib/iap-sim
 WORKDIR /app
 COPY --from=build /staging/bin/ /usr/local/bin/
 COPY pipelines ./pipelines
+# /var/lib/iap-sim: the simulator's state (CA, root.pem, AuthKey.p8). Owned by the runtime user,
+# so a fresh named volume mounted there (docker-compose.yml's apple-credentials) is writable.
 USER 10001
 # Notification listener (iap-gateway) and the ops port every process serves.
 EXPOSE 8080 9100

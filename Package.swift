@@ -383,6 +383,21 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        /// docker-compose.yml, its overrides and the Kubernetes overlays held to the binaries:
+        /// schema validators, KEDA's documented fields, grace periods, and every process they run
+        /// started natively with the file's environment. Needs the executables built.
+        .testTarget(
+            name: "DeploymentTests",
+            dependencies: [
+                "LocalStack", "Kafka", "Redis", "Topology",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "WorkersTests",
             dependencies: [

@@ -80,7 +80,9 @@ public struct CertificateAuthority: Sendable {
         let url = URL(fileURLWithPath: directory, isDirectory: true)
         func path(_ name: String) -> URL { url.appendingPathComponent(name) }
         do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: directory) {
+                try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            }
         } catch {
             throw SimulatorError(.certificateStore, "cannot create state directory \(directory): \(error)")
         }
@@ -101,7 +103,9 @@ public struct CertificateAuthority: Sendable {
             var leafKey = try P256.Signing.PrivateKey(
                 pemRepresentation: String(contentsOf: path(files.leafKey), encoding: .utf8)
             )
-            if leaf.notValidAfter <= now || leaf.notValidAfter > now.addingTimeInterval(leafValidity.seconds + 3600) {
+            let reissue =
+                leaf.notValidAfter <= now || leaf.notValidAfter > now.addingTimeInterval(leafValidity.seconds + 3600)
+            if reissue {
                 leafKey = P256.Signing.PrivateKey()
                 leaf = try makeLeaf(
                     key: leafKey, intermediate: intermediate, intermediateKey: intermediateKey,
@@ -111,7 +115,9 @@ public struct CertificateAuthority: Sendable {
             let authority = try CertificateAuthority(
                 root: root, intermediate: intermediate, leaf: leaf, intermediateKey: intermediateKey, leafKey: leafKey
             )
-            try authority.save(to: url)
+            // Written back only when the leaf changed, so a read-only directory (a Kubernetes
+            // Secret holding a generated CA, decision D27) loads as long as its leaf is valid.
+            if reissue { try authority.save(to: url) }
             return authority
         } catch let error as SimulatorError {
             throw error

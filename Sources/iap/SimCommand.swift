@@ -67,6 +67,17 @@ struct SimCommand: AsyncParsableCommand {
     @Option(name: .customLong("key-id"), help: "Key id (kid) tokens signed with --api-key-file must carry.")
     var keyId = "SIMULATOR1"
 
+    @Option(
+        name: .customLong("issuer-id"),
+        help: "Issuer id (iss) tokens signed with --api-key-file must carry; without it any issuer is accepted.")
+    var issuerId: String?
+
+    @Flag(
+        name: .customLong("generate-only"),
+        help: "Write the CA (into --state-dir), the root PEM and the --api-key-file, then exit without serving."
+    )
+    var generateOnly = false
+
     @Option(name: .customLong("shared-secret"), help: "verifyReceipt password required for subscription receipts.")
     var sharedSecret: String?
 
@@ -76,7 +87,8 @@ struct SimCommand: AsyncParsableCommand {
         let kinds = try faultKinds.split(separator: ",").map {
             try FaultKind(String($0.trimmingCharacters(in: .whitespaces)))
         }
-        let apiKeys = try apiKeyFile.map { [try ServerAPIKey.loadOrCreateP8(keyId: keyId, path: $0)] } ?? []
+        let apiKeys =
+            try apiKeyFile.map { [try ServerAPIKey.loadOrCreateP8(keyId: keyId, issuerId: issuerId, path: $0)] } ?? []
         let simulator = try AppStoreSimulatorServer(
             configuration: .init(
                 host: host, port: port, stateDirectory: stateDirectory, rootCertificatePath: rootPath,
@@ -87,6 +99,12 @@ struct SimCommand: AsyncParsableCommand {
             ),
             logger: logger
         )
+        if generateOnly {
+            // Credentials for a deployment that cannot share a volume with the simulator
+            // (Kubernetes, decision D27): the CA and key are made once and handed out as Secrets.
+            print("generated: root \(simulator.rootCertificatePath), key \(apiKeyFile ?? "none")")
+            return
+        }
         let group = ServiceGroup(
             configuration: .init(services: [simulator], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         )
