@@ -44,8 +44,9 @@ struct DeploymentEndToEndTests {
     }
 
     /// kustomize is not installed: each overlay is rendered here and every resulting object is
-    /// checked by kubernetes-validate --strict (unknown fields refused). Only KEDA's ScaledObject
-    /// has no schema there; `scaledObjectsUseOnlyWhatKEDADocuments` checks it.
+    /// checked by kubernetes-validate --strict (unknown fields refused). Only the custom resources
+    /// have no schema there: KEDA's ScaledObject (`scaledObjectsUseOnlyWhatKEDADocuments`) and the
+    /// Prometheus Operator's PrometheusRule (`thePrometheusRuleUsesOnlyWhatTheOperatorDocuments`).
     @Test func kubernetesOverlaysRenderToValidManifests() async throws {
         let overlays = try DeploymentFiles.overlays()
         #expect(overlays.contains("apple") && overlays.contains("simulator"))
@@ -69,8 +70,38 @@ struct DeploymentEndToEndTests {
         #expect(code == 0, "kubernetes-validate --strict refused a rendered manifest:\n\(output)")
         let unknown = output.split(separator: "\n").filter {
             $0.contains("Couldn't find schema") && !$0.contains("kind ScaledObject with api version keda.sh/")
+                && !$0.contains("kind PrometheusRule with api version monitoring.coreos.com/v1 ")
         }
         #expect(unknown.isEmpty, "objects no schema checked:\n\(unknown.joined(separator: "\n"))")
+    }
+
+    /// PrometheusRule's spec (https://prometheus-operator.dev/docs/api-reference/api/#monitoring.coreos.com/v1.PrometheusRuleSpec):
+    /// the groups themselves are promtool-checked against the rules file by `AlertRulesTests`.
+    static let ruleGroupFields: Set<String> = [
+        "name", "labels", "interval", "query_offset", "rules", "partial_response_strategy", "limit",
+    ]
+    static let ruleFields: Set<String> = ["record", "alert", "expr", "for", "keep_firing_for", "labels", "annotations"]
+
+    @Test func thePrometheusRuleUsesOnlyWhatTheOperatorDocuments() throws {
+        for overlay in try DeploymentFiles.overlays() {
+            let rendered = try DeploymentFiles.render(
+                kustomization: DeploymentFiles.path("deploy/kubernetes/overlays/" + overlay))
+            let rules = KubernetesProject.resources(rendered, kind: "PrometheusRule")
+            #expect(rules.count == 1, "\(overlay) ships the alert rules")
+            for (name, rule) in rules {
+                #expect(text(rule["apiVersion"]) == "monitoring.coreos.com/v1")
+                let spec = mapping(rule["spec"])
+                #expect(Set(spec.keys) == ["groups"], "PrometheusRule \(name): spec holds groups only")
+                for group in sequence(spec["groups"]).map({ mapping($0) }) {
+                    let unknown = Set(group.keys).subtracting(Self.ruleGroupFields)
+                    #expect(unknown.isEmpty, "PrometheusRule \(name): \(unknown.sorted()) are not rule group fields")
+                    for entry in sequence(group["rules"]).map({ mapping($0) }) {
+                        let unknown = Set(entry.keys).subtracting(Self.ruleFields)
+                        #expect(unknown.isEmpty, "PrometheusRule \(name): \(unknown.sorted()) are not rule fields")
+                    }
+                }
+            }
+        }
     }
 
     @Test func scaledObjectsUseOnlyWhatKEDADocuments() throws {
