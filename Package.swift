@@ -389,7 +389,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: [
-                "LocalStack", "Kafka", "Redis", "Topology",
+                "LocalStack", "Kafka", "Redis", "Topology", "TestSupport",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

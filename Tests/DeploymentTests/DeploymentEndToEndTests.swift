@@ -1,5 +1,12 @@
+import AsyncHTTPClient
 import Foundation
 import Kafka
+import LocalStack
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+import TestSupport
 import Testing
 import Topology
 
@@ -273,6 +280,7 @@ struct DeploymentEndToEndTests {
                 brokers: stack.cluster.bootstrapServers, redis: stack.redisAddress, directory: stack.directory)
             #expect(project.processes.contains { $0.name == "iap-verify" })
             try await stack.start(project.processes, hosts: project.hosts)
+            if files == ["docker-compose.yml"] { try await Self.theREADMEPurchaseIsGranted(stack) }
         } catch {
             await stack.stop()
             throw error
@@ -313,6 +321,47 @@ struct DeploymentEndToEndTests {
             throw error
         }
         await stack.stop()
+    }
+
+    /// The README's compose section, step by step, against the stack the file describes: the
+    /// `apple` service sells a consumable, `iap publish purchase` (as the README runs it inside
+    /// the `apple` container) publishes its signed transaction, and the entitlement appears on
+    /// `iap.entitlements`.
+    static func theREADMEPurchaseIsGranted(_ stack: NativeStack) async throws {
+        let apple = try #require(stack.addresses["apple:8090"], "the apple service listens on 8090")
+        var request = HTTPClientRequest(url: "http://\(apple)/sim/v1/purchases")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(string: #"{"productId": "com.example.game.gems100", "type": "Consumable"}"#))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        #expect(response.status == .ok || response.status == .created)
+        let purchase = try #require(
+            try JSONSerialization.jsonObject(with: Data(buffer: try await response.body.collect(upTo: 1 << 20)))
+                as? [String: Any])
+        let transactionId = try #require(purchase["transactionId"] as? String)
+        let signedTransaction = try #require(purchase["signedTransaction"] as? String)
+
+        let entitlements = try TopicObserver(
+            bootstrap: stack.cluster.bootstrapServers, topics: ["iap.entitlements"],
+            logger: Logger(label: "deployment-tests"))
+        defer { Task { await entitlements.close() } }
+        let publish = try ChildProcess(
+            name: "iap-publish", executable: stack.binDirectory + "/iap",
+            arguments: [
+                "publish", "purchase", "--brokers", stack.cluster.bootstrapServers, "--user", "user-1",
+                "--bundle-id", "com.example.game", "--signed-transaction", signedTransaction,
+            ],
+            environment: ["PATH": "/usr/bin:/bin"], logPath: stack.directory + "/logs/iap-publish.log")
+        #expect(await publish.waitForExit() == 0, "iap publish purchase failed: \(publish.logTail())")
+
+        let granted = try await eventually("an entitlement for transaction \(transactionId)", timeout: .seconds(60)) {
+            entitlements.records.lazy.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any]
+            }.first { $0["transactionId"] as? String == transactionId }
+        }
+        #expect(granted["action"] as? String == "grant")
+        #expect(granted["userId"] as? String == "user-1")
+        #expect(granted["productId"] as? String == "com.example.game.gems100")
     }
 
     // MARK: Helpers

@@ -36,6 +36,8 @@ final class NativeStack {
     let redis: LocalRedisServer
     let binDirectory: String
     private(set) var children: [ChildProcess] = []
+    /// `host:port` as the files write it → the local address standing in for it (after `start`).
+    private(set) var addresses: [String: String] = [:]
 
     init(label: String) async throws {
         directory =
@@ -90,6 +92,7 @@ final class NativeStack {
             hosts[alias] = "127.0.0.1:\(local)"
         }
         let hostsSnapshot = hosts
+        addresses = hosts
         for process in try ordered(processes) {
             let rewriter = Rewriter(
                 hosts: hostsSnapshot, ownPorts: ports[process.name] ?? [:], paths: process.paths)
