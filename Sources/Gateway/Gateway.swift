@@ -1,9 +1,8 @@
-import Hosting
+public import Hosting
 import Kafka
 public import Logging
 public import Prometheus
 import ServiceLifecycle
-public import UnixSignals
 
 /// The `iap-gateway` process: App Store Server Notifications V2 in, `iap.notification.v1`
 /// records out. Executables build one from ``GatewaySettings`` and call ``run(signals:)``.
@@ -15,7 +14,7 @@ public import UnixSignals
 /// 3. the notification listener (first to stop on SIGTERM: `/readyz` turns 503, no new
 ///    connections, running requests finish their Kafka writes).
 /// After the group the producer is flushed and closed.
-public struct Gateway: Sendable {
+public struct Gateway: HostedProcess {
     public let registry: PrometheusCollectorRegistry
     /// Where notifications are written.
     public let topic: String
@@ -72,17 +71,7 @@ public struct Gateway: Sendable {
         self.logger = logger
     }
 
-    /// Runs until a signal in `signals` (or a service's failure), then drains and returns.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(until: .signals(signals))
-    }
-
-    /// Runs with a caller-owned trigger (tests and embedded stacks stop it themselves).
-    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        try await run(until: .trigger(shutdown))
-    }
-
-    private func run(until stop: ProcessHost.Stop) async throws {
+    public func run(until stop: ProcessHost.Stop) async throws {
         logger.info(
             "gateway starting",
             metadata: [

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Hosting
 import Kafka
 import NIOCore
 import NIOHTTP1

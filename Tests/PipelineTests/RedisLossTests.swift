@@ -1,4 +1,5 @@
 import Foundation
+import Hosting
 import Kafka
 import Logging
 import Pipeline

@@ -1,11 +1,10 @@
-import Hosting
+public import Hosting
 import Kafka
 public import Logging
 public import Prometheus
 public import Redis
 import ServiceLifecycle
 public import Topology
-public import UnixSignals
 
 /// One stage as a whole process: its rules plugged into the runtime, plus everything SREs need
 /// around it. Executables build one and call ``run(signals:)``.
@@ -19,7 +18,7 @@ public import UnixSignals
 /// `/metrics` covers the drain). The stage's services start after recovery, in dependency
 /// order, and stop in reverse: the retry promoter, the lag reporter, the readiness probe, the
 /// generation watch, and the runtime (first to stop on SIGTERM: drain, commit, leave the group).
-public struct Worker<Handler: MessageHandler>: Sendable {
+public struct Worker<Handler: MessageHandler>: HostedProcess {
     public let registry: PrometheusCollectorRegistry
     private let stage: StageSpec
     private let handler: Handler
@@ -102,17 +101,7 @@ public struct Worker<Handler: MessageHandler>: Sendable {
         self.onOpsListening = onOpsListening
     }
 
-    /// Runs until a signal in `signals` (or the group's own shutdown), then drains and exits.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(until: .signals(signals))
-    }
-
-    /// Runs with a caller-owned group trigger (tests and embedded stacks stop it themselves).
-    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        try await run(until: .trigger(shutdown))
-    }
-
-    private func run(until stop: ProcessHost.Stop) async throws {
+    public func run(until stop: ProcessHost.Stop) async throws {
         logger.info(
             "worker starting",
             metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])

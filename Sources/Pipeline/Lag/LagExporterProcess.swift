@@ -3,12 +3,11 @@ import Kafka
 public import Logging
 public import Prometheus
 import ServiceLifecycle
-public import UnixSignals
 
 /// `iap lag --serve` as a process: the ops server (`/metrics` with the exporter's series,
 /// `/healthz`, `/readyz` = the last Kafka queries succeeded) and the ``ConsumerLagExporter``,
 /// in one service group. One replica per cluster: it reads the cluster, it owns no partition.
-public struct LagExporterProcess: Sendable {
+public struct LagExporterProcess: HostedProcess {
     public let registry: PrometheusCollectorRegistry
     private let settings: LagExporterSettings
     private let targets: [LagTarget]
@@ -28,17 +27,7 @@ public struct LagExporterProcess: Sendable {
         self.onOpsListening = onOpsListening
     }
 
-    /// Runs until a signal in `signals`.
-    public func run(signals: [UnixSignal] = [.sigterm, .sigint]) async throws {
-        try await run(until: .signals(signals))
-    }
-
-    /// Runs until `shutdown` returns (tests and embedded stacks).
-    public func run(until shutdown: @escaping @Sendable () async -> Void) async throws {
-        try await run(until: .trigger(shutdown))
-    }
-
-    private func run(until stop: ProcessHost.Stop) async throws {
+    public func run(until stop: ProcessHost.Stop) async throws {
         let admin = try KafkaAdmin(
             bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId, properties: settings.kafkaProperties,
             logger: logger)
