@@ -75,9 +75,20 @@ import Testing
         #expect(matched.orderId == nil)
     }
 
-    @Test func md5HalvesConfirmsThePublishersUser() async throws {
-        let configuration = MatchConfiguration(tokenScheme: .md5Halves)
-        let token = "38285458-80c5-2250-909b-4a778ec65d09"  // md5Halves("u-123", "com.example.game")
+    @Test func pkcs7HexTokenNamesTheUser() async throws {
+        let configuration = MatchConfiguration(tokenScheme: .pkcs7Hex)
+        let verified = Records.verified(Records.transaction(token: "752D3132-330B-0B0B-0B0B-0B0B0B0B0B0B"))
+        let matched = try #require(self.matched(try await self.rules(configuration).match(verified, now: Self.now)))
+        #expect(matched.userId == "u-123")
+        #expect(matched.matchedBy == .appAccountToken)
+    }
+
+    @Test(arguments: [
+        (AppAccountTokenScheme.md5UserAndBundle, "38285458-80c5-2250-909b-4a778ec65d09"),
+        (AppAccountTokenScheme.md5ForwardReversed, "80c52250-b773-591c-d31c-93c2990d8f62"),
+    ])
+    func aHashSchemeConfirmsThePublishersUser(scheme: AppAccountTokenScheme, token: String) async throws {
+        let configuration = MatchConfiguration(tokenScheme: scheme)  // token: the scheme's for "u-123"
         let confirmed = Records.verified(Records.transaction("1", token: token), userId: "u-123")
         let matched = try #require(self.matched(try await self.rules(configuration).match(confirmed, now: Self.now)))
         #expect(matched.matchedBy == .appAccountToken)

@@ -29,8 +29,8 @@ public struct MatchWarning: OpenEnumeration {
     public static let orderHintMismatch = Self(rawValue: "order_hint_mismatch")
     /// The publisher's userId hint differs from the user Apple's data led to.
     public static let userHintMismatch = Self(rawValue: "user_hint_mismatch")
-    /// The `md5Halves` token scheme is configured and the signed token is not the one derived
-    /// from the matched user.
+    /// A hash token scheme (`md5ForwardReversed`, `md5UserAndBundle`) is configured and the
+    /// signed token is not the one derived from the matched user.
     public static let appAccountTokenMismatch = Self(rawValue: "app_account_token_mismatch")
     /// The signed token or orderId hint named an order that did not arrive within the order
     /// grace; matched by ownership or the publisher's userId instead.

@@ -128,8 +128,8 @@ public struct MatchRules: Sendable {
         if let hinted = hints.userId, hinted != candidate.userId {
             warnings.append(.userHintMismatch)
         }
-        if self.configuration.tokenScheme == .md5Halves, let token,
-            !AppAccountTokenScheme.md5Halves.token(token, belongsTo: candidate.userId, bundleId: transaction.bundleId)
+        if let scheme = self.configuration.tokenScheme, !scheme.isReversible, let token,
+            !scheme.token(token, belongsTo: candidate.userId, bundleId: transaction.bundleId)
         {
             warnings.append(.appAccountTokenMismatch)
         }
@@ -176,18 +176,13 @@ public struct MatchRules: Sendable {
         if let order = view.byToken, order.bundleId == transaction.bundleId {
             return Candidate(userId: order.userId, orderId: order.orderId, matchedBy: .appAccountToken)
         }
-        switch self.configuration.tokenScheme {
-        case .numericPaddedF:
-            return AppAccountTokenScheme.numericPaddedF.userId(fromToken: token)
-                .map { Candidate(userId: $0, matchedBy: .appAccountToken) }
-        case .md5Halves:
-            guard let hinted = hints.userId,
-                AppAccountTokenScheme.md5Halves.token(token, belongsTo: hinted, bundleId: transaction.bundleId)
-            else { return nil }
-            return Candidate(userId: hinted, matchedBy: .appAccountToken)
-        case nil:
-            return nil
+        guard let scheme = self.configuration.tokenScheme else { return nil }
+        if scheme.isReversible {
+            return scheme.userId(fromToken: token).map { Candidate(userId: $0, matchedBy: .appAccountToken) }
         }
+        guard let hinted = hints.userId, scheme.token(token, belongsTo: hinted, bundleId: transaction.bundleId)
+        else { return nil }
+        return Candidate(userId: hinted, matchedBy: .appAccountToken)
     }
 
     /// The "receipt replayed by another user" check. A purchase already bound to a user

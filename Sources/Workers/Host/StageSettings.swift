@@ -74,7 +74,7 @@ public struct StageSettings: Sendable {
     // MARK: Match
     public static let tokenSchemeKey = Setting<AppAccountTokenScheme>.choice(
         "IAP_TOKEN_SCHEME", "How appAccountToken carries a user id when it is not an order token (docs/events.md)",
-        Dictionary(uniqueKeysWithValues: AppAccountTokenScheme.allCases.map { ($0.rawValue, $0) })
+        AppAccountTokenScheme.settingNames
     )
 
     // MARK: Webhook
