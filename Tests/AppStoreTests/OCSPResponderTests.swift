@@ -71,6 +71,37 @@ import X509
         #expect(fixture.transport.answered == 1)
     }
 
+    /// With the soft-fail fallback, the same unreachable responder lets the chain through on its
+    /// offline checks, and the stage is told.
+    @Test(.enabled(if: OpenSSLOCSPTransport.opensslPath != nil, "needs the openssl command"))
+    func unreachableResponderIsAcceptedOfflineWhenConfigured() async throws {
+        let fixture = try Fixture(leaf: .good, intermediate: .good, intermediateResponderReachable: false)
+        let fallbacks = Mutex<[String]>([])
+        let result = await fixture.verify(whenUnreachable: .acceptOfflineChain) { failure in
+            fallbacks.withLock { $0.append(failure) }
+        }
+        guard case .valid = result else {
+            Issue.record("expected valid, got \(result)")
+            return
+        }
+        #expect(fallbacks.withLock { $0.count } == 1)
+        #expect(fallbacks.withLock { $0.first?.contains(Self.intermediateResponderURI) ?? false })
+    }
+
+    /// The fallback is for a responder that cannot be asked, never for one that says "revoked".
+    @Test(.enabled(if: OpenSSLOCSPTransport.opensslPath != nil, "needs the openssl command"))
+    func aRevokedLeafStaysRefusedWithTheFallback() async throws {
+        let fixture = try Fixture(leaf: .revoked, intermediate: .good, intermediateResponderReachable: false)
+        let result = await fixture.verify(whenUnreachable: .acceptOfflineChain) { _ in
+            Issue.record("no fallback for an answered query")
+        }
+        guard case .invalid(let error) = result else {
+            Issue.record("expected invalid, got \(result)")
+            return
+        }
+        #expect(error.code == .invalidChain)
+    }
+
     enum Status { case good, revoked }
 
     /// A fresh test PKI whose leaf and intermediate name OCSP responders, an index file giving
@@ -114,12 +145,15 @@ import X509
             self.transport = OpenSSLOCSPTransport(directory: directory, indexPath: index, responders: responders)
         }
 
-        func verify() async -> AppStore.VerificationResult<JWSTransactionDecodedPayload> {
+        func verify(
+            whenUnreachable: OCSPUnreachable = .retry, onOfflineFallback: (@Sendable (String) -> Void)? = nil
+        ) async -> AppStore.VerificationResult<JWSTransactionDecodedPayload> {
             do {
                 let verifier = try SignedDataVerifier(
                     .init(
                         rootCertificates: [try self.chain.rootDER], bundleId: "com.example.game", environment: .sandbox,
-                        onlineChecks: true, ocspTransport: self.transport
+                        onlineChecks: true, ocspTransport: self.transport, whenOCSPUnreachable: whenUnreachable,
+                        onOfflineFallback: onOfflineFallback
                     ))
                 let payload = JWSChainTests.transactionPayload(
                     extra: ["signedDate": Int64(Date().timeIntervalSince1970 * 1000)]

@@ -14,9 +14,14 @@ final class ChainValidator: Sendable {
 
     private let roots: [Certificate]
     private let ocspTransport: (any OCSPTransport)?
+    private let whenUnreachable: OCSPUnreachable
+    private let onOfflineFallback: (@Sendable (String) -> Void)?
     private let cache = ChainCache()
 
-    init(rootCertificates: [[UInt8]], ocspTransport: (any OCSPTransport)?) throws(ConfigurationError) {
+    init(
+        rootCertificates: [[UInt8]], ocspTransport: (any OCSPTransport)?, whenUnreachable: OCSPUnreachable = .retry,
+        onOfflineFallback: (@Sendable (String) -> Void)? = nil
+    ) throws(ConfigurationError) {
         guard !rootCertificates.isEmpty else {
             throw ConfigurationError(.invalidRootCertificate, "at least one trusted root certificate is required")
         }
@@ -31,6 +36,8 @@ final class ChainValidator: Sendable {
         }
         self.roots = roots
         self.ocspTransport = ocspTransport
+        self.whenUnreachable = whenUnreachable
+        self.onOfflineFallback = onOfflineFallback
     }
 
     /// - Parameters:
@@ -86,7 +93,15 @@ final class ChainValidator: Sendable {
             return .trusted(publicKey)
         case .couldNotValidate(let failures):
             if let unanswered = recorder?.transportFailure {
-                return .retryable(VerificationError(.retryableVerificationFailure, unanswered))
+                guard self.whenUnreachable == .acceptOfflineChain else {
+                    return .retryable(VerificationError(.retryableVerificationFailure, unanswered))
+                }
+                // Soft-fail: the offline checks decide, and the offline entry it caches is never
+                // taken for an online-checked one, so the next validation asks the responder again.
+                let offline = await self.validate(
+                    leaf: leaf, intermediate: intermediate, at: validationTime, online: false)
+                if case .trusted = offline { self.onOfflineFallback?(unanswered) }
+                return offline
             }
             let reasons = failures.map { "\($0.policyFailureReason)" }
             let detail = reasons.isEmpty ? "no path to a trusted root" : reasons.joined(separator: "; ")

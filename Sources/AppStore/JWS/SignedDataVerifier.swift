@@ -27,7 +27,8 @@ public struct SignedDataVerifier: Sendable {
             configuration.onlineChecks ? (configuration.ocspTransport ?? HTTPOCSPTransport()) : nil
         self.chainValidator = try ChainValidator(
             rootCertificates: configuration.rootCertificates.map { Array($0) },
-            ocspTransport: transport
+            ocspTransport: transport, whenUnreachable: configuration.whenOCSPUnreachable,
+            onOfflineFallback: configuration.onOfflineFallback
         )
     }
 

@@ -9,6 +9,17 @@ public enum ValidationTime: Sendable, Hashable {
     case now
 }
 
+/// What a chain gets when online checks are on and an OCSP responder cannot be reached.
+public enum OCSPUnreachable: Sendable, Hashable {
+    /// Retryable: the purchase waits (the stage's backoff) until the responder answers again.
+    /// Strict: nothing is trusted without a fresh "good".
+    case retry
+    /// Trusted on the offline checks alone (RFC 5280 path and Apple's OIDs, at the current
+    /// time), like a browser's soft-fail: an outage of Apple's responder delays nothing, and a
+    /// revocation is missed only while the responder is down.
+    case acceptOfflineChain
+}
+
 extension SignedDataVerifier {
     /// What a verifier trusts and which app and environment it accepts.
     ///
@@ -29,6 +40,11 @@ extension SignedDataVerifier {
         public var allowUnsignedTestEnvironments: Bool
         /// How OCSP requests reach the responder; nil uses HTTP through the shared client.
         public var ocspTransport: (any OCSPTransport)?
+        /// What happens when the responder cannot be reached (online checks only).
+        public var whenOCSPUnreachable: OCSPUnreachable
+        /// Told (with the failed query) each time a chain was accepted offline because its
+        /// responder could not be reached, so the stage can log and count it.
+        public var onOfflineFallback: (@Sendable (String) -> Void)?
 
         public init(
             rootCertificates: [Data] = [AppleRoots.rootCAG3],
@@ -38,7 +54,9 @@ extension SignedDataVerifier {
             validationTime: ValidationTime = .signedDate,
             onlineChecks: Bool = false,
             allowUnsignedTestEnvironments: Bool = false,
-            ocspTransport: (any OCSPTransport)? = nil
+            ocspTransport: (any OCSPTransport)? = nil,
+            whenOCSPUnreachable: OCSPUnreachable = .retry,
+            onOfflineFallback: (@Sendable (String) -> Void)? = nil
         ) {
             self.rootCertificates = rootCertificates
             self.bundleId = bundleId
@@ -48,6 +66,8 @@ extension SignedDataVerifier {
             self.onlineChecks = onlineChecks
             self.allowUnsignedTestEnvironments = allowUnsignedTestEnvironments
             self.ocspTransport = ocspTransport
+            self.whenOCSPUnreachable = whenOCSPUnreachable
+            self.onOfflineFallback = onOfflineFallback
         }
     }
 }

@@ -37,6 +37,8 @@ public struct TransactionVerifier: Sendable {
         self.logger = logger
         self.now = now
         var verifiers: [AppStoreEnvironment: SignedDataVerifier] = [:]
+        let ocsp: (any OCSPTransport)? =
+            configuration.onlineChecks ? HTTPOCSPTransport(timeout: configuration.ocspTimeout) : nil
         for environment in configuration.environmentPolicy.acceptedEnvironments {
             verifiers[environment] = try SignedDataVerifier(
                 .init(
@@ -46,7 +48,14 @@ public struct TransactionVerifier: Sendable {
                     environment: environment,
                     validationTime: configuration.validationTime,
                     onlineChecks: configuration.onlineChecks,
-                    allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment
+                    allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment,
+                    ocspTransport: ocsp,
+                    whenOCSPUnreachable: configuration.whenOCSPUnreachable,
+                    onOfflineFallback: { [logger] failure in
+                        logger.warning(
+                            "OCSP responder unreachable; chain accepted on its offline checks",
+                            metadata: ["error": "\(failure)"])
+                    }
                 ))
         }
         self.verifiers = verifiers

@@ -19,7 +19,13 @@ public struct VerifyConfiguration: Sendable {
     /// in `iap dev`.
     public var rootCertificates: [Data]
     public var validationTime: ValidationTime
+    /// Ask Apple's OCSP responders whether leaf and intermediate are revoked (chains are then
+    /// validated at the current time; a "good" answer is trusted for 15 minutes).
     public var onlineChecks: Bool
+    /// How long one OCSP query may take.
+    public var ocspTimeout: Duration
+    /// What a chain gets when its responder cannot be reached.
+    public var whenOCSPUnreachable: OCSPUnreachable
     public var environmentPolicy: EnvironmentPolicy
     public var receiptValidation: ReceiptValidation
 
@@ -29,6 +35,8 @@ public struct VerifyConfiguration: Sendable {
         rootCertificates: [Data] = [AppleRoots.rootCAG3],
         validationTime: ValidationTime = .signedDate,
         onlineChecks: Bool = false,
+        ocspTimeout: Duration = .seconds(5),
+        whenOCSPUnreachable: OCSPUnreachable = .retry,
         environmentPolicy: EnvironmentPolicy = .init(),
         receiptValidation: ReceiptValidation = .serverAPI
     ) {
@@ -37,6 +45,8 @@ public struct VerifyConfiguration: Sendable {
         self.rootCertificates = rootCertificates
         self.validationTime = validationTime
         self.onlineChecks = onlineChecks
+        self.ocspTimeout = ocspTimeout
+        self.whenOCSPUnreachable = whenOCSPUnreachable
         self.environmentPolicy = environmentPolicy
         self.receiptValidation = receiptValidation
     }

@@ -108,6 +108,8 @@ struct StageAssembly {
         return VerifyConfiguration(
             bundleId: bundleId, appAppleId: stageSettings.appAppleId,
             rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
+            onlineChecks: stageSettings.ocsp, ocspTimeout: stageSettings.ocspTimeout,
+            whenOCSPUnreachable: stageSettings.ocspUnreachable,
             environmentPolicy: stageSettings.environmentPolicy, receiptValidation: stageSettings.receiptValidation
         )
     }

@@ -70,6 +70,18 @@ public struct StageSettings: Sendable {
     )
     public static let appleTimeoutKey = Setting<Duration>.seconds(
         "IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
+    public static let ocspKey = Setting<Bool>.flag(
+        "IAP_APPLE_OCSP",
+        "Check leaf and intermediate revocation with Apple's OCSP responders (chains validated at now, answers"
+            + " trusted 15 min)",
+        default: false)
+    public static let ocspTimeoutKey = Setting<Duration>.milliseconds(
+        "IAP_APPLE_OCSP_TIMEOUT_MS", "Per OCSP query (with IAP_APPLE_OCSP)", default: 5000)
+    public static let ocspUnreachableKey = Setting<OCSPUnreachable>.choice(
+        "IAP_APPLE_OCSP_UNREACHABLE",
+        "When a responder cannot be reached: retry the purchase later, or accept the chain on its offline checks",
+        default: "retry", ["retry": .retry, "accept-offline": .acceptOfflineChain]
+    )
 
     // MARK: Match
     public static let tokenSchemeKey = Setting<AppAccountTokenScheme>.choice(
@@ -99,7 +111,8 @@ public struct StageSettings: Sendable {
                 appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor,
                 verifyReceiptURLKey.descriptor,
                 verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor,
-                appleRateLimitKey.descriptor, appleTimeoutKey.descriptor,
+                appleRateLimitKey.descriptor, appleTimeoutKey.descriptor, ocspKey.descriptor,
+                ocspTimeoutKey.descriptor, ocspUnreachableKey.descriptor,
             ]),
         SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
         SettingsSection(
@@ -128,6 +141,9 @@ public struct StageSettings: Sendable {
     public var verifyReceiptSharedSecret: String?
     public var appleRateLimit = 40
     public var appleTimeout: Duration = .seconds(10)
+    public var ocsp = false
+    public var ocspTimeout: Duration = .seconds(5)
+    public var ocspUnreachable = OCSPUnreachable.retry
     public var tokenScheme: AppAccountTokenScheme?
     public var webhookURL = ""
     public var webhookSecret = ""
@@ -161,6 +177,9 @@ public struct StageSettings: Sendable {
             verifyReceiptSharedSecret = try reader.optional(Self.verifyReceiptSharedSecretKey)
             appleRateLimit = try reader.value(Self.appleRateLimitKey)
             appleTimeout = try reader.value(Self.appleTimeoutKey)
+            ocsp = try reader.value(Self.ocspKey)
+            ocspTimeout = try reader.value(Self.ocspTimeoutKey)
+            ocspUnreachable = try reader.value(Self.ocspUnreachableKey)
         case .match:
             tokenScheme = try reader.optional(Self.tokenSchemeKey)
         case .grant:
