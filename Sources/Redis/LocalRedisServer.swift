@@ -51,14 +51,9 @@ public final class LocalRedisServer: Sendable {
 
     private let child = Mutex<Child?>(nil)
 
-    /// The running server and the signal that it exited.
+    /// The running server.
     private struct Child {
-        var process: Process
-        /// Signalled by the process's termination handler. `Process.waitUntilExit()` spins the
-        /// calling thread's run loop and, called from a Swift executor thread, can wait forever
-        /// for a child that already exited (with both cooperative threads stuck there, a clean-
-        /// clone `make test` hung); the handler runs on Foundation's own queue.
-        var exited: DispatchSemaphore
+        var process: ServerProcess
     }
 
     /// Where the append-only file lives; nil runs without persistence.
@@ -95,15 +90,15 @@ public final class LocalRedisServer: Sendable {
 
     /// Kills the server and waits for it to exit. Idempotent.
     ///
-    /// SIGKILL rather than `Process.terminate()`: the child inherits the signal mask of the
-    /// spawning thread, and Swift's executor threads block SIGTERM, so SIGTERM would never
-    /// arrive. Nothing is lost, since the server keeps no data on disk.
+    /// SIGKILL: nothing is lost without persistence, and with AOF (`appendfsync always`) every
+    /// acknowledged write is on disk already. The exit is seen by ``ServerProcess``'s own
+    /// `waitpid` thread, so this blocks the caller for milliseconds, not for the bound.
     public func stop() {
         child.withLock { child in
             guard let running = child else { return }
-            if running.process.isRunning { kill(running.process.processIdentifier, SIGKILL) }
+            running.process.kill()
             // A killed server exits at once; the bound only keeps a lost signal from hanging.
-            _ = running.exited.wait(timeout: .now() + .seconds(10))
+            _ = running.process.waitForExit(timeout: .seconds(10))
             child = nil
         }
     }
@@ -132,8 +127,7 @@ public final class LocalRedisServer: Sendable {
     }
 
     private func launch() async throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
+        let executable = try Self.executable()
         let persistence =
             appendOnlyDirectory.map { ["--appendonly", "yes", "--appendfsync", "always", "--dir", $0] } ?? [
                 "--appendonly", "no",
@@ -146,14 +140,10 @@ public final class LocalRedisServer: Sendable {
                     "--tls-auth-clients", tls.requireClientCertificate ? "yes" : "no",
                 ]
             } ?? ["--port", String(port)]
-        process.arguments = listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        // Set before `run()`, so a server that exits at once still signals.
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        child.withLock { $0 = Child(process: process, exited: exited) }
+        let process = try ServerProcess(
+            executable: executable.path,
+            arguments: listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence)
+        child.withLock { $0 = Child(process: process) }
         try await waitForPing()
     }
 
