@@ -72,6 +72,9 @@ let package = Package(
         /// Value types every layer shares (`OpenEnumeration`, the `Duration` conversions): the
         /// standard library only, so any module may depend on it.
         .target(name: "Basics", swiftSettings: strictSettings),
+        /// Child processes that see SIGTERM as deployed ones do and whose exit is never missed:
+        /// the local `redis-server`, the local stack's workers, the tools tests run.
+        .target(name: "Processes", swiftSettings: strictSettings),
 
         // MARK: Adapters
         .target(
@@ -90,6 +93,7 @@ let package = Package(
                 "Basics",
                 "CHiredis",
                 "COpenSSL",
+                "Processes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -265,6 +269,7 @@ let package = Package(
                 "Topology",
                 "Pipeline",
                 "AppStoreSimulator",
+                "Processes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -389,7 +394,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: [
-                "LocalStack", "Kafka", "Redis", "Topology", "TestSupport",
+                "LocalStack", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -440,7 +445,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStoreTests",
-            dependencies: ["AppStore", "AppStoreSimulator", "LocalStack", "TestSupport"],
+            dependencies: ["AppStore", "AppStoreSimulator", "Processes", "TestSupport"],
             resources: [.copy("Vectors")],
             swiftSettings: strictSettings
         ),
@@ -471,7 +476,7 @@ let package = Package(
         .testTarget(
             name: "OperationsTests",
             dependencies: [
-                "Hosting", "LocalStack",
+                "Hosting", "Processes",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings

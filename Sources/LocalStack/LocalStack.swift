@@ -6,6 +6,7 @@ public import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
+public import Processes
 public import Redis
 import ServiceLifecycle
 import Synchronization
@@ -226,7 +227,7 @@ public final class LocalStack: Sendable {
         }
         let child = try ChildProcess(
             name: name, executable: path, environment: environments[name] ?? [:],
-            logPath: endpoints.logs + "/\(name).log"
+            output: .file(endpoints.logs + "/\(name).log")
         )
         children.withLock { $0[name] = child }
     }

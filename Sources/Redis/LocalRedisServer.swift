@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Processes
 import Synchronization
 
 #if canImport(Glibc)
@@ -53,7 +54,7 @@ public final class LocalRedisServer: Sendable {
 
     /// The running server.
     private struct Child {
-        var process: ServerProcess
+        var process: ChildProcess
     }
 
     /// Where the append-only file lives; nil runs without persistence.
@@ -91,12 +92,12 @@ public final class LocalRedisServer: Sendable {
     /// Kills the server and waits for it to exit. Idempotent.
     ///
     /// SIGKILL: nothing is lost without persistence, and with AOF (`appendfsync always`) every
-    /// acknowledged write is on disk already. The exit is seen by ``ServerProcess``'s own
+    /// acknowledged write is on disk already. The exit is seen by ``ChildProcess``'s own
     /// `waitpid` thread, so this blocks the caller for milliseconds, not for the bound.
     public func stop() {
         child.withLock { child in
             guard let running = child else { return }
-            running.process.kill()
+            running.process.crash()
             // A killed server exits at once; the bound only keeps a lost signal from hanging.
             _ = running.process.waitForExit(timeout: .seconds(10))
             child = nil
@@ -140,9 +141,15 @@ public final class LocalRedisServer: Sendable {
                     "--tls-auth-clients", tls.requireClientCertificate ? "yes" : "no",
                 ]
             } ?? ["--port", String(port)]
-        let process = try ServerProcess(
-            executable: executable.path,
-            arguments: listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence)
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(
+                name: "redis-server", executable: executable,
+                arguments: listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence,
+                output: .discard)
+        } catch {
+            throw LocalRedisServerError(message: error.description)
+        }
         child.withLock { $0 = Child(process: process) }
         try await waitForPing()
     }
@@ -165,15 +172,14 @@ public final class LocalRedisServer: Sendable {
         guard answered else { throw LocalRedisServerError(message: "redis-server on port \(port) did not answer PING") }
     }
 
-    private static func executable() throws -> URL {
-        if let path = ProcessInfo.processInfo.environment["REDIS_SERVER"] { return URL(fileURLWithPath: path) }
-        let searchPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/local/bin"
-        for directory in searchPath.split(separator: ":") {
-            let candidate = "\(directory)/redis-server"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return URL(fileURLWithPath: candidate) }
+    private static func executable() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["REDIS_SERVER"] { return path }
+        do {
+            return try ChildProcess.locate("redis-server")
+        } catch {
+            throw LocalRedisServerError(
+                message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
         }
-        throw LocalRedisServerError(
-            message: "redis-server not found on PATH (install redis-server or set REDIS_SERVER)")
     }
 
     /// Asks the kernel for an unused port by binding to port 0, then releases it (another process

@@ -1,7 +1,7 @@
 import AppStore
 import Crypto
 import Foundation
-import LocalStack
+import Processes
 import SwiftASN1
 import Synchronization
 import TestSupport
@@ -203,12 +203,7 @@ final class OpenSSLOCSPTransport: OCSPTransport {
         var description: String
     }
 
-    static let opensslPath: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").lazy
-            .map { "\($0)/openssl" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }()
+    static let opensslPath = try? ChildProcess.locate("openssl")
 
     let directory: URL
     let indexPath: String
@@ -243,39 +238,31 @@ final class OpenSSLOCSPTransport: OCSPTransport {
         let number = self.requests.add(1, ordering: .relaxed).newValue
         let requestURL = self.directory.appendingPathComponent("request-\(number).der")
         let responseURL = self.directory.appendingPathComponent("response-\(number).der")
-        let stderrURL = self.directory.appendingPathComponent("stderr-\(number).txt")
         try Data(request).write(to: requestURL)
 
         // `ChildProcess` waits for the child on a thread of its own (a blocking `waitpid`), so its
         // exit is seen however loaded the test run is; Foundation's `Process` missed one under
         // `make test` and the query timed out although openssl answers in milliseconds.
-        let process = try ChildProcess(
-            name: "openssl-ocsp-\(number)", executable: openssl,
-            arguments: [
-                "ocsp", "-index", self.indexPath,
-                "-CA", responder.certificatePath,
-                "-rsigner", responder.certificatePath, "-rkey", responder.keyPath,
-                "-reqin", requestURL.path, "-respout", responseURL.path,
-                "-ndays", "1",
-            ],
-            environment: ProcessInfo.processInfo.environment, logPath: stderrURL.path
-        )
-        let deadline = ContinuousClock.now.advanced(by: self.timeout)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.crash()
-                throw Failure(description: "openssl ocsp did not exit within \(self.timeout)")
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(5))
-            } catch {
-                process.crash()
-                throw error
-            }
+        let completion: ChildProcess.Completion
+        do {
+            completion = try await ChildProcess.run(
+                openssl,
+                [
+                    "ocsp", "-index", self.indexPath,
+                    "-CA", responder.certificatePath,
+                    "-rsigner", responder.certificatePath, "-rkey", responder.keyPath,
+                    "-reqin", requestURL.path, "-respout", responseURL.path,
+                    "-ndays", "1",
+                ],
+                timeout: self.timeout)
+        } catch let error as SpawnError {
+            throw Failure(description: "openssl ocsp: \(error)")
         }
-        let errors = (try? String(contentsOf: stderrURL, encoding: .utf8)) ?? ""
-        guard process.exitCode == 0 else {
-            throw Failure(description: "openssl ocsp exited with status \(await process.waitForExit()): \(errors)")
+        let errors = completion.output
+        guard completion.exitCode == 0 else {
+            throw Failure(
+                description: "openssl ocsp exited with \(completion.exitCode.map(String.init) ?? "a signal"): \(errors)"
+            )
         }
         let response = try Data(contentsOf: responseURL)
         guard !response.isEmpty else { throw Failure(description: "openssl ocsp wrote no response: \(errors)") }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import Processes
 import TestSupport
 import Testing
 import Topology
@@ -351,7 +352,7 @@ struct DeploymentEndToEndTests {
                 "publish", "purchase", "--brokers", stack.cluster.bootstrapServers, "--user", "user-1",
                 "--bundle-id", "com.example.game", "--signed-transaction", signedTransaction,
             ],
-            environment: ["PATH": "/usr/bin:/bin"], logPath: stack.directory + "/logs/iap-publish.log")
+            environment: ["PATH": "/usr/bin:/bin"], output: .file(stack.directory + "/logs/iap-publish.log"))
         #expect(await publish.waitForExit() == 0, "iap publish purchase failed: \(publish.logTail())")
 
         let granted = try await eventually("an entitlement for transaction \(transactionId)", timeout: .seconds(60)) {

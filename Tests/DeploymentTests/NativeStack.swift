@@ -5,6 +5,7 @@ import LocalStack
 import Logging
 import NIOCore
 import NIOHTTP1
+import Processes
 import Redis
 import Topology
 
@@ -152,7 +153,7 @@ final class NativeStack {
 
         let child = try ChildProcess(
             name: process.name, executable: executable, arguments: arguments, environment: environment,
-            logPath: logPath(process.name))
+            output: .file(logPath(process.name)))
         children.append(child)
         let deadline = ContinuousClock.now + Self.readinessBound
         guard let readiness = process.readiness else {
@@ -245,36 +246,23 @@ struct Rewriter {
 /// The validators and helper commands the test runs; a missing one fails with what to install.
 enum Tools {
     static func which(_ tool: String) throws -> String {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":")
-        where FileManager.default.isExecutableFile(
-            atPath: "\(directory)/\(tool)")
-        {
-            return "\(directory)/\(tool)"
+        do {
+            return try ChildProcess.locate(tool)
+        } catch {
+            throw DeploymentError(
+                "\(tool) is not on PATH: `make setup` installs it (Makefile APT_PACKAGES, PIP_PACKAGES)")
         }
-        throw DeploymentError("\(tool) is not on PATH: `make setup` installs it (Makefile APT_PACKAGES, PIP_PACKAGES)")
     }
 
-    /// Runs a command to its end; its output (stdout and stderr) comes back with the exit code.
+    /// Runs a command to its end; its output (stdout and stderr) comes back with the exit code,
+    /// and is kept in `log` when one is named.
     static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, log: String? = nil,
         timeout: Duration = .seconds(120)
     ) async throws -> (code: Int32, output: String) {
-        let path = try executable.hasPrefix("/") ? executable : which(executable)
-        let logPath =
-            log
-            ?? FileManager.default.temporaryDirectory.appendingPathComponent("iap-tool-\(UUID().uuidString).log").path
-        defer { if log == nil { try? FileManager.default.removeItem(atPath: logPath) } }
-        let child = try ChildProcess(
-            name: URL(fileURLWithPath: path).lastPathComponent, executable: path, arguments: arguments,
-            environment: environment ?? ProcessInfo.processInfo.environment, logPath: logPath)
-        let deadline = ContinuousClock.now + timeout
-        while child.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if child.isRunning {
-            child.crash()
-            throw DeploymentError("\(path) \(arguments.joined(separator: " ")) ran longer than \(timeout)")
-        }
-        let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return (child.exitCode ?? -1, output)
+        let completion = try await ChildProcess.run(
+            try which(executable), arguments, environment: environment, timeout: timeout)
+        if let log { try completion.output.write(toFile: log, atomically: true, encoding: .utf8) }
+        return (completion.exitCode ?? -1, completion.output)
     }
 }

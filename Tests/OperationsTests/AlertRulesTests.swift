@@ -1,6 +1,6 @@
 import Foundation
 import Hosting
-import LocalStack
+import Processes
 import Testing
 import Yams
 
@@ -104,19 +104,14 @@ import Yams
 
     /// Runs promtool and fails the test with its output unless it exits 0.
     static func promtool(_ arguments: [String]) async throws {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-            .map { "\($0)/promtool" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let path else {
+        guard (try? ChildProcess.locate("promtool")) != nil else {
             Issue.record("promtool is not on PATH: `make setup` installs it (Debian's prometheus package)")
             return
         }
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("promtool-\(UUID().uuidString).log")
-        defer { try? FileManager.default.removeItem(at: log) }
-        let process = try ChildProcess(
-            name: "promtool", executable: path, arguments: arguments,
-            environment: ProcessInfo.processInfo.environment, logPath: log.path)
-        let status = await process.waitForExit()
-        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        #expect(status == 0, "promtool \(arguments.joined(separator: " ")) exited \(status):\n\(output)")
+        let completion = try await ChildProcess.run("promtool", arguments)
+        #expect(
+            completion.exitCode == 0,
+            "promtool \(arguments.joined(separator: " ")) exited \(completion.exitCode.map(String.init) ?? "on a signal"):\n\(completion.output)"
+        )
     }
 }

@@ -5,6 +5,7 @@ public import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
+import Processes
 import Purchases
 import Redis
 import Synchronization

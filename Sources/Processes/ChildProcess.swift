@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Foundation
 import Synchronization
 
@@ -8,18 +8,28 @@ import Glibc
 import Darwin
 #endif
 
-/// A child process that receives SIGTERM and SIGINT the way a deployed worker does.
+/// A child process that receives SIGTERM and SIGINT the way a deployed process does, and whose
+/// exit is never missed.
 ///
-/// Foundation's `Process` spawns with the calling thread's signal mask and ignored signals,
-/// and a Swift program that traps SIGTERM (swift-service-lifecycle does) ignores it and runs
-/// its tasks on threads that block it, so such children never see SIGTERM and cannot be shut
-/// down gracefully. This spawns with `posix_spawn`, resetting SIGTERM, SIGINT, SIGHUP and
-/// SIGPIPE to their defaults and clearing the mask. Output goes to a log file, so a chatty
-/// child can never block on a full pipe.
+/// Foundation's `Process` spawns with the calling thread's signal mask and ignored signals, and
+/// a Swift program that traps SIGTERM (swift-service-lifecycle does) ignores it and runs its
+/// tasks on threads that block it, so such children never see SIGTERM. Its exit monitoring was
+/// also seen to miss an exit under a loaded parallel test run, and a caller waiting for it held
+/// a cooperative thread for its whole bound. This spawns with `posix_spawn` (SIGTERM, SIGINT,
+/// SIGHUP and SIGPIPE reset to their defaults, an empty mask) and one thread per child blocks
+/// in `waitpid`, so the status is never lost and the child never lingers as a zombie.
 public final class ChildProcess: Sendable {
+    /// Where the child's stdout and stderr go. Never a pipe: a chatty child could block on it.
+    public enum Output: Sendable {
+        /// Appended to a log file (created if missing).
+        case file(String)
+        case discard
+    }
+
     public let name: String
     public let pid: Int32
-    public let logPath: String
+    /// The log file, when the output goes to one.
+    public let logPath: String?
     private let exit = ExitBox()
 
     private struct ExitState {
@@ -30,14 +40,16 @@ public final class ChildProcess: Sendable {
     /// Shared with the thread that waits for the child (a `Mutex` itself cannot be captured).
     private final class ExitBox: Sendable {
         let state = Mutex(ExitState())
+        /// Signalled once at the exit, for callers that cannot suspend (``waitForExit(timeout:)``).
+        let exited = DispatchSemaphore(value: 0)
     }
 
-    /// Starts `executable` with `arguments` and exactly `environment`.
+    /// Starts `executable` with `arguments` and exactly `environment` (this process's own when nil).
     public init(
-        name: String, executable: String, arguments: [String] = [], environment: [String: String], logPath: String
-    ) throws {
+        name: String, executable: String, arguments: [String] = [], environment: [String: String]? = nil,
+        output: Output
+    ) throws(SpawnError) {
         self.name = name
-        self.logPath = logPath
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -54,11 +66,19 @@ public final class ChildProcess: Sendable {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        switch output {
+        case .file(let path):
+            self.logPath = path
+            posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        case .discard:
+            self.logPath = nil
+            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        }
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
 
+        let variables = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
             for argument in argv { free(argument) }
             for variable in envp { free(variable) }
@@ -66,12 +86,10 @@ public final class ChildProcess: Sendable {
         var spawned: pid_t = 0
         let result = posix_spawn(&spawned, executable, &actions, &attributes, argv, envp)
         guard result == 0 else {
-            throw LocalStackError("could not start \(name) (\(executable)): \(String(cString: strerror(result)))")
+            throw SpawnError("could not start \(name) (\(executable)): \(String(cString: strerror(result)))")
         }
         self.pid = spawned
         let pid = spawned
-        // One thread per child blocks in waitpid, so the exit status is never lost and the
-        // child never lingers as a zombie.
         let thread = Thread { [exit] in
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
@@ -80,6 +98,7 @@ public final class ChildProcess: Sendable {
                 defer { state.waiters = [] }
                 return state.waiters
             }
+            exit.exited.signal()
             for waiter in waiters { waiter.resume(returning: status) }
         }
         thread.name = "wait-\(name)".prefix(15).description
@@ -117,6 +136,14 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// Blocks the calling thread until the child has exited, at most `timeout`; true once it has.
+    /// For callers that cannot suspend (a `deinit`); the wait is milliseconds after a SIGKILL.
+    public func waitForExit(timeout: DispatchTimeInterval) -> Bool {
+        guard exit.exited.wait(timeout: .now() + timeout) == .success else { return false }
+        exit.exited.signal()  // a later wait returns at once too
+        return true
+    }
+
     /// SIGTERM, then SIGKILL if the process has not exited within `grace`.
     public func stop(grace: Duration) async {
         guard isRunning else { return }
@@ -133,13 +160,13 @@ public final class ChildProcess: Sendable {
 
     /// The last `bytes` of the child's log, for error messages.
     public func logTail(bytes: Int = 4_000) -> String {
-        guard let data = FileManager.default.contents(atPath: logPath) else { return "" }
+        guard let logPath, let data = FileManager.default.contents(atPath: logPath) else { return "" }
         return String(decoding: data.suffix(bytes), as: UTF8.self)
     }
 }
 
-/// Why the local stack could not start or do what was asked.
-public struct LocalStackError: Error, CustomStringConvertible, Sendable {
+/// A child process could not be started, or a command did not finish in time.
+public struct SpawnError: Error, CustomStringConvertible, Sendable {
     public let description: String
     public init(_ description: String) { self.description = description }
 }
