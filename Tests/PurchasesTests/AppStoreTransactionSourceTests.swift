@@ -154,4 +154,17 @@ import Testing
         #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) != .proceed)
         #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
     }
+
+    @Test func applesRetryAfterPausesTheCallUntilItPasses() async {
+        let gate = InMemoryAppleCallGate(callsPerSecond: 5)
+        let call = AppleCall(.transactionInfo, environment: .production)
+        await gate.backOff(call, for: .seconds(60))
+        await gate.backOff(call, for: .seconds(1))
+        guard case .wait(let delay) = await gate.acquire(call) else {
+            Issue.record("a paused call proceeded")
+            return
+        }
+        #expect(delay > .seconds(50))
+        #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
+    }
 }

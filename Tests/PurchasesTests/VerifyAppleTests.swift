@@ -142,6 +142,18 @@ import Testing
         #expect(reason.code == .rateLimited)
         #expect(after > .seconds(85))
         #expect(after <= .seconds(90))
+        // The pause is shared: every replica's gate holds Get Transaction Info back as long.
+        let pause = try #require(self.gate.backOffs[AppleCall(.transactionInfo, environment: .production)])
+        #expect(pause == after)
+    }
+
+    @Test func onlyApplesRateLimitPausesTheGate() async throws {
+        let source = FakeAppleSource { _ in FakeAppleSource.apiError(500, 5_000_001) }
+        guard case .retry = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7"))) else {
+            Issue.record("a retryable 500 was not retried")
+            return
+        }
+        #expect(self.gate.backOffs.isEmpty)
     }
 
     @Test func theGateIsAskedBeforeEveryCall() async throws {

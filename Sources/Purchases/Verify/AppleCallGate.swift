@@ -6,6 +6,11 @@ import Basics
 /// in sandbox, enforced hourly). The Redis implementation shares the budget across replicas.
 public protocol AppleCallGate: Sendable {
     func acquire(_ call: AppleCall) async throws -> GateDecision
+
+    /// Apple answered 429 with this `Retry-After`: every caller sharing the gate holds `call`
+    /// back until then. Apple's limits are per app, so one replica's 429 is every replica's;
+    /// without this each replica would spend a call of its own to learn it.
+    func backOff(_ call: AppleCall, for delay: Duration) async throws
 }
 
 /// One call verify is about to make.
@@ -41,6 +46,7 @@ public actor InMemoryAppleCallGate: AppleCallGate {
     private let productionRate: Double
     private let sandboxRate: Double
     private var buckets: [AppleCall: Bucket] = [:]
+    private var pausedUntil: [AppleCall: ContinuousClock.Instant] = [:]
 
     /// - Parameters:
     ///   - callsPerSecond: production budget per endpoint; the bucket holds one second of it.
@@ -51,9 +57,10 @@ public actor InMemoryAppleCallGate: AppleCallGate {
     }
 
     public func acquire(_ call: AppleCall) -> GateDecision {
+        let now = ContinuousClock.now
+        if let until = self.pausedUntil[call], now < until { return .wait(now.duration(to: until)) }
         let rate = call.environment == .production ? self.productionRate : self.sandboxRate
         let capacity = max(rate, 1)
-        let now = ContinuousClock.now
         var bucket = self.buckets[call] ?? Bucket(tokens: capacity, updated: now)
         let elapsed = bucket.updated.duration(to: now)
         let seconds = elapsed.seconds
@@ -65,5 +72,11 @@ public actor InMemoryAppleCallGate: AppleCallGate {
         }
         bucket.tokens -= 1
         return .proceed
+    }
+
+    /// A later, shorter `Retry-After` never shortens a pause already in force.
+    public func backOff(_ call: AppleCall, for delay: Duration) {
+        let until = ContinuousClock.now + delay
+        if self.pausedUntil[call].map({ $0 < until }) ?? true { self.pausedUntil[call] = until }
     }
 }

@@ -149,4 +149,8 @@ struct MeteredAppleCallGate: AppleCallGate {
         if case .wait = decision { metrics.countRateLimitWait(call.endpoint) }
         return decision
     }
+
+    func backOff(_ call: AppleCall, for delay: Duration) async throws {
+        try await base.backOff(call, for: delay)
+    }
 }

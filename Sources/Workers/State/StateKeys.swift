@@ -82,6 +82,11 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
     /// The name given to the Redis module's `RateLimiter` for Apple calls; its keys are
     /// `iap:rate:{<name>:<endpoint>:<environment>}`.
     public var appleRateLimiterName: String { "\(prefix)apple" }
+    /// Set, with Apple's `Retry-After` as its expiry, when Apple answered 429 for this endpoint
+    /// and environment: every replica holds the calls back until it expires.
+    public func applePause(_ endpoint: String, _ environment: String) -> String {
+        "\(prefix)apple-pause:{\(endpoint):\(environment)}"
+    }
 
     // MARK: Grant
 

@@ -94,15 +94,22 @@ final class FakeAppleSource: AppleTransactionSource {
 final class ScriptedGate: AppleCallGate {
     private let decide: @Sendable (AppleCall) -> GateDecision
     private let recorded = Mutex<[AppleCall]>([])
+    private let pauses = Mutex<[AppleCall: Duration]>([:])
 
     init(_ decide: @escaping @Sendable (AppleCall) -> GateDecision = { _ in .proceed }) {
         self.decide = decide
     }
 
     var calls: [AppleCall] { self.recorded.withLock { $0 } }
+    /// What ``backOff(_:for:)`` was told, per call.
+    var backOffs: [AppleCall: Duration] { self.pauses.withLock { $0 } }
 
     func acquire(_ call: AppleCall) async throws -> GateDecision {
         self.recorded.withLock { $0.append(call) }
         return self.decide(call)
+    }
+
+    func backOff(_ call: AppleCall, for delay: Duration) async throws {
+        self.pauses.withLock { $0[call] = delay }
     }
 }

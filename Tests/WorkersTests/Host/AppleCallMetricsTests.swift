@@ -98,6 +98,7 @@ import Testing
 
         struct SpentGate: AppleCallGate {
             func acquire(_ call: AppleCall) async throws -> GateDecision { .wait(.milliseconds(20)) }
+            func backOff(_ call: AppleCall, for delay: Duration) async throws {}
         }
         let gate = MeteredAppleCallGate(base: SpentGate(), metrics: metrics)
         #expect(

@@ -66,6 +66,27 @@ import Workers
         }
     }
 
+    /// One replica's 429 pauses the endpoint for all, whether the budget is on or off; another
+    /// endpoint or environment is not paused, and a shorter later pause does not cut it short.
+    @Test(arguments: [10.0, 0]) func applesRetryAfterPausesEveryReplica(callsPerSecond: Double) async throws {
+        try await withTwoStateClients { first, second in
+            let told = RedisAppleCallGate(client: first, callsPerSecond: callsPerSecond)
+            let other = RedisAppleCallGate(client: second, callsPerSecond: callsPerSecond)
+            let call = AppleCall(.transactionInfo, environment: .production)
+            #expect(try await other.acquire(call) == .proceed)
+
+            try await told.backOff(call, for: .seconds(60))
+            try await told.backOff(call, for: .seconds(2))
+            guard case .wait(let delay) = try await other.acquire(call) else {
+                Issue.record("the other replica was not paused")
+                return
+            }
+            #expect(delay > .seconds(50) && delay <= .seconds(60))
+            #expect(try await other.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
+            #expect(try await other.acquire(AppleCall(.transactionInfo, environment: .sandbox)) == .proceed)
+        }
+    }
+
     @Test func rateZeroIsOffAndAlwaysProceeds() async throws {
         try await withRedisClient { _, client throws in
             let gate = RedisAppleCallGate(client: client, callsPerSecond: 0)
