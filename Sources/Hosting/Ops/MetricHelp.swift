@@ -37,6 +37,8 @@ public enum MetricHelp {
         // Apple (verify)
         "iap_apple_request_duration_seconds":
             "Apple API calls by endpoint and answer (HTTP status, or transport/timeout), in seconds.",
+        "iap_apple_ocsp_offline_accepts_total":
+            "Certificate chains accepted on their offline checks because the OCSP responder could not be asked.",
         "iap_apple_rate_limit_waits_total":
             "Apple calls the shared rate limiter held back (the record is retried after the wait), by endpoint.",
         "iap_apple_configuration_errors_total":

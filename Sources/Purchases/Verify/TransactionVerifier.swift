@@ -28,7 +28,8 @@ public struct TransactionVerifier: Sendable {
         cache: any VerifiedTransactionCache,
         gate: any AppleCallGate,
         logger: Logger = Logger(label: "iap.verify"),
-        now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }
+        now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
+        onOCSPOfflineAccept: @escaping @Sendable () -> Void = {}
     ) throws(ConfigurationError) {
         self.configuration = configuration
         self.source = source
@@ -52,6 +53,7 @@ public struct TransactionVerifier: Sendable {
                     ocspTransport: ocsp,
                     whenOCSPUnreachable: configuration.whenOCSPUnreachable,
                     onOfflineFallback: { [logger] failure in
+                        onOCSPOfflineAccept()
                         logger.warning(
                             "OCSP responder unreachable; chain accepted on its offline checks",
                             metadata: ["error": "\(failure)"])

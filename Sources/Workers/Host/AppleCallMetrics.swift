@@ -13,6 +13,8 @@ import Synchronization
 /// - `iap_apple_rate_limit_waits_total{endpoint}`: calls the shared limiter held back;
 /// - `iap_apple_configuration_errors_total{reason}`: Apple refusing our credentials or request
 ///   (`authentication`, `shared_secret`, `request_rejected`; decision D8's alert).
+/// - `iap_apple_ocsp_offline_accepts_total`: chains accepted on their offline checks because the
+///   OCSP responder could not be asked (`IAP_APPLE_OCSP_UNREACHABLE=accept-offline`, D30).
 ///
 /// One per process (swift-prometheus' families are per registry; lookups take a lock).
 public final class AppleCallMetrics: Sendable {
@@ -41,6 +43,14 @@ public final class AppleCallMetrics: Sendable {
         for code in [RetryReason.Code.authentication, .sharedSecret, .requestRejected] {
             _ = counter("iap_apple_configuration_errors_total", ("reason", code.rawValue))
         }
+        _ = counter(Self.ocspOfflineAcceptsName)
+    }
+
+    static let ocspOfflineAcceptsName = "iap_apple_ocsp_offline_accepts_total"
+
+    /// A chain was accepted without its revocation status (the responder was unreachable).
+    @Sendable public func countOCSPOfflineAccept() {
+        counter(Self.ocspOfflineAcceptsName).increment()
     }
 
     /// Records one exchange: `status` is the HTTP status or `timeout` / `transport`.
@@ -66,12 +76,12 @@ public final class AppleCallMetrics: Sendable {
         counter("iap_apple_configuration_errors_total", ("reason", reason.code.rawValue)).increment()
     }
 
-    private func counter(_ name: String, _ dimension: (String, String)) -> CoreMetrics.Counter {
+    private func counter(_ name: String, _ dimension: (String, String)? = nil) -> CoreMetrics.Counter {
         let factory = factory
         return counters.withLock { counters in
-            let key = name + " " + dimension.1
+            let key = name + " " + (dimension?.1 ?? "")
             if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: [dimension], factory: factory)
+            let counter = CoreMetrics.Counter(label: name, dimensions: dimension.map { [$0] } ?? [], factory: factory)
             counters[key] = counter
             return counter
         }

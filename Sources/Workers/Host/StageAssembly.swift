@@ -37,7 +37,7 @@ struct StageAssembly {
                         base: RedisAppleCallGate(
                             client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
                         metrics: appleMetrics),
-                    logger: resources.logger
+                    logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
                 )
                 return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic, appleMetrics: appleMetrics)
             }

@@ -95,6 +95,7 @@ import Testing
         var text = String(decoding: OpsServer.exposition(registry), as: UTF8.self)
         #expect(text.contains(#"iap_apple_configuration_errors_total{reason="authentication"} 0"#))
         #expect(text.contains(#"iap_apple_rate_limit_waits_total{endpoint="get_transaction_info"} 0"#))
+        #expect(text.contains("iap_apple_ocsp_offline_accepts_total 0"))
 
         struct SpentGate: AppleCallGate {
             func acquire(_ call: AppleCall) async throws -> GateDecision { .wait(.milliseconds(20)) }
@@ -104,11 +105,13 @@ import Testing
         #expect(
             try await gate.acquire(AppleCall(.transactionInfo, environment: .production)) == .wait(.milliseconds(20)))
         metrics.countIfConfigurationError(RetryReason(.authentication, "HTTP 401"))
+        metrics.countOCSPOfflineAccept()
         metrics.countIfConfigurationError(RetryReason(.requestRejected))
         metrics.countIfConfigurationError(RetryReason(.serverError, "HTTP 503"))
 
         text = String(decoding: OpsServer.exposition(registry), as: UTF8.self)
         #expect(text.contains(#"iap_apple_rate_limit_waits_total{endpoint="get_transaction_info"} 1"#))
+        #expect(text.contains("iap_apple_ocsp_offline_accepts_total 1"))
         #expect(text.contains(#"iap_apple_configuration_errors_total{reason="authentication"} 1"#))
         #expect(text.contains(#"iap_apple_configuration_errors_total{reason="request_rejected"} 1"#))
         #expect(!text.contains("server_error"))
