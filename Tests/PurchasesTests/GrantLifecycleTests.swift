@@ -64,6 +64,9 @@ struct LifecycleRow: Sendable, CustomTestStringConvertible {
             type: .expired, subtype: .voluntary, prior: .active, view: .current, renewal: intent(.customerCancelled),
             actions: [.expire], status: .expired),
         Row(
+            type: .expired, prior: .active, view: .current, renewal: intent(.other), actions: [.expire],
+            status: .expired),
+        Row(
             type: .expired, subtype: .billingRetry, prior: .billingRetry, view: .current,
             renewal: intent(.billingError),
             actions: [], status: .expired, ignored: .noChange),
@@ -92,6 +95,8 @@ struct LifecycleRow: Sendable, CustomTestStringConvertible {
         Row(
             type: .didChangeRenewalPref, prior: .active, view: .current, actions: [], status: .active,
             ignored: .noChange),
+        // A crossgrade that takes effect at once carries the new product's transaction.
+        Row(type: .didChangeRenewalPref, prior: .active, view: .upgrade, actions: [.revoke, .grant], status: .active),
         Row(
             type: .offerRedeemed, subtype: .initialBuy, prior: .none, view: .current, actions: [.grant], status: .active
         ),
