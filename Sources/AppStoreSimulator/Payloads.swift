@@ -32,6 +32,9 @@ public struct SimulatedTransactionPayload: Codable, Hashable, Sendable {
     public var currency: String
     public var price: Int64
     public var appTransactionId: String
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back; nil without an offer.
+    public var offerType: Int?
+    public var offerIdentifier: String?
 }
 
 /// Subscription renewal state as Apple signs it (`JWSRenewalInfoDecodedPayload`).
@@ -44,6 +47,8 @@ public struct SimulatedRenewalInfoPayload: Codable, Hashable, Sendable {
     /// 1 cancelled by the customer, 2 billing error, ...; present once the subscription expired.
     public var expirationIntent: Int?
     public var isInBillingRetryPeriod: Bool?
+    /// Until when the customer keeps access while Apple retries billing (a grace period).
+    public var gracePeriodExpiresDate: Int64?
     public var signedDate: Int64
     public var environment: String
     public var recentSubscriptionStartDate: Int64

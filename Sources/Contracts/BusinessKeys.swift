@@ -9,7 +9,7 @@ public import AppStore
 /// | ``VerifyRequest/dedupeKey`` | hex SHA-256 of (kind, bundleId, userId, payload) | intake: the runtime's guard | the same Apple artefact published again for the same user (dropped); for another user it is a new key, so match can report `ownership_conflict` |
 /// | ``VerifyRequest/idempotencyKey`` | `notification:<notificationUUID>`, else `purchase:<dedupeKey>` | verify: the runtime's guard | one Apple verification per request; Apple's delivery retries of a notification keep its UUID |
 /// | ``VerifiedTransaction/recordKey`` | `<transactionId>\|n:<notificationUUID>` or `<transactionId>\|e:<eventId>` | match and grant: the runtime's guard (``MatchedTransaction/idempotencyKey``); match's waiting store | one processing of one delivery of a transaction (a retry copy, a re-published waiting record), while a new notification of it (a refund) or a new purchase event is new |
-/// | ``effectKey(transactionId:effect:periodEnd:)`` | `<transactionId>\|<effect>`, renewals `…\|<expiresDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per transaction and effect (a renewal extended again is a change of its own), the input of its eventId |
+/// | ``effectKey(transactionId:effect:date:)`` | `<transactionId>\|<effect>`; `renew` and `grace` add `\|<access end ms>`, `revoke` `\|<revocationDate ms>`, `reinstate` `\|<reversal's signedDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per (transaction, effect, Apple's date of it): a renewal extended again, a second refund after a reversal are changes of their own; the input of its eventId |
 /// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
 /// | ``webhookKey(eventId:)`` | `webhook:<eventId>` | webhook: the runtime's guard | one delivery of one entitlement event to the receiver |
 /// | ``doneMarker(stage:key:)`` | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard`): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
@@ -17,15 +17,21 @@ public import AppStore
 /// Not duplicates but lanes: the Kafka keys (routing key, originalTransactionId, userId) only
 /// choose a partition (docs/events.md, "Topics and keys").
 public enum BusinessKeys {
-    /// `<transactionId>|<effect>`; a renewal also names the period end, so an extension of the
-    /// same transaction (RENEWAL_EXTENDED) is a change of its own.
-    public static func effectKey(transactionId: String, effect: EntitlementEffect, periodEnd: Timestamp? = nil)
-        -> String
-    {
+    /// `<transactionId>|<effect>`, and for the effects that can happen to one transaction more
+    /// than once, Apple's date of that change: a renewal and a grace period name the end of the
+    /// access they give (an extension of the same transaction, RENEWAL_EXTENDED, is a change of
+    /// its own), a revoke its `revocationDate`, a reinstatement the signing date of the reversal
+    /// (so refund, reversal, refund again are three changes). `date` is ignored for `grant` and
+    /// `expire`, which happen once per transaction, and a dated effect without a date keeps the
+    /// bare form.
+    public static func effectKey(transactionId: String, effect: EntitlementEffect, date: Timestamp? = nil) -> String {
         let key = "\(transactionId)|\(effect.rawValue)"
-        guard effect == .renew, let periodEnd else { return key }
-        return "\(key)|\(periodEnd.millisecondsSince1970)"
+        guard Self.datedEffects.contains(effect), let date else { return key }
+        return "\(key)|\(date.millisecondsSince1970)"
     }
+
+    /// The effects whose key names a date (see ``effectKey(transactionId:effect:date:)``).
+    public static let datedEffects: Set<EntitlementEffect> = [.renew, .grace, .revoke, .reinstate]
 
     /// The `eventId` of the entitlement event of a change: the first 16 bytes of SHA-256 of its
     /// effect key as a UUID, so the same change always gets the same id.

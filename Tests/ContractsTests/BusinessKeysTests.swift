@@ -25,14 +25,18 @@ import Testing
         let grant = BusinessKeys.effectKey(transactionId: "2000000000000001", effect: .grant)
         #expect(grant == "2000000000000001|grant")
         let renew = BusinessKeys.effectKey(
-            transactionId: "2000000000000002", effect: .renew,
-            periodEnd: Timestamp(millisecondsSince1970: 1_765_000_000_999)
+            transactionId: "2000000000000002", effect: .renew, date: Timestamp(millisecondsSince1970: 1_765_000_000_999)
         )
         #expect(renew == "2000000000000002|renew|1765000000999")
-        // The period end names renewals only.
-        #expect(
-            BusinessKeys.effectKey(transactionId: "1", effect: .revoke, periodEnd: Timestamp(millisecondsSince1970: 5))
-                == "1|revoke")
+        // Revocations, reinstatements and grace periods name Apple's date of them (D31).
+        let five = Timestamp(millisecondsSince1970: 5)
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .revoke, date: five) == "1|revoke|5")
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .reinstate, date: five) == "1|reinstate|5")
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .grace, date: five) == "1|grace|5")
+        // A grant and an expiry happen once per transaction: no date.
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .grant, date: five) == "1|grant")
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .expire, date: five) == "1|expire")
+        #expect(BusinessKeys.effectKey(transactionId: "1", effect: .revoke) == "1|revoke")
         #expect(BusinessKeys.entitlementEventId(effectKey: grant) == "d81e035e-0585-88a0-bab5-295e45e54403")
         #expect(BusinessKeys.webhookKey(eventId: "ev-1") == "webhook:ev-1")
     }

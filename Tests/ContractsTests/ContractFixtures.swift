@@ -21,7 +21,8 @@ enum ContractFixtures {
         expiresDate: at(1_765_000_000_999),
         revocationDate: at(1_764_000_000_001), revocationReason: RevocationReason(rawValue: 1),
         appAccountToken: "7E3D2A1C-0000-4000-8000-000000000001", inAppOwnershipType: .familyShared, isUpgraded: true,
-        signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1"
+        signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1",
+        price: 9_990, currency: "EUR", storefront: "DEU", offerType: .promotionalOffer, offerIdentifier: "spring"
     )
 
     static let notification = NotificationContext(
@@ -29,7 +30,11 @@ enum ContractFixtures {
         signedDate: at(1_763_000_001_500)
     )
 
-    static let renewal = RenewalDetails(autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on)
+    static let renewal = RenewalDetails(
+        autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on, expirationIntent: .billingError,
+        isInBillingRetryPeriod: true, gracePeriodExpiresDate: at(1_765_500_000_000), offerType: .winBackOffer,
+        offerIdentifier: "come-back"
+    )
 
     static let purchases: [PurchaseEvent] = [
         .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"),
@@ -72,7 +77,10 @@ enum ContractFixtures {
         productId: "com.example.game.pro.monthly", productType: .autoRenewableSubscription, quantity: 2,
         transactionId: "2000000000000002", originalTransactionId: "2000000000000001", environment: .sandbox,
         purchaseDate: at(1_763_000_000_123), expiresDate: at(1_765_000_000_999), revocationDate: at(1_764_000_000_001),
-        matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2
+        matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2, status: .gracePeriod,
+        gracePeriodExpiresDate: at(1_765_500_000_000), autoRenewStatus: .off, expirationIntent: .billingError,
+        revocationReason: RevocationReason(rawValue: 1), offerType: .promotionalOffer, offerIdentifier: "spring",
+        price: 9_990, currency: "EUR", storefront: "DEU"
     )
 
     static let state = EntitlementState(
@@ -80,6 +88,8 @@ enum ContractFixtures {
         productId: "com.example.game.pro.monthly",
         productType: .autoRenewableSubscription, transactionId: "2000000000000002", purchaseDate: at(1_763_000_000_123),
         expiresDate: at(1_765_000_000_999), status: .revoked, signedDate: at(1_763_000_001_000),
-        revokedTransactionIds: ["2000000000000002"]
+        revokedTransactionIds: ["2000000000000002"], gracePeriodExpiresDate: at(1_765_500_000_000),
+        autoRenewStatus: .off, autoRenewProductId: "com.example.game.pro.yearly", expirationIntent: .billingError,
+        revocationReason: RevocationReason(rawValue: 0)
     )
 }

@@ -12,7 +12,8 @@ import Testing
             transactionId: "2000000000000001", originalTransactionId: "2000000000000001", bundleId: "com.example.game",
             productId: "gems_100", productType: .consumable, quantity: 3, environment: .sandbox,
             purchaseDate: Timestamp(millisecondsSince1970: 1_763_000_000_000),
-            signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000)
+            signedDate: Timestamp(millisecondsSince1970: 1_763_000_001_000), price: 1_990, currency: "USD",
+            storefront: "USA"
         )
         let verified = VerifiedTransaction(
             transaction: transaction, hints: PublisherHints(eventId: "e-1", userId: "u-123"), source: .storeKit2,
@@ -35,7 +36,9 @@ import Testing
         // Absent dates are explicit nulls, not missing keys.
         #expect(encoded?["expiresDate"] is NSNull)
         #expect(encoded?["revocationDate"] is NSNull)
-        #expect(encoded?.count == 18)
+        #expect(encoded?["offerType"] is NSNull)
+        #expect(encoded?["autoRenewStatus"] is NSNull)
+        #expect(encoded?.count == 28)
     }
 
     @Test func goldenDocumentDecodesBack() throws {

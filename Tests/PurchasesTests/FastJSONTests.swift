@@ -101,7 +101,9 @@ import Testing
             quantity: 2, transactionId: "2", originalTransactionId: "1", environment: .sandbox,
             purchaseDate: Timestamp(millisecondsSince1970: 1), expiresDate: Timestamp(millisecondsSince1970: 2),
             revocationDate: Timestamp(millisecondsSince1970: 3), matchedBy: .orderId, warnings: [.orderNeverArrived],
-            source: .storeKit2
+            source: .storeKit2, status: .billingRetry, gracePeriodExpiresDate: Timestamp(millisecondsSince1970: 4),
+            autoRenewStatus: .on, expirationIntent: .other, revocationReason: RevocationReason(rawValue: 0),
+            offerType: .offerCode, offerIdentifier: awkward, price: 230_000, currency: "JPY", storefront: "JPN"
         ),
         EntitlementEvent(
             eventId: "ev-2", action: .grant, userId: "u", orderId: nil, bundleId: "b", productId: "p", productType: nil,

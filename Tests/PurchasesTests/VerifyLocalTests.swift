@@ -209,6 +209,62 @@ import Testing
         #expect(outcome == .skip(SkipReason(.notificationWithoutTransaction, "")))
     }
 
+    /// The notification types and subtypes that never carry a signed transaction: verify skips
+    /// them, grant never sees them (docs/events.md, "Grant rules").
+    struct WithoutTransaction: Sendable, CustomTestStringConvertible {
+        var type: NotificationTypeV2
+        var subtype: NotificationSubtype?
+        var testDescription: String { "\(self.type.rawValue)\(self.subtype.map { " \($0.rawValue)" } ?? "")" }
+    }
+
+    static let withoutTransaction = [
+        WithoutTransaction(type: .test), WithoutTransaction(type: .renewalExtension, subtype: .summary),
+        WithoutTransaction(type: .externalPurchaseToken, subtype: .unreported),
+        WithoutTransaction(type: .externalPurchaseToken, subtype: .created),
+        WithoutTransaction(type: .externalPurchaseToken, subtype: .activeTokenReminder),
+        WithoutTransaction(type: .rescindConsent),
+    ]
+
+    @Test(arguments: Self.withoutTransaction) func notificationTypesWithoutATransactionAreSkipped(
+        _ row: WithoutTransaction
+    ) async throws {
+        let signed = try self.apple.notification(row.type.rawValue, subtype: row.subtype?.rawValue, transaction: nil)
+        let outcome = try await self.verifier().verify(try Requests.notification(signed))
+        #expect(outcome == .skip(SkipReason(.notificationWithoutTransaction, "")))
+    }
+
+    @Test func lifecycleFieldsReachTheVerifiedRecord() async throws {
+        var spec = TransactionSpec(
+            transactionId: "2000000000000002", originalTransactionId: "2000000000000001", productId: "pro_monthly",
+            type: "Auto-Renewable Subscription", expiresDate: 1_765_600_000_000
+        )
+        spec.price = 4_990
+        spec.currency = "EUR"
+        spec.storefront = "DEU"
+        spec.offerType = 2
+        spec.offerIdentifier = "spring"
+        let signed = try self.apple.notification(
+            "DID_FAIL_TO_RENEW", subtype: "GRACE_PERIOD", transaction: spec,
+            renewal: [
+                "originalTransactionId": "2000000000000001", "autoRenewStatus": 1, "expirationIntent": 2,
+                "isInBillingRetryPeriod": true, "gracePeriodExpiresDate": 1_767_000_000_000, "offerType": 3,
+                "offerIdentifier": "code-1",
+            ]
+        )
+        let record = try #require(try await self.verifier().verify(try Requests.notification(signed)).records.first)
+        #expect(record.transaction.price == 4_990)
+        #expect(record.transaction.currency == "EUR")
+        #expect(record.transaction.storefront == "DEU")
+        #expect(record.transaction.offerType == .promotionalOffer)
+        #expect(record.transaction.offerIdentifier == "spring")
+        #expect(
+            record.renewal
+                == RenewalDetails(
+                    autoRenewStatus: .on, expirationIntent: .billingError, isInBillingRetryPeriod: true,
+                    gracePeriodExpiresDate: Timestamp(millisecondsSince1970: 1_767_000_000_000), offerType: .offerCode,
+                    offerIdentifier: "code-1"))
+    }
+
     @Test func aNotificationIsOnlyAsTrustworthyAsWhatItCarries() async throws {
         let genuine = try self.apple.notification(
             "REFUND", transaction: TransactionSpec(revocationDate: 1_763_100_000_000))

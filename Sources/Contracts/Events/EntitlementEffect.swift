@@ -15,11 +15,14 @@ public struct EntitlementEffect: OpenEnumeration {
     public static let revoke = Self(rawValue: "revoke")
     /// A revoked transaction granted again (REFUND_REVERSED).
     public static let reinstate = Self(rawValue: "reinstate")
+    /// A failed renewal with a billing grace period: access extended to the grace period's end
+    /// (published as `renew`, `status: gracePeriod`; decision D31).
+    public static let grace = Self(rawValue: "grace")
 
     /// The contract `action` this effect is published as.
     public var action: EntitlementAction {
         switch self {
-        case .renew: .renew
+        case .renew, .grace: .renew
         case .expire: .expire
         case .revoke: .revoke
         default: .grant

@@ -26,6 +26,25 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
     public var matchedBy: MatchedBy
     public var warnings: [MatchWarning]
     public var source: PurchaseSource
+    /// The purchase's state after this change: `active`, `gracePeriod` (access kept until
+    /// `gracePeriodExpiresDate`), `billingRetry` (no access while Apple retries billing),
+    /// `expired` or `revoked`.
+    public var status: EntitlementStatus?
+    public var gracePeriodExpiresDate: Timestamp?
+    /// Apple's `autoRenewStatus` (0 off, 1 on), as last known for the subscription.
+    public var autoRenewStatus: AutoRenewStatus?
+    /// Apple's `expirationIntent` when the subscription ended or is in billing retry.
+    public var expirationIntent: ExpirationIntent?
+    /// Apple's `revocationReason` (0 other, 1 an issue in the app) of a revoked transaction.
+    public var revocationReason: RevocationReason?
+    /// The offer applied to `transactionId` (Apple's `offerType`: 1 intro, 2 promotional, 3 offer code, 4 win-back).
+    public var offerType: OfferType?
+    public var offerIdentifier: String?
+    /// What the customer paid for `transactionId`, in milliunits of `currency`.
+    public var price: Int64?
+    public var currency: String?
+    /// ISO 3166-1 alpha-3 storefront of `transactionId`.
+    public var storefront: String?
 
     public init(
         eventId: String,
@@ -44,7 +63,17 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         revocationDate: Timestamp?,
         matchedBy: MatchedBy,
         warnings: [MatchWarning],
-        source: PurchaseSource
+        source: PurchaseSource,
+        status: EntitlementStatus? = nil,
+        gracePeriodExpiresDate: Timestamp? = nil,
+        autoRenewStatus: AutoRenewStatus? = nil,
+        expirationIntent: ExpirationIntent? = nil,
+        revocationReason: RevocationReason? = nil,
+        offerType: OfferType? = nil,
+        offerIdentifier: String? = nil,
+        price: Int64? = nil,
+        currency: String? = nil,
+        storefront: String? = nil
     ) {
         self.eventId = eventId
         self.action = action
@@ -63,12 +92,24 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         self.matchedBy = matchedBy
         self.warnings = warnings
         self.source = source
+        self.status = status
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.autoRenewStatus = autoRenewStatus
+        self.expirationIntent = expirationIntent
+        self.revocationReason = revocationReason
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.price = price
+        self.currency = currency
+        self.storefront = storefront
     }
 
     enum CodingKeys: String, CodingKey {
         case schema, eventId, action, userId, orderId, bundleId, productId, productType, quantity
         case transactionId, originalTransactionId, environment, purchaseDate, expiresDate, revocationDate
         case matchedBy, warnings, source
+        case status, gracePeriodExpiresDate, autoRenewStatus, expirationIntent, revocationReason
+        case offerType, offerIdentifier, price, currency, storefront
     }
 
     /// Writes every field, absent values as JSON `null`: consumers read a fixed shape.
@@ -92,6 +133,16 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         try container.encode(self.matchedBy, forKey: .matchedBy)
         try container.encode(self.warnings, forKey: .warnings)
         try container.encode(self.source, forKey: .source)
+        try container.encode(self.status, forKey: .status)
+        try container.encode(self.gracePeriodExpiresDate, forKey: .gracePeriodExpiresDate)
+        try container.encode(self.autoRenewStatus, forKey: .autoRenewStatus)
+        try container.encode(self.expirationIntent, forKey: .expirationIntent)
+        try container.encode(self.revocationReason, forKey: .revocationReason)
+        try container.encode(self.offerType, forKey: .offerType)
+        try container.encode(self.offerIdentifier, forKey: .offerIdentifier)
+        try container.encode(self.price, forKey: .price)
+        try container.encode(self.currency, forKey: .currency)
+        try container.encode(self.storefront, forKey: .storefront)
     }
 }
 
@@ -104,4 +155,21 @@ public struct EntitlementAction: OpenEnumeration {
     public static let revoke = Self(rawValue: "revoke")
     public static let renew = Self(rawValue: "renew")
     public static let expire = Self(rawValue: "expire")
+}
+
+/// The state of a purchase (`status` in `iap.entitlement.v1`, and grant's stored state).
+public struct EntitlementStatus: OpenEnumeration {
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public static let active = Self(rawValue: "active")
+    /// A subscription whose renewal failed, with access kept until `gracePeriodExpiresDate`.
+    public static let gracePeriod = Self(rawValue: "gracePeriod")
+    /// A subscription whose renewal failed while Apple retries billing: no access.
+    public static let billingRetry = Self(rawValue: "billingRetry")
+    public static let expired = Self(rawValue: "expired")
+    public static let revoked = Self(rawValue: "revoked")
+
+    /// Whether the customer has access in this state.
+    public var hasAccess: Bool { self == .active || self == .gracePeriod }
 }

@@ -20,18 +20,49 @@ public struct NotificationContext: Codable, Hashable, Sendable {
 }
 
 /// The renewal info fields later stages care about (from a notification's verified
-/// `signedRenewalInfo`).
+/// `signedRenewalInfo`, or the renewal info a reconcile view carries).
 public struct RenewalDetails: Codable, Hashable, Sendable {
     /// The product the subscription renews into (differs from the current one after a downgrade).
     public var autoRenewProductId: String?
     public var autoRenewStatus: AutoRenewStatus?
+    /// Why the subscription expired (1 cancelled, 2 billing error, 3 price increase declined,
+    /// 4 product unavailable, 5 other).
+    public var expirationIntent: ExpirationIntent?
+    /// Apple is still trying to bill the customer.
+    public var isInBillingRetryPeriod: Bool?
+    /// Until when the customer keeps access while Apple retries billing (grace period).
+    public var gracePeriodExpiresDate: Timestamp?
+    /// The offer that applies at the next renewal.
+    public var offerType: OfferType?
+    public var offerIdentifier: String?
 
-    public init(autoRenewProductId: String? = nil, autoRenewStatus: AutoRenewStatus? = nil) {
+    public init(
+        autoRenewProductId: String? = nil,
+        autoRenewStatus: AutoRenewStatus? = nil,
+        expirationIntent: ExpirationIntent? = nil,
+        isInBillingRetryPeriod: Bool? = nil,
+        gracePeriodExpiresDate: Timestamp? = nil,
+        offerType: OfferType? = nil,
+        offerIdentifier: String? = nil
+    ) {
         self.autoRenewProductId = autoRenewProductId
         self.autoRenewStatus = autoRenewStatus
+        self.expirationIntent = expirationIntent
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
     }
 
     public init(verified renewal: JWSRenewalInfoDecodedPayload) {
-        self.init(autoRenewProductId: renewal.autoRenewProductId, autoRenewStatus: renewal.autoRenewStatus)
+        self.init(
+            autoRenewProductId: renewal.autoRenewProductId,
+            autoRenewStatus: renewal.autoRenewStatus,
+            expirationIntent: renewal.expirationIntent,
+            isInBillingRetryPeriod: renewal.isInBillingRetryPeriod,
+            gracePeriodExpiresDate: renewal.gracePeriodExpiresDate,
+            offerType: renewal.offerType,
+            offerIdentifier: renewal.offerIdentifier
+        )
     }
 }

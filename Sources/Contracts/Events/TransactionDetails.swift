@@ -27,6 +27,15 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
     public var signedDate: Timestamp?
     public var webOrderLineItemId: String?
     public var subscriptionGroupIdentifier: String?
+    /// What the customer paid, in milliunits of `currency` (Apple's `price`; 1990 = 1.99).
+    public var price: Int64?
+    /// ISO 4217 code of `price`.
+    public var currency: String?
+    /// ISO 3166-1 alpha-3 storefront of the purchase.
+    public var storefront: String?
+    /// The offer applied to this transaction (1 introductory, 2 promotional, 3 offer code, 4 win-back).
+    public var offerType: OfferType?
+    public var offerIdentifier: String?
 
     public init(
         transactionId: String,
@@ -46,7 +55,12 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         isUpgraded: Bool? = nil,
         signedDate: Timestamp? = nil,
         webOrderLineItemId: String? = nil,
-        subscriptionGroupIdentifier: String? = nil
+        subscriptionGroupIdentifier: String? = nil,
+        price: Int64? = nil,
+        currency: String? = nil,
+        storefront: String? = nil,
+        offerType: OfferType? = nil,
+        offerIdentifier: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -66,6 +80,11 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         self.signedDate = signedDate
         self.webOrderLineItemId = webOrderLineItemId
         self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.price = price
+        self.currency = currency
+        self.storefront = storefront
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
     }
 
     /// The fields of a verified `JWSTransactionDecodedPayload`. Apple always sets the ids,
@@ -99,7 +118,12 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
             isUpgraded: payload.isUpgraded,
             signedDate: payload.signedDate,
             webOrderLineItemId: payload.webOrderLineItemId,
-            subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier
+            subscriptionGroupIdentifier: payload.subscriptionGroupIdentifier,
+            price: payload.price,
+            currency: payload.currency,
+            storefront: payload.storefront,
+            offerType: payload.offerType,
+            offerIdentifier: payload.offerIdentifier
         )
     }
 }

@@ -3,12 +3,17 @@ public import Contracts
 extension EntitlementState: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.field("autoRenewProductId", self.autoRenewProductId)
+        json.field("autoRenewStatus", self.autoRenewStatus)
+        json.field("expirationIntent", self.expirationIntent)
         json.field("expiresDate", self.expiresDate)
+        json.field("gracePeriodExpiresDate", self.gracePeriodExpiresDate)
         json.field("orderId", self.orderId)
         json.field("originalTransactionId", self.originalTransactionId)
         json.field("productId", self.productId)
         json.field("productType", self.productType)
         json.field("purchaseDate", self.purchaseDate)
+        json.field("revocationReason", self.revocationReason)
         json.field("revokedTransactionIds", self.revokedTransactionIds)
         json.field("signedDate", self.signedDate)
         json.field("status", self.status)
@@ -42,6 +47,11 @@ extension EntitlementState: FastJSONCodable {
             case "status": status = try json.raw(Status.self)
             case "signedDate": state.signedDate = try json.optionalTimestamp()
             case "revokedTransactionIds": revokedTransactionIds = try json.strings()
+            case "gracePeriodExpiresDate": state.gracePeriodExpiresDate = try json.optionalTimestamp()
+            case "autoRenewStatus": state.autoRenewStatus = try json.optionalRaw()
+            case "autoRenewProductId": state.autoRenewProductId = try json.optionalString()
+            case "expirationIntent": state.expirationIntent = try json.optionalRaw()
+            case "revocationReason": state.revocationReason = try json.optionalRaw()
             default: try json.skipValue()
             }
         }

@@ -1,13 +1,15 @@
 public import AppStore
+public import Contracts
 
 /// What grant knows about one purchase (originalTransactionId): the basis for deciding which
 /// changes are effective. Field reference: docs/events.md.
+///
+/// The key is the originalTransactionId, which Apple keeps for every transaction of a
+/// subscription, across renewals and across upgrades, downgrades and crossgrades within its
+/// subscription group: one state per subscription (group), so a product change replaces the
+/// entitled product instead of adding a second entitlement.
 public struct EntitlementState: Codable, Hashable, Sendable {
-    public enum Status: String, Codable, Hashable, Sendable {
-        case active
-        case expired
-        case revoked
-    }
+    public typealias Status = EntitlementStatus
 
     public var originalTransactionId: String
     public var userId: String
@@ -18,12 +20,22 @@ public struct EntitlementState: Codable, Hashable, Sendable {
     /// The transaction that last set the entitlement (the latest renewal of a subscription).
     public var transactionId: String
     public var purchaseDate: Timestamp?
+    /// The end of the current period (Apple's `expiresDate` of `transactionId`).
     public var expiresDate: Timestamp?
     public var status: Status
     /// The latest Apple signing date applied: older updates must not undo newer ones.
     public var signedDate: Timestamp?
     /// Transactions of this purchase revoked (refund, family revoke), until reinstated.
     public var revokedTransactionIds: [String]
+    /// Access end while `status` is `gracePeriod`.
+    public var gracePeriodExpiresDate: Timestamp?
+    /// The renewal info last seen: recorded from notifications that change no access
+    /// (DID_CHANGE_RENEWAL_STATUS, DID_CHANGE_RENEWAL_PREF) and carried on later events.
+    public var autoRenewStatus: AutoRenewStatus?
+    public var autoRenewProductId: String?
+    public var expirationIntent: ExpirationIntent?
+    /// Why the current transaction was revoked.
+    public var revocationReason: RevocationReason?
 
     public init(
         originalTransactionId: String,
@@ -36,7 +48,12 @@ public struct EntitlementState: Codable, Hashable, Sendable {
         expiresDate: Timestamp?,
         status: Status,
         signedDate: Timestamp?,
-        revokedTransactionIds: [String] = []
+        revokedTransactionIds: [String] = [],
+        gracePeriodExpiresDate: Timestamp? = nil,
+        autoRenewStatus: AutoRenewStatus? = nil,
+        autoRenewProductId: String? = nil,
+        expirationIntent: ExpirationIntent? = nil,
+        revocationReason: RevocationReason? = nil
     ) {
         self.originalTransactionId = originalTransactionId
         self.userId = userId
@@ -49,5 +66,10 @@ public struct EntitlementState: Codable, Hashable, Sendable {
         self.status = status
         self.signedDate = signedDate
         self.revokedTransactionIds = revokedTransactionIds
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.autoRenewStatus = autoRenewStatus
+        self.autoRenewProductId = autoRenewProductId
+        self.expirationIntent = expirationIntent
+        self.revocationReason = revocationReason
     }
 }

@@ -27,7 +27,8 @@ public struct GrantDecision: Hashable, Sendable {
 /// One effective change and the key it is deduplicated on.
 public struct EntitlementChange: Hashable, Sendable {
     public var effect: EntitlementEffect
-    /// `<transactionId>|<effect>`.
+    /// `<transactionId>|<effect>`, with Apple's date of the change where it can repeat
+    /// (``BusinessKeys/effectKey(transactionId:effect:date:)``).
     public var idempotencyKey: String
     public var event: EntitlementEvent
 

@@ -78,6 +78,11 @@ struct TransactionSpec: Sendable {
     var revocationDate: Int64?
     var isUpgraded: Bool?
     var inAppOwnershipType = "PURCHASED"
+    var price: Int64?
+    var currency: String?
+    var storefront: String?
+    var offerType: Int?
+    var offerIdentifier: String?
 
     var payload: [String: any Sendable] {
         var payload: [String: any Sendable] = [
@@ -100,6 +105,11 @@ struct TransactionSpec: Sendable {
             payload["revocationReason"] = 0
         }
         if let isUpgraded { payload["isUpgraded"] = isUpgraded }
+        if let price { payload["price"] = price }
+        if let currency { payload["currency"] = currency }
+        if let storefront { payload["storefront"] = storefront }
+        if let offerType { payload["offerType"] = offerType }
+        if let offerIdentifier { payload["offerIdentifier"] = offerIdentifier }
         return payload
     }
 }

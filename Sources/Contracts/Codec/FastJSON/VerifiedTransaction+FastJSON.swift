@@ -91,6 +91,11 @@ extension RenewalDetails: FastJSONCodable {
         json.beginObject()
         json.field("autoRenewProductId", self.autoRenewProductId)
         json.field("autoRenewStatus", self.autoRenewStatus)
+        json.field("expirationIntent", self.expirationIntent)
+        json.field("gracePeriodExpiresDate", self.gracePeriodExpiresDate)
+        json.field("isInBillingRetryPeriod", self.isInBillingRetryPeriod)
+        json.field("offerIdentifier", self.offerIdentifier)
+        json.field("offerType", self.offerType)
         json.endObject()
     }
 
@@ -101,6 +106,11 @@ extension RenewalDetails: FastJSONCodable {
             switch key {
             case "autoRenewProductId": self.autoRenewProductId = try json.optionalString()
             case "autoRenewStatus": self.autoRenewStatus = try json.optionalRaw()
+            case "expirationIntent": self.expirationIntent = try json.optionalRaw()
+            case "isInBillingRetryPeriod": self.isInBillingRetryPeriod = try json.optionalBool()
+            case "gracePeriodExpiresDate": self.gracePeriodExpiresDate = try json.optionalTimestamp()
+            case "offerType": self.offerType = try json.optionalRaw()
+            case "offerIdentifier": self.offerIdentifier = try json.optionalString()
             default: try json.skipValue()
             }
         }

@@ -190,4 +190,14 @@ extension JSONWriter {
     where Value.RawValue == String {
         self.fieldOrNull(name, value?.rawValue)
     }
+
+    public mutating func fieldOrNull(_ name: StaticString, _ value: Int64?) {
+        self.key(name)
+        if let value { self.int(value) } else { self.null() }
+    }
+
+    public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
+    where Value.RawValue == Int32 {
+        self.fieldOrNull(name, value.map { Int64($0.rawValue) })
+    }
 }
