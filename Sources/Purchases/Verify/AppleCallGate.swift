@@ -8,11 +8,13 @@ public protocol AppleCallGate: Sendable {
     func acquire(_ call: AppleCall) async throws -> GateDecision
 }
 
-/// One call verify is about to make.
+/// One call verify (or grant, for consumption answers) is about to make.
 public struct AppleCall: Hashable, Sendable {
     public enum Endpoint: String, Hashable, Sendable {
         case transactionInfo
         case verifyReceipt
+        /// Send Consumption Information (grant, answering CONSUMPTION_REQUEST).
+        case consumption
     }
 
     public var endpoint: Endpoint
