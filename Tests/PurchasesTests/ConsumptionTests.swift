@@ -142,8 +142,10 @@ import Testing
         let second = try await fixture.answerer.answer(Self.request(gems, uuid: "n-1"))
         #expect(second == .answered(try Self.sent(Self.plan(gems, state: Self.state(gems)))))
         // The record retried once more after Apple's 202, and Apple repeating the request.
-        #expect(try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) == .skipped(.init(.alreadyAnswered, "")))
-        #expect(try await fixture.answerer.answer(Self.request(gems, uuid: "n-2")) == .skipped(.init(.alreadyAnswered, "")))
+        #expect(
+            try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) == .skipped(.init(.alreadyAnswered, "")))
+        #expect(
+            try await fixture.answerer.answer(Self.request(gems, uuid: "n-2")) == .skipped(.init(.alreadyAnswered, "")))
         #expect(fixture.sender.sent.count == 1)
         #expect(fixture.sender.attempts == 2)
     }
@@ -174,7 +176,8 @@ import Testing
     @Test func otherNotificationsAreNotConsumptionRequests() async throws {
         let gems = Records.transaction()
         let fixture = try await AnswererFixture(state: Self.state(gems))
-        #expect(try await fixture.answerer.answer(Records.matched(Records.verified(gems, notification: .refund))) == nil)
+        #expect(
+            try await fixture.answerer.answer(Records.matched(Records.verified(gems, notification: .refund))) == nil)
         #expect(try await fixture.answerer.answer(Records.matched(Records.verified(gems))) == nil)
         #expect(fixture.sender.attempts == 0)
     }

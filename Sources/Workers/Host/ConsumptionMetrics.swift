@@ -17,14 +17,17 @@ public final class ConsumptionMetrics: Sendable {
         self.factory = factory
         // Every series exists from the start at 0, so a first increment is an increase.
         _ = counter("iap_consumption_answered_total", nil)
-        for code in ConsumptionSkipReason.Code.all { _ = counter("iap_consumption_skipped_total", ("reason", code.rawValue)) }
+        for code in ConsumptionSkipReason.Code.all {
+            _ = counter("iap_consumption_skipped_total", ("reason", code.rawValue))
+        }
         for kind in ["retry", "terminal"] { _ = counter("iap_consumption_failed_total", ("kind", kind)) }
     }
 
     func record(_ outcome: ConsumptionOutcome) {
         switch outcome {
         case .answered: counter("iap_consumption_answered_total", nil).increment()
-        case .skipped(let reason): counter("iap_consumption_skipped_total", ("reason", reason.code.rawValue)).increment()
+        case .skipped(let reason):
+            counter("iap_consumption_skipped_total", ("reason", reason.code.rawValue)).increment()
         case .retry: counter("iap_consumption_failed_total", ("kind", "retry")).increment()
         case .failed: counter("iap_consumption_failed_total", ("kind", "terminal")).increment()
         }
