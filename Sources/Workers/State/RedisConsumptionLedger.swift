@@ -28,8 +28,3 @@ public struct RedisConsumptionLedger: ConsumptionLedger {
         _ = try await client.send(StateStorage.set(key, .string(notificationUUID), ttl: window))
     }
 }
-
-extension StateKeys {
-    /// Grant's note that a transaction's consumption request was answered.
-    public func consumptionAnswer(_ transactionId: String) -> String { "\(prefix)consumption:{\(transactionId)}" }
-}
