@@ -39,9 +39,11 @@ public struct ConsumptionAnswerer: Sendable {
         }
         let state = try await self.states.state(originalTransactionId: matched.transaction.originalTransactionId)
         let plan = ConsumptionRules.plan(matched, state: state, configuration: self.configuration, now: self.now())
-        guard case .send(let request, let id, let environment) = plan else {
-            if case .skip(let reason) = plan { return .skipped(reason) }
-            return nil
+        let (request, id, environment): (ConsumptionRequest, String, AppStoreEnvironment)
+        switch plan {
+        case .skip(let reason): return .skipped(reason)
+        case .send(let planned, let transactionId, let target):
+            (request, id, environment) = (planned, transactionId, target)
         }
         if case .wait(let delay) = try await self.gate.acquire(AppleCall(.consumption, environment: environment)) {
             return .retry(
