@@ -407,8 +407,9 @@ let package = Package(
             name: "WorkersTests",
             dependencies: [
                 "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis",
-                "TestSupport",
+                "TestSupport", "AppStoreSimulator", "LocalStack",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -33,6 +33,7 @@ public final class AppStoreSimulatorServer: Service {
     private let sender: NotificationSender
     private let faults: FaultState
     private let stats = TrafficStats()
+    private let consumption = ConsumptionLog()
     private let readiness = Readiness()
 
     /// Creates (or loads from `stateDirectory`) the CA and writes the root PEM; binds nothing yet.
@@ -95,6 +96,7 @@ public final class AppStoreSimulatorServer: Service {
         let router = Router(context: BasicRequestContext.self)
         ControlAPI(store: store, faults: faults, stats: stats, rootPEM: try certificateAuthority.rootPEM()).register(
             on: router)
+        ConsumptionControlAPI(store: store, log: consumption).register(on: router)
         let authenticator = BearerTokenAuthenticator(keys: configuration.apiKeys)
         let receipts = ReceiptEncoder(authority: certificateAuthority)
         for (prefix, environment) in [
@@ -111,6 +113,8 @@ public final class AppStoreSimulatorServer: Service {
                 authenticator: authenticator
             )
             .register(on: api)
+            ConsumptionAPI(store: store, environment: environment, authenticator: authenticator, log: consumption)
+                .register(on: api)
             let verify = router.group(RouterPath(prefix))
                 .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .verifyReceipt))
                 .add(

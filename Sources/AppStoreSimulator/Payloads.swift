@@ -71,6 +71,8 @@ public struct SimulatedNotificationPayload: Codable, Hashable, Sendable {
         public var signedRenewalInfo: String?
         /// Subscription status: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked.
         public var status: Int?
+        /// CONSUMPTION_REQUEST only: why the customer asked for a refund.
+        public var consumptionRequestReason: String?
     }
 
     public var notificationType: String
@@ -111,6 +113,7 @@ public enum AppleValues {
         public static let didChangeRenewalPref = "DID_CHANGE_RENEWAL_PREF"
         public static let didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
         public static let test = "TEST"
+        public static let consumptionRequest = "CONSUMPTION_REQUEST"
     }
 
     public enum Subtype {

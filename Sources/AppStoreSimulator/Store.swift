@@ -237,6 +237,27 @@ actor Store {
         return NotificationResponse(signedPayload: try notify(type: type, subtype: nil, transaction: transaction))
     }
 
+    /// The customer asked for a refund of `transactionId` and Apple asks for consumption data
+    /// (`CONSUMPTION_REQUEST`, sent only for consumables and auto-renewable subscriptions).
+    func consumptionRequest(transactionId: String, reason: String) throws -> NotificationResponse {
+        guard let transaction = transactions[transactionId] else {
+            throw SimulatorError(.notFound, "no transaction \(transactionId)")
+        }
+        guard [AppleValues.ProductType.consumable, AppleValues.ProductType.autoRenewable].contains(transaction.type)
+        else {
+            throw SimulatorError(.conflict, "Apple sends no CONSUMPTION_REQUEST for a \(transaction.type)")
+        }
+        var data = SimulatedNotificationPayload.Data(
+            appAppleId: settings.appAppleId, bundleId: transaction.bundleId, bundleVersion: settings.bundleVersion,
+            environment: transaction.environment, signedTransactionInfo: try sign(transaction)
+        )
+        data.consumptionRequestReason = reason
+        let notification = try makeNotification(
+            type: AppleValues.NotificationType.consumptionRequest, subtype: nil, data: data,
+            originalTransactionId: transaction.originalTransactionId)
+        return NotificationResponse(signedPayload: notification.signedPayload)
+    }
+
     // MARK: Queries (Server API, verifyReceipt)
 
     /// A transaction as seen from one environment and app; nil when it belongs to another,

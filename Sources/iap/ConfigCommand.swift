@@ -100,7 +100,9 @@ struct ConfigCommand: AsyncParsableCommand {
             let common = [HostSettings.section, ClusterSettings.section]
             switch process {
             case .gateway: return common + [GatewaySettings.section]
-            case .grant: return common + [RedisSettings.section, WorkerSettings.section]
+            case .grant:
+                let consumption = StageSettings.sections.filter { $0.title == "Consumption" }
+                return common + [RedisSettings.section, WorkerSettings.section] + consumption
             default:
                 let own = StageSettings.sections.filter { $0.title.lowercased() == process.rawValue }
                 return common + [RedisSettings.section, WorkerSettings.section] + own

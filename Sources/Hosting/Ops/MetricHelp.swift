@@ -44,6 +44,14 @@ public enum MetricHelp {
         "iap_apple_configuration_errors_total":
             "Apple refused our request or credentials (401, verifyReceipt 21004, a request-level 4xx): a"
             + " configuration alert (decision D8), by reason.",
+        // Consumption answers (grant, decision D34)
+        "iap_consumption_answered_total": "CONSUMPTION_REQUEST answers Apple accepted (202).",
+        "iap_consumption_skipped_total":
+            "CONSUMPTION_REQUESTs not answered on purpose, by reason (no_consent, window_closed, unknown_purchase,"
+            + " already_answered, not_apple).",
+        "iap_consumption_failed_total":
+            "Consumption answers Apple did not accept, by kind (retry: the record is tried again; terminal: refused"
+            + " for good).",
         // Gateway
         "iap_gateway_requests_total": "Notification requests answered, by HTTP status.",
         "iap_gateway_kafka_write_seconds": "Wait for Kafka's acknowledgement of a notification, in seconds.",

@@ -13,11 +13,13 @@ public protocol AppleCallGate: Sendable {
     func backOff(_ call: AppleCall, for delay: Duration) async throws
 }
 
-/// One call verify is about to make.
+/// One call verify (or grant, for consumption answers) is about to make.
 public struct AppleCall: Hashable, Sendable {
     public enum Endpoint: String, Hashable, Sendable {
         case transactionInfo
         case verifyReceipt
+        /// Send Consumption Information (grant, answering CONSUMPTION_REQUEST).
+        case consumption
     }
 
     public var endpoint: Endpoint

@@ -92,6 +92,7 @@ public final class AppleCallMetrics: Sendable {
         switch endpoint {
         case .transactionInfo: "get_transaction_info"
         case .verifyReceipt: "verify_receipt"
+        case .consumption: "send_consumption_information"
         }
     }
 

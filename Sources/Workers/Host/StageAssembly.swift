@@ -17,6 +17,8 @@ struct StageAssembly {
     var settings: WorkerSettings
     var stageSettings: StageSettings
     var logger: Logger
+    /// SIGTERM/SIGINT for the executables; tests stop the stage with a trigger.
+    var stop: ProcessHost.Stop = .signals()
 
     func run() async throws {
         switch stage {
@@ -81,7 +83,7 @@ struct StageAssembly {
             try await run { resources in
                 GrantHandler(
                     rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis)),
-                    entitlementsTopic: output)
+                    entitlementsTopic: output, consumption: try consumptionStep(resources))
             }
         }
     }
@@ -97,7 +99,7 @@ struct StageAssembly {
             idempotencyRetention: StageLayout.idempotencyRetention(of: spec, in: file),
             recoverySteps: recoverySteps, makeHandler: makeHandler
         )
-        try await worker.run()
+        try await worker.run(until: stop)
     }
 
     private func verifyConfiguration() throws -> VerifyConfiguration {
@@ -114,9 +116,32 @@ struct StageAssembly {
         )
     }
 
-    private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
+    /// Grant's consumption answers, when `IAP_CONSUMPTION_ANSWER` is on: the same Apple
+    /// credentials, HTTP client and shared rate gate as verify's calls.
+    private func consumptionStep(_ resources: WorkerResources) throws -> ConsumptionStep? {
+        guard let configuration = stageSettings.consumption else { return nil }
+        let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
+        let answerer = ConsumptionAnswerer(
+            configuration: configuration,
+            states: RedisEntitlementStateStore(client: resources.redis),
+            ledger: RedisConsumptionLedger(client: resources.redis),
+            sender: try AppStoreConsumptionSender(
+                api: try appleAPIConfiguration(),
+                executor: MeteredAppleHTTPExecutor(
+                    AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)),
+            gate: MeteredAppleCallGate(
+                base: RedisAppleCallGate(client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                metrics: appleMetrics)
+        )
+        return ConsumptionStep(
+            answerer: answerer, metrics: ConsumptionMetrics(factory: resources.metricsFactory),
+            appleMetrics: appleMetrics, logger: resources.logger)
+    }
+
+    /// The Server API credentials and endpoints (verify, and grant answering consumption requests).
+    private func appleAPIConfiguration() throws -> AppStoreServerAPIConfiguration {
         guard let key = stageSettings.appleAPI else {
-            preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
+            preconditionFailure("StageSettings requires the Apple API key where a stage calls Apple")
         }
         let privateKey: String
         do {
@@ -127,11 +152,15 @@ struct StageAssembly {
                 "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
             )
         }
-        let api = AppStoreServerAPIConfiguration(
+        return AppStoreServerAPIConfiguration(
             privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
             productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL,
             timeout: stageSettings.appleTimeout
         )
+    }
+
+    private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
+        let api = try appleAPIConfiguration()
         let legacy =
             stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(

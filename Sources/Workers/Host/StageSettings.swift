@@ -89,6 +89,29 @@ public struct StageSettings: Sendable {
         AppAccountTokenScheme.settingNames
     )
 
+    // MARK: Grant: consumption requests (decision D34)
+    public static let consumptionAnswerKey = Setting<Bool>.flag(
+        "IAP_CONSUMPTION_ANSWER",
+        "Answer CONSUMPTION_REQUEST notifications with Send Consumption Information (grant then needs IAP_BUNDLE_ID"
+            + " and the IAP_APPLE_ key settings)",
+        default: false)
+    public static let consumptionCustomerConsentedKey = Setting<Bool>.choice(
+        "IAP_CONSUMPTION_CUSTOMER_CONSENTED",
+        "Whether customers consented to sharing consumption data (required with IAP_CONSUMPTION_ANSWER; false"
+            + " answers nothing)",
+        ["true": true, "false": false])
+    public static let consumptionRefundPreferenceKey = Setting<ConsumptionRequest.RefundPreference?>.choice(
+        "IAP_CONSUMPTION_REFUND_PREFERENCE", "`refundPreference` sent with each answer (none: left out)",
+        default: "none",
+        ["none": nil, "DECLINE": .decline, "GRANT_FULL": .grantFull, "GRANT_PRORATED": .grantProrated])
+    public static let consumptionSampleContentKey = Setting<Bool>.flag(
+        "IAP_CONSUMPTION_SAMPLE_CONTENT_PROVIDED",
+        "`sampleContentProvided`: the app offered a sample, trial or description before the purchase",
+        default: false)
+    public static let consumptionConsumablesConsumedKey = Setting<Bool>.flag(
+        "IAP_CONSUMPTION_CONSUMABLES_CONSUMED",
+        "A delivered consumable counts as fully consumed (off: `consumptionPercentage` left out)", default: true)
+
     // MARK: Webhook
     public static let webhookURLKey = Setting<String>.text(
         "IAP_WEBHOOK_URL", "Where every entitlement change is POSTed (required by the webhook stage)")
@@ -115,6 +138,13 @@ public struct StageSettings: Sendable {
                 ocspTimeoutKey.descriptor, ocspUnreachableKey.descriptor,
             ]),
         SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
+        SettingsSection(
+            "Consumption", readBy: "iap-grant",
+            [
+                consumptionAnswerKey.descriptor, consumptionCustomerConsentedKey.descriptor,
+                consumptionRefundPreferenceKey.descriptor, consumptionSampleContentKey.descriptor,
+                consumptionConsumablesConsumedKey.descriptor,
+            ]),
         SettingsSection(
             "Webhook", readBy: "iap-grant --webhook",
             [webhookURLKey.descriptor, webhookSecretKey.descriptor, webhookTimeoutKey.descriptor]),
@@ -145,6 +175,8 @@ public struct StageSettings: Sendable {
     public var ocspTimeout: Duration = .seconds(5)
     public var ocspUnreachable = OCSPUnreachable.retry
     public var tokenScheme: AppAccountTokenScheme?
+    /// Set when grant answers consumption requests.
+    public var consumption: ConsumptionConfiguration?
     public var webhookURL = ""
     public var webhookSecret = ""
     public var webhookTimeout: Duration = .seconds(10)
@@ -164,31 +196,46 @@ public struct StageSettings: Sendable {
                 acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
                 acceptXcode: try reader.value(Self.acceptXcode)
             )
-            appleAPI = AppleAPI(
-                keyId: try reader.required(Self.appleKeyIdKey, by: user),
-                issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
-                privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)
-            )
-            appleAPIURL = try reader.value(Self.appleAPIURLKey)
-            appleSandboxAPIURL = try reader.value(Self.appleSandboxAPIURLKey)
+            try readAppleAPI(reader, by: user)
             receiptValidation = try reader.value(Self.receiptValidationKey)
             verifyReceiptURL = try reader.value(Self.verifyReceiptURLKey)
             verifyReceiptSandboxURL = try reader.value(Self.verifyReceiptSandboxURLKey)
             verifyReceiptSharedSecret = try reader.optional(Self.verifyReceiptSharedSecretKey)
-            appleRateLimit = try reader.value(Self.appleRateLimitKey)
-            appleTimeout = try reader.value(Self.appleTimeoutKey)
             ocsp = try reader.value(Self.ocspKey)
             ocspTimeout = try reader.value(Self.ocspTimeoutKey)
             ocspUnreachable = try reader.value(Self.ocspUnreachableKey)
         case .match:
             tokenScheme = try reader.optional(Self.tokenSchemeKey)
         case .grant:
-            break
+            guard try reader.value(Self.consumptionAnswerKey) else { break }
+            let by = "\(user) with IAP_CONSUMPTION_ANSWER"
+            consumption = ConsumptionConfiguration(
+                customerConsented: try reader.required(Self.consumptionCustomerConsentedKey, by: by),
+                sampleContentProvided: try reader.value(Self.consumptionSampleContentKey),
+                refundPreference: try reader.value(Self.consumptionRefundPreferenceKey),
+                consumablesCountAsConsumed: try reader.value(Self.consumptionConsumablesConsumedKey)
+            )
+            try readAppleAPI(reader, by: by)
         case .webhook:
             webhookURL = try reader.required(Self.webhookURLKey, by: user)
             webhookSecret = try reader.required(Self.webhookSecretKey, by: user)
             webhookTimeout = try reader.value(Self.webhookTimeoutKey)
         }
+    }
+
+    /// What a stage that calls the Server API reads: the app, the key, the endpoints, the
+    /// shared rate limit and the timeout (verify, and grant answering consumption requests).
+    private mutating func readAppleAPI(_ reader: SettingsReader, by user: String) throws(SettingsError) {
+        if bundleId.isEmpty { bundleId = try reader.required(Self.bundleIdKey, by: user) }
+        appleAPI = AppleAPI(
+            keyId: try reader.required(Self.appleKeyIdKey, by: user),
+            issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
+            privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)
+        )
+        appleAPIURL = try reader.value(Self.appleAPIURLKey)
+        appleSandboxAPIURL = try reader.value(Self.appleSandboxAPIURLKey)
+        appleRateLimit = try reader.value(Self.appleRateLimitKey)
+        appleTimeout = try reader.value(Self.appleTimeoutKey)
     }
 
     /// The environment alone (tests).

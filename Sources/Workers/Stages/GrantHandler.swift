@@ -10,10 +10,13 @@ public import Purchases
 public struct GrantHandler: MessageHandler {
     private let rules: GrantRules
     private let entitlementsTopic: String
+    /// Answers `CONSUMPTION_REQUEST`s when `IAP_CONSUMPTION_ANSWER` is on (decision D34).
+    private let consumption: ConsumptionStep?
 
-    public init(rules: GrantRules, entitlementsTopic: String) {
+    public init(rules: GrantRules, entitlementsTopic: String, consumption: ConsumptionStep? = nil) {
         self.rules = rules
         self.entitlementsTopic = entitlementsTopic
+        self.consumption = consumption
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchedTransaction> {
@@ -22,6 +25,7 @@ public struct GrantHandler: MessageHandler {
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
+        if let retry = try await consumption?.run(matched) { return retry }
         let decision = try await rules.decide(matched)
         guard !decision.changes.isEmpty else {
             try await rules.commit(decision)

@@ -16,6 +16,7 @@ public import Purchases
 /// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park` | `retention` from the latest park (default 8 days) |
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
+/// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
 /// | `iap:rate:{iap:apple:<endpoint>:<environment>}` | hash: token bucket | ``RedisAppleCallGate`` (the Redis module's `RateLimiter`) | the limiter's (about one refill) |
 ///
 /// ## Hash tags
@@ -94,4 +95,7 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
     public func entitlement(_ originalTransactionId: String) -> String {
         "\(prefix)entitlement:{\(originalTransactionId)}"
     }
+
+    /// Grant's note that a transaction's consumption request was answered (decision D34).
+    public func consumptionAnswer(_ transactionId: String) -> String { "\(prefix)consumption:{\(transactionId)}" }
 }

@@ -1,0 +1,39 @@
+public import AppStore
+
+/// Sends one consumption answer to Apple, in the environment the transaction belongs to.
+public protocol ConsumptionSender: Sendable {
+    func send(_ request: ConsumptionRequest, transactionId: String, environment: AppStoreEnvironment)
+        async throws(AppleCallFailure)
+}
+
+/// ``ConsumptionSender`` over `AppStoreServerAPIClient`: one client per environment with the
+/// fallback off, since the transaction's signed `environment` says where it lives.
+public struct AppStoreConsumptionSender: ConsumptionSender {
+    private let production: AppStoreServerAPIClient
+    private let sandbox: AppStoreServerAPIClient
+
+    /// - Parameter api: credentials and endpoints; its `environment` and `sandboxFallback` are ignored.
+    public init(api: AppStoreServerAPIConfiguration, executor: any AppleHTTPExecutor = AsyncHTTPClientExecutor())
+        throws(ConfigurationError)
+    {
+        var production = api
+        production.environment = .production
+        production.sandboxFallback = false
+        var sandbox = api
+        sandbox.environment = .sandbox
+        sandbox.sandboxFallback = false
+        self.production = try AppStoreServerAPIClient(configuration: production, executor: executor)
+        self.sandbox = try AppStoreServerAPIClient(configuration: sandbox, executor: executor)
+    }
+
+    public func send(_ request: ConsumptionRequest, transactionId: String, environment: AppStoreEnvironment)
+        async throws(AppleCallFailure)
+    {
+        let client = environment == .sandbox ? self.sandbox : self.production
+        do throws(AppStoreAPIError) {
+            _ = try await client.sendConsumptionInformation(transactionId: transactionId, request)
+        } catch {
+            throw AppleCallFailure(error.outcome)
+        }
+    }
+}

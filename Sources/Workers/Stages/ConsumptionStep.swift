@@ -1,0 +1,58 @@
+import AppStore
+public import Contracts
+public import Logging
+public import Pipeline
+public import Purchases
+
+/// Grant's answer to a `CONSUMPTION_REQUEST`, run before the grant rules decide (decision D34).
+///
+/// Only a transient failure holds the record back (a retry of the whole record: the grant
+/// rules have not run yet, and the ledger keeps an answer Apple accepted from going out twice).
+/// A skip or Apple's final refusal is logged and counted, and grant goes on.
+public struct ConsumptionStep: Sendable {
+    private let answerer: ConsumptionAnswerer
+    private let metrics: ConsumptionMetrics?
+    private let appleMetrics: AppleCallMetrics?
+    private let logger: Logger
+
+    public init(
+        answerer: ConsumptionAnswerer, metrics: ConsumptionMetrics? = nil, appleMetrics: AppleCallMetrics? = nil,
+        logger: Logger
+    ) {
+        self.answerer = answerer
+        self.metrics = metrics
+        self.appleMetrics = appleMetrics
+        self.logger = logger
+    }
+
+    /// A retry outcome for the record, or nil to go on with grant.
+    func run(_ matched: MatchedTransaction) async throws -> StageOutcome? {
+        guard let outcome = try await answerer.answer(matched) else { return nil }
+        metrics?.record(outcome)
+        let metadata: Logger.Metadata = [
+            "transactionId": "\(matched.transaction.transactionId)",
+            "notificationUUID": "\(matched.verified.notification?.notificationUUID ?? "")",
+        ]
+        switch outcome {
+        case .answered(let request):
+            logger.info(
+                "consumption request answered",
+                metadata: metadata.merging(
+                    [
+                        "deliveryStatus": "\(request.deliveryStatus)",
+                        "consumptionPercentage": "\(request.consumptionPercentage.map(String.init) ?? "-")",
+                        "refundPreference": "\(request.refundPreference?.rawValue ?? "-")",
+                    ], uniquingKeysWith: { $1 }))
+            return nil
+        case .skipped(let reason):
+            logger.notice("consumption request not answered: \(reason)", metadata: metadata)
+            return nil
+        case .failed(let reason):
+            logger.error("Apple refused the consumption answer: \(reason)", metadata: metadata)
+            return nil
+        case .retry(let after, let reason):
+            appleMetrics?.countIfConfigurationError(reason)
+            return .retry(after: after, reason: "consumption answer: \(reason)")
+        }
+    }
+}
