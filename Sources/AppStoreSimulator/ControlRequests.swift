@@ -37,7 +37,14 @@ struct AutoRenewRequest: Decodable, Sendable {
     var enabled: Bool
 }
 
-/// Responses that only carry the notification (`expire`, `refund`, `revoke`).
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/expire`; the body is optional.
+struct ExpireRequest: Decodable, Sendable {
+    /// false: expire silently, with no notification (default true).
+    var notify: Bool?
+}
+
+/// Responses that only carry the notification (`expire`, `refund`, `revoke`); a silent expiry
+/// has none.
 struct NotificationResponse: Encodable, Sendable {
-    var signedPayload: String
+    var signedPayload: String?
 }

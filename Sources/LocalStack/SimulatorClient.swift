@@ -63,6 +63,20 @@ public struct SimulatorClient: Sendable {
         try await post("/sim/v1/subscriptions/\(originalTransactionId)/expire", body: [:])
     }
 
+    /// Expires a subscription with no notification at all (only reconcile's sweep notices).
+    public func expireSilently(originalTransactionId: String) async throws {
+        let _: SilentExpiry = try await post(
+            "/sim/v1/subscriptions/\(originalTransactionId)/expire", body: ["notify": false])
+    }
+
+    /// An answer whose content does not matter.
+    private struct SilentExpiry: Decodable {}
+
+    /// Sets the simulator's faults (`PUT /sim/v1/faults`); omitted keys take their defaults.
+    public func setFaults(_ faults: [String: Any]) async throws {
+        let _: SilentExpiry = try await post("/sim/v1/faults", body: faults, method: .PUT)
+    }
+
     public func refund(transactionId: String) async throws -> Notification {
         try await post("/sim/v1/transactions/\(transactionId)/refund", body: [:])
     }
@@ -85,9 +99,11 @@ public struct SimulatorClient: Sendable {
         return try JSONDecoder().decode(Stats.self, from: Data(bytes.readableBytesView))
     }
 
-    private func post<Response: Decodable>(_ path: String, body: [String: Any]) async throws -> Response {
+    private func post<Response: Decodable>(_ path: String, body: [String: Any], method: HTTPMethod = .POST)
+        async throws -> Response
+    {
         var request = HTTPClientRequest(url: baseURL + path)
-        request.method = .POST
+        request.method = method
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

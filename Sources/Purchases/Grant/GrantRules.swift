@@ -50,6 +50,14 @@ public struct GrantRules: Sendable {
             return self.reinstate(builder, state: state)
         }
         if notificationType == .expired { return self.expire(builder, state: state) }
+        // Minimal stand-in (reconcile's sweep, D32) for the lifecycle rule of issue 13 item 2,
+        // which supersedes it: an auto-renewable view whose period ended by the time it was
+        // verified expires an active entitlement (grace is not known here yet).
+        if transaction.productType == .autoRenewableSubscription, state.status == .active,
+            let expires = transaction.expiresDate, expires <= matched.verified.verifiedAt
+        {
+            return self.expire(builder, state: state)
+        }
         if transaction.isUpgraded == true { return self.upgradedAway(builder, state: state) }
         if transaction.productType == .autoRenewableSubscription { return self.period(builder, state: state) }
         return .ignore(.alreadyApplied, "transaction \(transaction.transactionId) is \(state.status.rawValue) already")

@@ -8,11 +8,15 @@ public protocol AppleCallGate: Sendable {
     func acquire(_ call: AppleCall) async throws -> GateDecision
 }
 
-/// One call verify is about to make.
+/// One call verify (or reconcile) is about to make.
 public struct AppleCall: Hashable, Sendable {
     public enum Endpoint: String, Hashable, Sendable {
         case transactionInfo
         case verifyReceipt
+        /// Get Notification History (reconcile).
+        case notificationHistory
+        /// Get All Subscription Statuses (reconcile's sweep).
+        case subscriptionStatuses
     }
 
     public var endpoint: Endpoint

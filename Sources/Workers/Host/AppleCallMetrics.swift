@@ -82,6 +82,8 @@ public final class AppleCallMetrics: Sendable {
         switch endpoint {
         case .transactionInfo: "get_transaction_info"
         case .verifyReceipt: "verify_receipt"
+        case .notificationHistory: "get_notification_history"
+        case .subscriptionStatuses: "get_all_subscription_statuses"
         }
     }
 

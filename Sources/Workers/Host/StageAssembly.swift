@@ -115,23 +115,7 @@ struct StageAssembly {
     }
 
     private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
-        guard let key = stageSettings.appleAPI else {
-            preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
-        }
-        let privateKey: String
-        do {
-            privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
-        } catch {
-            throw SettingsError(
-                .unreadableFile, key: StageSettings.applePrivateKeyPathKey.name,
-                "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
-            )
-        }
-        let api = AppStoreServerAPIConfiguration(
-            privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
-            productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL,
-            timeout: stageSettings.appleTimeout
-        )
+        let api = try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId)
         let legacy =
             stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(

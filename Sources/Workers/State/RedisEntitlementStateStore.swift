@@ -1,3 +1,4 @@
+import AppStore
 public import Purchases
 public import Redis
 
@@ -14,6 +15,10 @@ public import Redis
 /// after the purchase; with the state expired, such a late or replayed delivery would be a
 /// first sighting again and grant a second time. Each state is a few hundred bytes, one per
 /// purchase. Set `retention` only where every purchase's later updates are bounded in time.
+///
+/// Each save also keeps ``StateKeys/subscriptionExpiries`` right (decision D32): an active
+/// auto-renewable state is in it, scored by its expiresDate; any other state is not. Reconcile's
+/// sweep reads the members whose expiry passed without a notification saying what happened.
 public struct RedisEntitlementStateStore: EntitlementStateStore {
     private let client: RedisClient
     public let keys: StateKeys
@@ -37,6 +42,14 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
 
     public func save(_ state: EntitlementState) async throws {
         let key = keys.entitlement(state.originalTransactionId)
-        _ = try await client.send(StateStorage.set(key, try StateStorage.encode(state), ttl: retention))
+        let member = RedisValue.string(state.originalTransactionId)
+        let index: [RedisValue] =
+            if state.productType == .autoRenewableSubscription, state.status == .active, let expires = state.expiresDate {
+                ["ZADD", .string(keys.subscriptionExpiries), .integer(expires.millisecondsSince1970), member]
+            } else {
+                ["ZREM", .string(keys.subscriptionExpiries), member]
+            }
+        try await StateStorage.pipeline(
+            client, [StateStorage.set(key, try StateStorage.encode(state), ttl: retention), index])
     }
 }

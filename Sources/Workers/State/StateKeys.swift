@@ -17,6 +17,9 @@ public import Purchases
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
 /// | `iap:rate:{iap:apple:<endpoint>:<environment>}` | hash: token bucket | ``RedisAppleCallGate`` (the Redis module's `RateLimiter`) | the limiter's (about one refill) |
+/// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` | none (members leave when their state stops being active) |
+/// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
+/// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |
 ///
 /// ## Hash tags
 /// The business id in each key is a Redis Cluster hash tag (`{…}`), so an entity's companion
@@ -89,4 +92,14 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
     public func entitlement(_ originalTransactionId: String) -> String {
         "\(prefix)entitlement:{\(originalTransactionId)}"
     }
+
+    /// Active auto-renewable subscriptions by expiry: reconcile's sweep reads the ones past it.
+    public var subscriptionExpiries: String { "\(prefix)subscription-expiries" }
+
+    // MARK: Reconcile
+
+    /// Where notification history paging of `scope` (`<bundleId>:<environment>`) resumes.
+    public func reconcileCheckpoint(_ scope: String) -> String { "\(prefix)reconcile:checkpoint:{\(scope)}" }
+    /// Who pages `scope` (or runs the sweep, scope `sweep`) now; shares the checkpoint's hash tag.
+    public func reconcileLease(_ scope: String) -> String { "\(prefix)reconcile:lease:{\(scope)}" }
 }
