@@ -190,14 +190,14 @@ actor Store {
     /// Ends a subscription: it no longer renews and Get All Subscription Statuses reports it
     /// expired. With `notify` false no notification is made at all (not even in history), the
     /// lost `EXPIRED` only reconcile's sweep can make up for.
-    func expire(originalTransactionId: String, notify: Bool = true) throws -> NotificationResponse {
+    func expire(originalTransactionId: String, notify sendsNotification: Bool = true) throws -> NotificationResponse {
         let (chain, latest) = try subscription(originalTransactionId)
         guard !chain.expired else {
             throw SimulatorError(.conflict, "subscription \(originalTransactionId) already expired")
         }
         chains[originalTransactionId]?.expired = true
         chains[originalTransactionId]?.autoRenew = false
-        guard notify else { return NotificationResponse(signedPayload: nil) }
+        guard sendsNotification else { return NotificationResponse(signedPayload: nil) }
         let notification = try notify(
             type: AppleValues.NotificationType.expired, subtype: AppleValues.Subtype.voluntary, transaction: latest
         )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hosting
+import Pipeline
 import Synchronization
 import Workers
 

@@ -31,15 +31,17 @@ extension EndToEndTests {
         }
 
         static func withReconcilingStack(
-            gateway: Bool = true, _ body: (LocalStack, SimulatorClient, TopicObserver, KafkaProducer) async throws -> Void
+            gateway: Bool = true,
+            _ body: (LocalStack, SimulatorClient, TopicObserver, KafkaProducer) async throws -> Void
         ) async throws {
-            try await EndToEnd.withStack({ configuration in
+            let configure = { (configuration: inout LocalStackConfiguration) in
                 configuration.gateway = gateway
                 configuration.reconcile = true
                 configuration.reconcileInterval = .seconds(1)
                 // Only the past-expiry subscriptions: a sampled one would be published by the sweep too.
                 configuration.workerEnvironment["IAP_RECONCILE_SAMPLE_SIZE"] = "0"
-            }) { stack in
+            }
+            try await EndToEnd.withStack(configure) { stack in
                 let observer = try TopicObserver(
                     bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: EndToEnd.logger)
                 let producer = try KafkaProducer(
@@ -97,7 +99,9 @@ extension EndToEndTests {
                 try await simulator.setFaults(["dropNotificationRate": 1])
                 let renewal = try await simulator.renew(originalTransactionId: purchase.originalTransactionId)
                 try await Self.waitUntil("the renewal applied from notification history", timeout: .seconds(60)) {
-                    Self.changes(observer).contains { $0.transactionId == renewal.transactionId && $0.action == "renew" }
+                    Self.changes(observer).contains {
+                        $0.transactionId == renewal.transactionId && $0.action == "renew"
+                    }
                 }
                 #expect(try await Self.settles(observer), "a later reconcile run changed something")
                 let all = Self.changes(observer)
@@ -117,7 +121,9 @@ extension EndToEndTests {
                     producer: producer)
                 try await simulator.expireSilently(originalTransactionId: purchase.originalTransactionId)
                 try await Self.waitUntil("the sweep expired it", timeout: .seconds(60)) {
-                    Self.changes(observer).contains { $0.transactionId == purchase.transactionId && $0.action == "expire" }
+                    Self.changes(observer).contains {
+                        $0.transactionId == purchase.transactionId && $0.action == "expire"
+                    }
                 }
                 #expect(try await Self.settles(observer), "a later reconcile run changed something")
                 let expiries = Self.changes(observer).filter { $0.action == "expire" }
@@ -133,7 +139,9 @@ extension EndToEndTests {
                     "no-gateway", stack: stack, simulator: simulator, observer: observer, producer: producer)
                 let renewal = try await simulator.renew(originalTransactionId: purchase.originalTransactionId)
                 try await Self.waitUntil("the renewal recovered from history", timeout: .seconds(60)) {
-                    Self.changes(observer).contains { $0.transactionId == renewal.transactionId && $0.action == "renew" }
+                    Self.changes(observer).contains {
+                        $0.transactionId == renewal.transactionId && $0.action == "renew"
+                    }
                 }
                 #expect(try await Self.settles(observer))
                 #expect(

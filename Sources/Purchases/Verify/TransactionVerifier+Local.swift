@@ -51,7 +51,9 @@ extension TransactionVerifier {
     ) async -> RenewalCheck {
         switch await verifier.verifyAndDecodeRenewalInfo(signedRenewalInfo) {
         case .valid(let payload):
-            guard payload.originalTransactionId == nil || payload.originalTransactionId == transaction.originalTransactionId
+            guard
+                payload.originalTransactionId == nil
+                    || payload.originalTransactionId == transaction.originalTransactionId
             else {
                 return .refused(
                     .reject(

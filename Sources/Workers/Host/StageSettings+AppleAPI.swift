@@ -1,6 +1,6 @@
 public import AppStore
 import Foundation
-import Hosting
+public import Hosting
 
 extension StageSettings {
     /// The Server API configuration of verify's Apple keys for `bundleId`, the key file read

@@ -1,5 +1,6 @@
 public import AppStore
 import Contracts
+import Purchases
 import Foundation
 import Kafka
 import Logging

@@ -1,5 +1,5 @@
 public import AppStore
-import Purchases
+public import Purchases
 
 /// Every Apple call reconcile makes, through the shared rate limiter (the verify replicas'
 /// ``RedisAppleCallGate`` buckets, one per endpoint) and Apple's own back-off: a `retry`

@@ -51,8 +51,10 @@ public struct ReconcileAssembly: Sendable {
             for environment in settings.environments {
                 api.environment = environment
                 clients.append(
-                    (ReconcileScope(bundleId: bundleId, environment: environment),
-                    try AppStoreServerAPIClient(configuration: api, executor: executor)))
+                    (
+                        ReconcileScope(bundleId: bundleId, environment: environment),
+                        try AppStoreServerAPIClient(configuration: api, executor: executor)
+                    ))
             }
         }
         let gate = MeteredAppleCallGate(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hosting
 import Logging
+import Pipeline
 
 #if canImport(Glibc)
 import Glibc

@@ -1,3 +1,4 @@
+import AppStore
 import Basics
 import CoreMetrics
 public import Prometheus
@@ -22,7 +23,9 @@ public final class ReconcileMetrics: Sendable {
             _ = counter("iap_reconcile_pages_total", Self.dimensions(scope))
             _ = counter("iap_reconcile_notifications_published_total", Self.dimensions(scope))
         }
-        for result in ["published", "not_found"] { _ = counter("iap_reconcile_subscriptions_swept_total", [("result", result)]) }
+        for result in ["published", "not_found"] {
+            _ = counter("iap_reconcile_subscriptions_swept_total", [("result", result)])
+        }
         for outcome in ["completed", "failed"] { _ = counter("iap_reconcile_runs_total", [("outcome", outcome)]) }
     }
 

@@ -87,7 +87,8 @@ struct ReconcileLoop: Service {
                 break
             } catch {
                 guard !Task.isShuttingDownGracefully else { break }
-                logger.error("reconcile run failed; the next run resumes from the checkpoint", metadata: ["error": "\(error)"])
+                logger.error(
+                    "reconcile run failed; the next run resumes from the checkpoint", metadata: ["error": "\(error)"])
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }

@@ -59,11 +59,13 @@ public struct ReconcileSettings: Sendable {
         bundleIds = try reader.optional(Self.bundleIds) ?? [apple.bundleId]
         if let names = try reader.optional(Self.environments) {
             environments = try names.map { name throws(SettingsError) in
-                guard let environment = [AppStoreEnvironment.production, .sandbox].first(where: { $0.rawValue == name })
+                guard
+                    let environment = [AppStoreEnvironment.production, .sandbox].first(where: { $0.rawValue == name })
                 else {
                     throw SettingsError(
                         .invalidValue, key: Self.environments.name,
-                        "\(Self.environments.name) lists '\(name)'; only Production and Sandbox have notification history")
+                        "\(Self.environments.name) lists '\(name)'; only Production and Sandbox have notification history"
+                    )
                 }
                 return environment
             }

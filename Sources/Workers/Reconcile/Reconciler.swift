@@ -1,6 +1,6 @@
 public import AppStore
 public import Contracts
-import Foundation
+public import Foundation
 public import Logging
 public import Purchases
 

@@ -44,7 +44,8 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
         let key = keys.entitlement(state.originalTransactionId)
         let member = RedisValue.string(state.originalTransactionId)
         let index: [RedisValue] =
-            if state.productType == .autoRenewableSubscription, state.status == .active, let expires = state.expiresDate {
+            if state.productType == .autoRenewableSubscription, state.status == .active, let expires = state.expiresDate
+            {
                 ["ZADD", .string(keys.subscriptionExpiries), .integer(expires.millisecondsSince1970), member]
             } else {
                 ["ZREM", .string(keys.subscriptionExpiries), member]
