@@ -38,7 +38,7 @@ public struct ReconcileSettings: Sendable {
         "How long a replica holds an app's paging (or the sweep) without checkpointing a page", default: "120")
 
     public static let section = SettingsSection(
-        "Reconcile", readBy: "iap-reconcile, iap reconcile (and the Verify section's Apple keys)",
+        "Reconcile", readBy: "iap-reconcile and iap reconcile, with the Verify section's Apple keys",
         [
             interval.descriptor, lookback.descriptor, bundleIds.descriptor, environments.descriptor,
             onlyFailures.descriptor, sampleSize.descriptor, dueLimit.descriptor, leaseTTL.descriptor,
