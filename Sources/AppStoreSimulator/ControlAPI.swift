@@ -20,9 +20,10 @@ struct ControlAPI: Sendable {
             let response = try await store.purchase(body)
             return try JSONResponse.make(body: response)
         }
-        group.post("subscriptions/:originalTransactionId/renew") { _, context in
+        group.post("subscriptions/:originalTransactionId/renew") { request, context in
+            let deliver = try await Self.optionalBody(RenewRequest.self, from: request)?.deliver ?? true
             let response = try await store.renew(
-                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "", deliver: deliver)
             return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/expire") { request, context in

@@ -37,6 +37,12 @@ struct AutoRenewRequest: Decodable, Sendable {
     var enabled: Bool
 }
 
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/renew`; the body is optional.
+struct RenewRequest: Decodable, Sendable {
+    /// false: the DID_RENEW is lost on the way (history shows its failed attempts); default true.
+    var deliver: Bool?
+}
+
 /// `POST /sim/v1/subscriptions/{originalTransactionId}/expire`; the body is optional.
 struct ExpireRequest: Decodable, Sendable {
     /// false: expire silently, with no notification (default true).

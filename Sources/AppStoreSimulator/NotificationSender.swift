@@ -11,6 +11,8 @@ struct NotificationDelivery: Sendable {
     var notificationUUID: String
     var signedPayload: String
     var environment: String
+    /// Lost on the way whatever the faults say: every attempt fails (`renew` with `deliver: false`).
+    var lost = false
     /// Records each attempt for Get Notification History.
     var recordAttempt: @Sendable (SendAttempt) async -> Void
 }
@@ -65,7 +67,7 @@ final class NotificationSender: Service {
         let retries = retryInSandbox || delivery.environment == AppleValues.Environment.production
         let delays = retries ? Self.retryDelaysInHours : []
         let rate = faults.current.dropNotificationRate
-        let dropped = rate > 0 && Double.random(in: 0..<1) < rate
+        let dropped = delivery.lost || (rate > 0 && Double.random(in: 0..<1) < rate)
         for attempt in 0...delays.count {
             if attempt > 0 {
                 let seconds = delays[attempt - 1] * 3600 * retryTimeScale

@@ -161,7 +161,9 @@ actor Store {
         return try response(for: transactionId, signedPayload: notification)
     }
 
-    func renew(originalTransactionId: String) throws -> TransactionResponse {
+    /// A renewal and its DID_RENEW; with `deliver` false, every delivery attempt of the
+    /// notification fails (it is in history, marked failed), as if the gateway were unreachable.
+    func renew(originalTransactionId: String, deliver: Bool = true) throws -> TransactionResponse {
         let (chain, latest) = try subscription(originalTransactionId)
         guard latest.revocationDate == nil else {
             throw SimulatorError(.conflict, "subscription \(originalTransactionId) was refunded or revoked")
@@ -183,7 +185,8 @@ actor Store {
         let orderId = ids.nextOrderId()
         orders[orderId] = [renewal.transactionId]
         orderOfTransaction[renewal.transactionId] = orderId
-        let notification = try notify(type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal)
+        let notification = try notify(
+            type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal, deliver: deliver)
         return try response(for: renewal.transactionId, signedPayload: notification)
     }
 
@@ -412,7 +415,9 @@ actor Store {
     }
 
     /// Signs, records and sends a lifecycle notification about `transaction`; returns the signed payload.
-    private func notify(type: String, subtype: String?, transaction: SimulatedTransactionPayload) throws -> String {
+    private func notify(
+        type: String, subtype: String?, transaction: SimulatedTransactionPayload, deliver: Bool = true
+    ) throws -> String {
         var data = SimulatedNotificationPayload.Data(
             appAppleId: settings.appAppleId, bundleId: transaction.bundleId, bundleVersion: settings.bundleVersion,
             environment: transaction.environment, signedTransactionInfo: try sign(transaction)
@@ -425,12 +430,14 @@ actor Store {
             data.status = status(of: chain, latest: latest)
         }
         return try makeNotification(
-            type: type, subtype: subtype, data: data, originalTransactionId: transaction.originalTransactionId
+            type: type, subtype: subtype, data: data, originalTransactionId: transaction.originalTransactionId,
+            deliver: deliver
         ).signedPayload
     }
 
     private func makeNotification(
-        type: String, subtype: String?, data: SimulatedNotificationPayload.Data, originalTransactionId: String?
+        type: String, subtype: String?, data: SimulatedNotificationPayload.Data, originalTransactionId: String?,
+        deliver: Bool = true
     ) throws -> (uuid: String, signedPayload: String, signedDate: Int64) {
         let payload = SimulatedNotificationPayload(
             notificationType: type, subtype: subtype, notificationUUID: UUID().uuidString.lowercased(),
@@ -440,7 +447,7 @@ actor Store {
         let uuid = payload.notificationUUID
         sender.enqueue(
             NotificationDelivery(
-                notificationUUID: uuid, signedPayload: signed, environment: data.environment,
+                notificationUUID: uuid, signedPayload: signed, environment: data.environment, lost: !deliver,
                 recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
             ))
         notificationIndex[uuid] = notifications.count

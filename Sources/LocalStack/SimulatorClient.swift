@@ -55,8 +55,10 @@ public struct SimulatorClient: Sendable {
     }
 
     /// A renewal: the new transaction, plus the DID_RENEW notification's `signedPayload`.
-    public func renew(originalTransactionId: String) async throws -> Transaction {
-        try await post("/sim/v1/subscriptions/\(originalTransactionId)/renew", body: [:])
+    /// With `deliver` false the DID_RENEW never reaches the gateway (history shows it failed).
+    public func renew(originalTransactionId: String, deliver: Bool = true) async throws -> Transaction {
+        try await post(
+            "/sim/v1/subscriptions/\(originalTransactionId)/renew", body: deliver ? [:] : ["deliver": false])
     }
 
     public func expire(originalTransactionId: String) async throws -> Notification {

@@ -71,7 +71,9 @@ struct LocalStackOptions: ParsableArguments {
         name: .customLong("no-gateway"),
         help: "Do not start iap-gateway: notifications reach the pipeline only through iap-reconcile.")
     var noGateway = false
-    @Flag(name: .customLong("no-reconcile"), help: "Do not start iap-reconcile (started with all workers).")
+    @Flag(
+        name: .customLong("no-reconcile"),
+        help: "Do not start iap-reconcile (started with all workers; the demo's lost-notification scenario needs it).")
     var noReconcile = false
     @Option(name: .customLong("reconcile-interval"), help: "Seconds between iap-reconcile runs.")
     var reconcileInterval = 2.0
