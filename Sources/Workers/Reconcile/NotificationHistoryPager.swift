@@ -1,9 +1,9 @@
 public import AppStore
 import Contracts
-import Purchases
 import Foundation
 import Kafka
 import Logging
+import Purchases
 
 /// Pages Get Notification History for one app and environment from its checkpoint, and
 /// publishes every notification found to the notifications topic as `source: reconcile`
