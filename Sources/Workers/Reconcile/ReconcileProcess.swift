@@ -76,7 +76,10 @@ struct ReconcileLoop: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let report = try await cancelWhenGracefulShutdown { try await assembly.runOnce() }
-                logger.info(
+                // Quiet when there was nothing to recover: the embedded stack runs every second or two.
+                let changed = report.notificationsPublished > 0 || report.subscriptionsPublished > 0
+                logger.log(
+                    level: changed ? .info : .debug,
                     "reconcile run finished",
                     metadata: [
                         "pages": "\(report.pages)", "notifications": "\(report.notificationsPublished)",
