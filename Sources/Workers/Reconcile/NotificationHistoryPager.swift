@@ -30,15 +30,6 @@ struct NotificationHistoryPager: Sendable {
     let now: @Sendable () -> Timestamp
     let logger: Logger
 
-    enum Failure: Error, CustomStringConvertible {
-        case leaseLost(String)
-        var description: String {
-            switch self {
-            case .leaseLost(let scope): "lost the lease of \(scope) while paging; another replica continues"
-            }
-        }
-    }
-
     func run(
         holding lease: ReconcileLease, into report: inout ReconcileReport.Scope,
         progress: @Sendable (ReconcileProgress) -> Void
@@ -93,7 +84,9 @@ struct NotificationHistoryPager: Sendable {
                 window.start = window.end
             }
             current.updatedAt = now()
-            guard try await state.save(current, holding: lease) else { throw Failure.leaseLost(scope.name) }
+            guard try await state.save(current, holding: lease) else {
+                throw Reconciler.LeaseLost(scope: scope.name)
+            }
         }
         report.checkpoint = current.nextStart.iso8601
     }

@@ -1,5 +1,5 @@
 /// What one reconcile run did: `iap reconcile --json` prints it, the worker logs and counts it.
-public struct ReconcileReport: Codable, Hashable, Sendable {
+public struct ReconcileReport: Encodable, Hashable, Sendable {
     /// One app and environment's notification history.
     public struct Scope: Codable, Hashable, Sendable {
         public var bundleId: String
@@ -26,6 +26,23 @@ public struct ReconcileReport: Codable, Hashable, Sendable {
 
     public var pages: Int { scopes.reduce(0) { $0 + $1.pages } }
     public var notificationsPublished: Int { scopes.reduce(0) { $0 + $1.notificationsPublished } }
+
+    private enum CodingKeys: String, CodingKey {
+        case scopes, swept, subscriptionsSwept, subscriptionsPublished, subscriptionsNotFound, pages,
+            notificationsPublished
+    }
+
+    /// The totals too: `iap reconcile --json`'s summary.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(scopes, forKey: .scopes)
+        try container.encode(pages, forKey: .pages)
+        try container.encode(notificationsPublished, forKey: .notificationsPublished)
+        try container.encode(swept, forKey: .swept)
+        try container.encode(subscriptionsSwept, forKey: .subscriptionsSwept)
+        try container.encode(subscriptionsPublished, forKey: .subscriptionsPublished)
+        try container.encode(subscriptionsNotFound, forKey: .subscriptionsNotFound)
+    }
 }
 
 /// Progress of a run as it happens (the CLI's terminal line, the worker's metrics).

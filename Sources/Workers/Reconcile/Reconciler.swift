@@ -104,13 +104,21 @@ public struct Reconciler: Sendable {
             topic: topics.purchases, dueLimit: options.dueLimit, sampleSize: options.sampleSize, now: now,
             logger: logger)
         do {
-            try await sweep.run(into: &report, progress: progress)
+            try await sweep.run(into: &report, progress: progress) {
+                guard try await state.extend(lease) else { throw LeaseLost(scope: Self.sweepScope) }
+            }
         } catch {
             try? await state.release(lease)
             throw error
         }
         try await state.release(lease)
         return report
+    }
+
+    /// Another replica holds the scope now (a long pause let the lease lapse): this one stops.
+    struct LeaseLost: Error, CustomStringConvertible {
+        var scope: String
+        var description: String { "lost the lease of \(scope); another replica continues" }
     }
 
     /// The sweep's lease name (not an app: bundle ids never lack a dot).

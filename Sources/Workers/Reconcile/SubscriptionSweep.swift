@@ -27,12 +27,18 @@ struct SubscriptionSweep: Sendable {
     let now: @Sendable () -> Timestamp
     let logger: Logger
 
-    func run(into report: inout ReconcileReport, progress: @Sendable (ReconcileProgress) -> Void) async throws {
+    /// - Parameter keepLease: called after each subscription; extends the sweep's lease and
+    ///   throws when another replica took it over.
+    func run(
+        into report: inout ReconcileReport, progress: @Sendable (ReconcileProgress) -> Void,
+        keepLease: () async throws -> Void
+    ) async throws {
         let started = now()
         let due = try await index.due(before: started.millisecondsSince1970, limit: dueLimit)
         var seen = Set<String>()
         let candidates = (due + (try await index.sample(sampleSize))).filter { seen.insert($0).inserted }
         for originalTransactionId in candidates {
+            try await keepLease()
             guard let state = try await states.state(originalTransactionId: originalTransactionId),
                 state.status == .active, state.productType == .autoRenewableSubscription
             else {
