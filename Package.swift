@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "iap-verify", targets: ["iap-verify"]),
         .executable(name: "iap-match", targets: ["iap-match"]),
         .executable(name: "iap-grant", targets: ["iap-grant"]),
+        .executable(name: "iap-reconcile", targets: ["iap-reconcile"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
@@ -224,7 +225,7 @@ let package = Package(
         // MARK: Workers
         /// The four stages as the runtime runs them: `Purchases` rules behind `MessageHandler`s,
         /// the Redis implementations of the rules' state, and what each executable reads from
-        /// its environment (decision D9). The executables are thin `main`s over it.
+        /// its environment (decision D9); and reconcile (D32). The executables are thin `main`s over it.
         .target(
             name: "Workers",
             dependencies: [
@@ -254,6 +255,7 @@ let package = Package(
         .executableTarget(name: "iap-verify", dependencies: ["Workers"], swiftSettings: strictSettings),
         .executableTarget(name: "iap-match", dependencies: ["Workers"], swiftSettings: strictSettings),
         .executableTarget(name: "iap-grant", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-reconcile", dependencies: ["Workers"], swiftSettings: strictSettings),
 
         // MARK: Local stand-ins
         /// The embedded stack of `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end

@@ -53,12 +53,13 @@ public final class AppStoreSimulatorServer: Service {
             .appendingPathComponent("iap-simulator-\(UUID().uuidString.prefix(8))-root.pem").path
         try authority.writeRoot(to: rootPath)
         self.rootCertificatePath = rootPath
-        self.sender = NotificationSender(configuration: configuration, logger: logger)
+        let faults = FaultState(configuration.faults)
+        self.sender = NotificationSender(configuration: configuration, faults: faults, logger: logger)
         self.store = Store(
             signer: try JWSSigner(authority: authority), receipts: ReceiptEncoder(authority: authority),
             settings: configuration, sender: sender
         )
-        self.faults = FaultState(configuration.faults)
+        self.faults = faults
     }
 
     /// `http://host:port` once the server listens (waits until then).

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NIOCore
 
@@ -19,14 +20,16 @@ struct ControlAPI: Sendable {
             let response = try await store.purchase(body)
             return try JSONResponse.make(body: response)
         }
-        group.post("subscriptions/:originalTransactionId/renew") { _, context in
+        group.post("subscriptions/:originalTransactionId/renew") { request, context in
+            let deliver = try await Self.optionalBody(RenewRequest.self, from: request)?.deliver ?? true
             let response = try await store.renew(
-                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "", deliver: deliver)
             return try JSONResponse.make(body: response)
         }
-        group.post("subscriptions/:originalTransactionId/expire") { _, context in
+        group.post("subscriptions/:originalTransactionId/expire") { request, context in
+            let notify = try await Self.optionalBody(ExpireRequest.self, from: request)?.notify ?? true
             let response = try await store.expire(
-                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "", notify: notify)
             return try JSONResponse.make(body: response)
         }
         group.post("subscriptions/:originalTransactionId/auto-renew") { request, context in
@@ -65,6 +68,18 @@ struct ControlAPI: Sendable {
         // Answers the counts it cleared, so reading a phase and starting the next lose nothing.
         group.delete("stats") { _, _ in
             try JSONResponse.make(body: stats.reset())
+        }
+    }
+
+    /// A body that may be absent (or empty): nil then.
+    private static func optionalBody<Body: Decodable>(_ type: Body.Type, from request: Request) async throws -> Body? {
+        var request = request
+        let buffer = try await request.collectBody(upTo: JSONResponse.maximumBodySize)
+        guard buffer.readableBytes > 0 else { return nil }
+        do {
+            return try JSONDecoder().decode(type, from: Data(buffer.readableBytesView))
+        } catch {
+            throw SimulatorError(.badRequest, "body is not valid JSON for this endpoint")
         }
     }
 

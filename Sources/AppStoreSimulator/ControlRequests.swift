@@ -37,7 +37,20 @@ struct AutoRenewRequest: Decodable, Sendable {
     var enabled: Bool
 }
 
-/// Responses that only carry the notification (`expire`, `refund`, `revoke`).
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/renew`; the body is optional.
+struct RenewRequest: Decodable, Sendable {
+    /// false: the DID_RENEW is lost on the way (history shows its failed attempts); default true.
+    var deliver: Bool?
+}
+
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/expire`; the body is optional.
+struct ExpireRequest: Decodable, Sendable {
+    /// false: expire silently, with no notification (default true).
+    var notify: Bool?
+}
+
+/// Responses that only carry the notification (`expire`, `refund`, `revoke`); a silent expiry
+/// has none.
 struct NotificationResponse: Encodable, Sendable {
-    var signedPayload: String
+    var signedPayload: String?
 }

@@ -87,17 +87,25 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
     /// How far ahead of the answer a `429` fault's `Retry-After` lies, in milliseconds. Short by
     /// default so fault runs keep moving; longer makes a client's early calls easier to catch.
     public var retryAfterMs: Int
+    /// Probability in 0...1 that a notification's delivery is lost on the way: every attempt
+    /// Apple's schedule makes fails (`NO_RESPONSE`) without reaching the notify URL, and
+    /// Get Notification History shows the notification with those failed attempts, as Apple
+    /// would after a gateway outage longer than its retries. Decided once per notification.
+    public var dropNotificationRate: Double
 
     /// `retryAfterMs` when none is given: one second, what the simulator always answered before
     /// it was configurable.
     public static let defaultRetryAfterMs = 1000
 
-    public init(rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0, retryAfterMs: Int = defaultRetryAfterMs)
-    {
+    public init(
+        rate: Double = 0, kinds: [FaultKind] = [], latencyMs: Int = 0, retryAfterMs: Int = defaultRetryAfterMs,
+        dropNotificationRate: Double = 0
+    ) {
         self.rate = rate
         self.kinds = kinds
         self.latencyMs = latencyMs
         self.retryAfterMs = retryAfterMs
+        self.dropNotificationRate = dropNotificationRate
     }
 
     /// No faults, no added latency.
@@ -109,12 +117,16 @@ public struct FaultConfiguration: Sendable, Codable, Equatable {
             rate: try container.decodeIfPresent(Double.self, forKey: .rate) ?? 0,
             kinds: try container.decodeIfPresent([FaultKind].self, forKey: .kinds) ?? [],
             latencyMs: try container.decodeIfPresent(Int.self, forKey: .latencyMs) ?? 0,
-            retryAfterMs: try container.decodeIfPresent(Int.self, forKey: .retryAfterMs) ?? Self.defaultRetryAfterMs
+            retryAfterMs: try container.decodeIfPresent(Int.self, forKey: .retryAfterMs) ?? Self.defaultRetryAfterMs,
+            dropNotificationRate: try container.decodeIfPresent(Double.self, forKey: .dropNotificationRate) ?? 0
         )
     }
 
     func validated() throws -> FaultConfiguration {
         guard (0...1).contains(rate) else { throw SimulatorError(.badRequest, "rate must be within 0...1") }
+        guard (0...1).contains(dropNotificationRate) else {
+            throw SimulatorError(.badRequest, "dropNotificationRate must be within 0...1")
+        }
         guard latencyMs >= 0, latencyMs <= 600_000 else {
             throw SimulatorError(.badRequest, "latencyMs must be within 0...600000")
         }

@@ -11,6 +11,8 @@ struct NotificationDelivery: Sendable {
     var notificationUUID: String
     var signedPayload: String
     var environment: String
+    /// Lost on the way whatever the faults say: every attempt fails (`renew` with `deliver: false`).
+    var lost = false
     /// Records each attempt for Get Notification History.
     var recordAttempt: @Sendable (SendAttempt) async -> Void
 }
@@ -29,15 +31,17 @@ final class NotificationSender: Service {
     private let retryTimeScale: Double
     private let retryInSandbox: Bool
     private let timeout: Duration
+    private let faults: FaultState
     private let logger: Logger
     private let stream: AsyncStream<NotificationDelivery>
     private let continuation: AsyncStream<NotificationDelivery>.Continuation
 
-    init(configuration: AppStoreSimulatorConfiguration, logger: Logger) {
+    init(configuration: AppStoreSimulatorConfiguration, faults: FaultState, logger: Logger) {
         self.url = configuration.notifyURL
         self.retryTimeScale = configuration.retryTimeScale
         self.retryInSandbox = configuration.retryInSandbox
         self.timeout = configuration.notificationTimeout
+        self.faults = faults
         self.logger = logger
         (stream, continuation) = AsyncStream.makeStream(of: NotificationDelivery.self)
     }
@@ -62,6 +66,8 @@ final class NotificationSender: Service {
         guard let url else { return }
         let retries = retryInSandbox || delivery.environment == AppleValues.Environment.production
         let delays = retries ? Self.retryDelaysInHours : []
+        let rate = faults.current.dropNotificationRate
+        let dropped = delivery.lost || (rate > 0 && Double.random(in: 0..<1) < rate)
         for attempt in 0...delays.count {
             if attempt > 0 {
                 let seconds = delays[attempt - 1] * 3600 * retryTimeScale
@@ -71,7 +77,7 @@ final class NotificationSender: Service {
                     return
                 }
             }
-            let result = await post(delivery, to: url)
+            let result = dropped ? "NO_RESPONSE" : await post(delivery, to: url)
             await delivery.recordAttempt(
                 SendAttempt(attemptDate: Store.milliseconds(Date()), sendAttemptResult: result))
             if result == "SUCCESS" { return }

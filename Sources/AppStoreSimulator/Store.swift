@@ -161,7 +161,9 @@ actor Store {
         return try response(for: transactionId, signedPayload: notification)
     }
 
-    func renew(originalTransactionId: String) throws -> TransactionResponse {
+    /// A renewal and its DID_RENEW; with `deliver` false, every delivery attempt of the
+    /// notification fails (it is in history, marked failed), as if the gateway were unreachable.
+    func renew(originalTransactionId: String, deliver: Bool = true) throws -> TransactionResponse {
         let (chain, latest) = try subscription(originalTransactionId)
         guard latest.revocationDate == nil else {
             throw SimulatorError(.conflict, "subscription \(originalTransactionId) was refunded or revoked")
@@ -183,17 +185,22 @@ actor Store {
         let orderId = ids.nextOrderId()
         orders[orderId] = [renewal.transactionId]
         orderOfTransaction[renewal.transactionId] = orderId
-        let notification = try notify(type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal)
+        let notification = try notify(
+            type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal, deliver: deliver)
         return try response(for: renewal.transactionId, signedPayload: notification)
     }
 
-    func expire(originalTransactionId: String) throws -> NotificationResponse {
+    /// Ends a subscription: it no longer renews and Get All Subscription Statuses reports it
+    /// expired. With `notify` false no notification is made at all (not even in history), the
+    /// lost `EXPIRED` only reconcile's sweep can make up for.
+    func expire(originalTransactionId: String, notify sendsNotification: Bool = true) throws -> NotificationResponse {
         let (chain, latest) = try subscription(originalTransactionId)
         guard !chain.expired else {
             throw SimulatorError(.conflict, "subscription \(originalTransactionId) already expired")
         }
         chains[originalTransactionId]?.expired = true
         chains[originalTransactionId]?.autoRenew = false
+        guard sendsNotification else { return NotificationResponse(signedPayload: nil) }
         let notification = try notify(
             type: AppleValues.NotificationType.expired, subtype: AppleValues.Subtype.voluntary, transaction: latest
         )
@@ -429,7 +436,9 @@ actor Store {
     }
 
     /// Signs, records and sends a lifecycle notification about `transaction`; returns the signed payload.
-    private func notify(type: String, subtype: String?, transaction: SimulatedTransactionPayload) throws -> String {
+    private func notify(
+        type: String, subtype: String?, transaction: SimulatedTransactionPayload, deliver: Bool = true
+    ) throws -> String {
         var data = SimulatedNotificationPayload.Data(
             appAppleId: settings.appAppleId, bundleId: transaction.bundleId, bundleVersion: settings.bundleVersion,
             environment: transaction.environment, signedTransactionInfo: try sign(transaction)
@@ -442,12 +451,14 @@ actor Store {
             data.status = status(of: chain, latest: latest)
         }
         return try makeNotification(
-            type: type, subtype: subtype, data: data, originalTransactionId: transaction.originalTransactionId
+            type: type, subtype: subtype, data: data, originalTransactionId: transaction.originalTransactionId,
+            deliver: deliver
         ).signedPayload
     }
 
     private func makeNotification(
-        type: String, subtype: String?, data: SimulatedNotificationPayload.Data, originalTransactionId: String?
+        type: String, subtype: String?, data: SimulatedNotificationPayload.Data, originalTransactionId: String?,
+        deliver: Bool = true
     ) throws -> (uuid: String, signedPayload: String, signedDate: Int64) {
         let payload = SimulatedNotificationPayload(
             notificationType: type, subtype: subtype, notificationUUID: UUID().uuidString.lowercased(),
@@ -457,7 +468,7 @@ actor Store {
         let uuid = payload.notificationUUID
         sender.enqueue(
             NotificationDelivery(
-                notificationUUID: uuid, signedPayload: signed, environment: data.environment,
+                notificationUUID: uuid, signedPayload: signed, environment: data.environment, lost: !deliver,
                 recordAttempt: { attempt in await self.recordAttempt(notificationUUID: uuid, attempt) }
             ))
         notificationIndex[uuid] = notifications.count

@@ -127,6 +127,19 @@ public final class LocalStack: Sendable {
                 instances.append((name, worker))
             }
         }
+        if configuration.reconcile {
+            var environment = base
+            let port = try LocalRedisServer.freeLoopbackPort()
+            environment["IAP_OPS_PORT"] = String(port)
+            environment["IAP_CLIENT_ID"] = "iap-reconcile"
+            let (seconds, attoseconds) = configuration.reconcileInterval.components
+            environment["IAP_RECONCILE_INTERVAL_SECONDS"] = String(Double(seconds) + Double(attoseconds) / 1e18)
+            // The embedded stack's history is as old as the stack.
+            environment["IAP_RECONCILE_LOOKBACK_SECONDS"] = "3600"
+            environments["iap-reconcile"] = environment
+            ops["iap-reconcile"] = "http://127.0.0.1:\(port)"
+            instances.append(("iap-reconcile", "iap-reconcile"))
+        }
         if let gatewayPort {
             var environment = base
             environment["IAP_GATEWAY_HOST"] = "127.0.0.1"

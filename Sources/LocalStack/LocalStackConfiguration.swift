@@ -18,6 +18,11 @@ public struct LocalStackConfiguration: Sendable {
     public var workers = LocalStackConfiguration.allWorkers
     /// Whether to start `iap-gateway` and point the simulator's notifications at it.
     public var gateway = true
+    /// Whether to start `iap-reconcile` (decision D32): with no gateway, it is what brings the
+    /// simulator's notifications into the pipeline, from its notification history.
+    public var reconcile = false
+    /// Time between reconcile runs (`IAP_RECONCILE_INTERVAL_SECONDS`).
+    public var reconcileInterval: Duration = .seconds(2)
     /// Directory holding the worker executables; `nil` means next to the running executable.
     public var binDirectory: String?
     /// Directory for the dev pipeline file, keys, the root certificate and child logs.

@@ -55,12 +55,28 @@ public struct SimulatorClient: Sendable {
     }
 
     /// A renewal: the new transaction, plus the DID_RENEW notification's `signedPayload`.
-    public func renew(originalTransactionId: String) async throws -> Transaction {
-        try await post("/sim/v1/subscriptions/\(originalTransactionId)/renew", body: [:])
+    /// With `deliver` false the DID_RENEW never reaches the gateway (history shows it failed).
+    public func renew(originalTransactionId: String, deliver: Bool = true) async throws -> Transaction {
+        try await post(
+            "/sim/v1/subscriptions/\(originalTransactionId)/renew", body: deliver ? [:] : ["deliver": false])
     }
 
     public func expire(originalTransactionId: String) async throws -> Notification {
         try await post("/sim/v1/subscriptions/\(originalTransactionId)/expire", body: [:])
+    }
+
+    /// Expires a subscription with no notification at all (only reconcile's sweep notices).
+    public func expireSilently(originalTransactionId: String) async throws {
+        let _: SilentExpiry = try await post(
+            "/sim/v1/subscriptions/\(originalTransactionId)/expire", body: ["notify": false])
+    }
+
+    /// An answer whose content does not matter.
+    private struct SilentExpiry: Decodable {}
+
+    /// Sets the simulator's faults (`PUT /sim/v1/faults`); omitted keys take their defaults.
+    public func setFaults(_ faults: [String: Any]) async throws {
+        let _: SilentExpiry = try await post("/sim/v1/faults", body: faults, method: .PUT)
     }
 
     public func refund(transactionId: String) async throws -> Notification {
@@ -85,9 +101,11 @@ public struct SimulatorClient: Sendable {
         return try JSONDecoder().decode(Stats.self, from: Data(bytes.readableBytesView))
     }
 
-    private func post<Response: Decodable>(_ path: String, body: [String: Any]) async throws -> Response {
+    private func post<Response: Decodable>(_ path: String, body: [String: Any], method: HTTPMethod = .POST)
+        async throws -> Response
+    {
         var request = HTTPClientRequest(url: baseURL + path)
-        request.method = .POST
+        request.method = method
         request.headers.add(name: "content-type", value: "application/json")
         request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))

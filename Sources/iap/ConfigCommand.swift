@@ -37,7 +37,7 @@ struct ConfigCommand: AsyncParsableCommand {
         )
 
         enum Process: String, ExpressibleByArgument, CaseIterable {
-            case intake, verify, match, grant, webhook, gateway
+            case intake, verify, match, grant, webhook, gateway, reconcile
         }
 
         @Option(
@@ -73,6 +73,20 @@ struct ConfigCommand: AsyncParsableCommand {
                     }
                     continue
                 }
+                if process == .reconcile {
+                    attempt {
+                        var settings = try ReconcileSettings(reader: reader)
+                        if let pipeline { settings.worker.pipelinePath = pipeline }
+                        for bundleId in settings.bundleIds {
+                            _ = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
+                        }
+                        if let file {
+                            let intake = try file.stage(named: StageName.intake.rawValue)
+                            _ = (try intake.input("notifications"), try intake.input("purchases"))
+                        }
+                    }
+                    continue
+                }
                 guard let name = StageName(rawValue: process.rawValue) else { continue }
                 attempt { _ = try WorkerSettings(stage: name.rawValue, reader: reader) }
                 attempt {
@@ -103,6 +117,9 @@ struct ConfigCommand: AsyncParsableCommand {
             case .grant:
                 let consumption = StageSettings.sections.filter { $0.title == "Consumption" }
                 return common + [RedisSettings.section, WorkerSettings.section] + consumption
+            case .reconcile:
+                let verify = StageSettings.sections.filter { $0.title == "Verify" }
+                return common + [RedisSettings.section, WorkerSettings.section] + verify + [ReconcileSettings.section]
             default:
                 let own = StageSettings.sections.filter { $0.title.lowercased() == process.rawValue }
                 return common + [RedisSettings.section, WorkerSettings.section] + own

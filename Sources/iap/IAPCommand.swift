@@ -11,7 +11,7 @@ struct IAPCommand: AsyncParsableCommand {
         subcommands: [
             DevCommand.self, DemoCommand.self, PublishCommand.self, SimCommand.self, TopicsCommand.self,
             LagCommand.self, DLQCommand.self, OrdersCommand.self, ConfigCommand.self, JWSCommand.self,
-            ReceiptCommand.self, BenchCommand.self, SoakCommand.self,
+            ReceiptCommand.self, BenchCommand.self, SoakCommand.self, ReconcileCommand.self,
         ]
     )
 }

@@ -58,6 +58,13 @@ struct SimCommand: AsyncParsableCommand {
     var latencyMs = 0
 
     @Option(
+        name: .customLong("drop-notifications"),
+        help:
+            "Probability (0...1) that a notification never reaches the notify URL: every attempt fails, and history shows it failed."
+    )
+    var dropNotifications = 0.0
+
+    @Option(
         name: .customLong("api-key-file"),
         help:
             "In-App Purchase .p8 key whose tokens are accepted; created if missing. Without it any well-formed token is accepted."
@@ -94,7 +101,8 @@ struct SimCommand: AsyncParsableCommand {
                 host: host, port: port, stateDirectory: stateDirectory, rootCertificatePath: rootPath,
                 leafValidity: .seconds(leafValiditySeconds), bundleId: bundleId, notifyURL: notifyURL,
                 retryTimeScale: retryTimeScale,
-                faults: FaultConfiguration(rate: faultRate, kinds: kinds, latencyMs: latencyMs),
+                faults: FaultConfiguration(
+                    rate: faultRate, kinds: kinds, latencyMs: latencyMs, dropNotificationRate: dropNotifications),
                 apiKeys: apiKeys, sharedSecret: sharedSecret
             ),
             logger: logger

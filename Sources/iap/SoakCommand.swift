@@ -58,6 +58,8 @@ struct SoakCommand: AsyncParsableCommand {
         if badInput > 0 { soak.badInputRate = badInput }
 
         var configuration = try stack.configuration()
+        // The soak's counts are of the four workers' own work; reconcile has its own tests.
+        configuration.reconcile = false
         // The mock keeps ~5 MiB per partition (D7): a purchase is a few KiB on each of several topics.
         configuration.partitions = max(configuration.partitions, purchases / 1_000 + 4)
         let runner = SoakRunner(configuration: soak, stack: configuration, logger: CLILogging.logger("iap.soak"))

@@ -42,7 +42,8 @@ enum ContractFixtures {
     ].map {
         PurchaseEvent(
             eventId: "e-1", bundleId: "com.example.game", userId: "u-123", payload: $0, orderId: "o-456",
-            appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", environment: .sandbox, source: .storeKit2
+            appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", environment: .sandbox, source: .storeKit2,
+            signedRenewalInfo: "r.p/+.s"
         )
     }
 
@@ -51,11 +52,12 @@ enum ContractFixtures {
         appAccountToken: "7e3d2a1c-0000-4000-8000-000000000001", quantity: 1
     )
 
-    static let notificationEvent = NotificationEvent(receivedAt: at(1_795_294_800_750), signedPayload: "h.p/+.s")
+    static let notificationEvent = NotificationEvent(
+        receivedAt: at(1_795_294_800_750), signedPayload: "h.p/+.s", source: .reconcile)
 
     static let verifyRequest = VerifyRequest(
         kind: .notification, payload: "h.p/+.s", bundleId: "com.example.game", hints: hints, source: .notification,
-        receivedAt: at(1_763_000_002_000), notificationUUID: "n-1"
+        receivedAt: at(1_763_000_002_000), notificationUUID: "n-1", signedRenewalInfo: "r.p/+.s"
     )
 
     static let verified = VerifiedTransaction(

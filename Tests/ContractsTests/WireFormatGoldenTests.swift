@@ -26,10 +26,10 @@ import Testing
 
     @Test func purchase() throws {
         let goldens = [
-            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","signedTransaction":"h.p/+.s","source":"storekit2","userId":"u-123"}"#,
-            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","appReceipt":"MIIreceipt/+=","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","source":"storekit2","userId":"u-123"}"#,
-            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","source":"storekit2","transactionReceipt":"ewoib2xk","userId":"u-123"}"#,
-            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","source":"storekit2","transactionId":"2000000000000002","userId":"u-123"}"#,
+            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","signedRenewalInfo":"r.p/+.s","signedTransaction":"h.p/+.s","source":"storekit2","userId":"u-123"}"#,
+            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","appReceipt":"MIIreceipt/+=","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","signedRenewalInfo":"r.p/+.s","source":"storekit2","userId":"u-123"}"#,
+            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","signedRenewalInfo":"r.p/+.s","source":"storekit2","transactionReceipt":"ewoib2xk","userId":"u-123"}"#,
+            #"{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","bundleId":"com.example.game","environment":"Sandbox","eventId":"e-1","orderId":"o-456","schema":"iap.purchase.v1","signedRenewalInfo":"r.p/+.s","source":"storekit2","transactionId":"2000000000000002","userId":"u-123"}"#,
         ]
         for (value, golden) in zip(ContractFixtures.purchases, goldens) { try Self.check(value, golden) }
     }
@@ -44,13 +44,20 @@ import Testing
     @Test func notification() throws {
         try Self.check(
             ContractFixtures.notificationEvent,
+            #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s","source":"reconcile"}"#
+        )
+        // The gateway's form: no source (D32).
+        var received = ContractFixtures.notificationEvent
+        received.source = nil
+        try Self.check(
+            received,
             #"{"receivedAt":"2026-11-21T21:00:00.750Z","schema":"iap.notification.v1","signedPayload":"h.p/+.s"}"#)
     }
 
     @Test func verifyRequest() throws {
         try Self.check(
             ContractFixtures.verifyRequest,
-            #"{"bundleId":"com.example.game","hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"kind":"notification","notificationUUID":"n-1","payload":"h.p/+.s","receivedAt":"2025-11-13T02:13:22.000Z","schema":"iap.verify-request.v1","source":"notification"}"#
+            #"{"bundleId":"com.example.game","hints":{"appAccountToken":"7e3d2a1c-0000-4000-8000-000000000001","environment":"Sandbox","eventId":"e-1","orderId":"o-456","userId":"u-123"},"kind":"notification","notificationUUID":"n-1","payload":"h.p/+.s","receivedAt":"2025-11-13T02:13:22.000Z","schema":"iap.verify-request.v1","signedRenewalInfo":"r.p/+.s","source":"notification"}"#
         )
     }
 

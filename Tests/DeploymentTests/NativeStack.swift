@@ -29,7 +29,9 @@ struct DeployedProcess {
 /// and the processes themselves, started natively from `.build/debug` with exactly the
 /// environment and arguments the file gives them, host names, ports and mounted paths rewritten.
 final class NativeStack {
-    static let workerExecutables: Set<String> = ["iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-gateway"]
+    static let workerExecutables: Set<String> = [
+        "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-reconcile", "iap-gateway",
+    ]
     static let readinessBound: Duration = .seconds(60)
 
     let directory: String

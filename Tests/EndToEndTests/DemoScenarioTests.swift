@@ -6,7 +6,9 @@ extension EndToEndTests {
     /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`.
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
-            let report = try await EndToEnd.withStack { stack in
+            // iap-reconcile too, as `iap demo` runs it: one scenario's notification is lost.
+            let withReconcile = { (configuration: inout LocalStackConfiguration) in configuration.reconcile = true }
+            let report = try await EndToEnd.withStack(withReconcile) { stack in
                 try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
             }
             for scenario in report.scenarios {

@@ -2,7 +2,8 @@ public import AppStore
 
 /// An App Store Server Notification V2 as `iap-gateway` writes it (`iap.notification.v1` on
 /// `iap.notifications`, key: notificationUUID when decodable): `{"receivedAt", "schema",
-/// "signedPayload"}`.
+/// "signedPayload"}`, plus `"source": "reconcile"` when `iap-reconcile` recovered it from
+/// Apple's notification history (decision D32).
 ///
 /// `signedPayload` is passed on exactly as Apple sent it; verifying it is intake's and verify's
 /// job, never the gateway's. `receivedAt` is a ``Timestamp`` with milliseconds like every
@@ -17,10 +18,15 @@ public struct NotificationEvent: PipelineEvent, Hashable {
     public var receivedAt: Timestamp
     /// Apple's `signedPayload`, untouched.
     public var signedPayload: String
+    /// Absent for what the gateway received; `reconcile` for a notification `iap-reconcile`
+    /// republished from Get Notification History, which intake carries into the entitlement
+    /// events' `source`. Any other value is read as a plain notification.
+    public var source: PurchaseSource?
 
-    public init(receivedAt: Timestamp, signedPayload: String) {
+    public init(receivedAt: Timestamp, signedPayload: String, source: PurchaseSource? = nil) {
         self.receivedAt = receivedAt
         self.signedPayload = signedPayload
+        self.source = source
     }
 
     /// The record key: the notification's `notificationUUID`, read from the JWS payload

@@ -18,6 +18,10 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
     public var environment: AppStoreEnvironment?
     public var source: PurchaseSource?
     public var payload: PurchasePayload
+    /// The subscription's `signedRenewalInfo`, next to a `signedTransaction` (what
+    /// `iap-reconcile` read from Get All Subscription Statuses, decision D32): verify checks it
+    /// and carries it as the verified record's `renewal`.
+    public var signedRenewalInfo: String?
 
     public init(
         eventId: String,
@@ -27,7 +31,8 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
         orderId: String? = nil,
         appAccountToken: String? = nil,
         environment: AppStoreEnvironment? = nil,
-        source: PurchaseSource? = nil
+        source: PurchaseSource? = nil,
+        signedRenewalInfo: String? = nil
     ) {
         self.eventId = eventId
         self.bundleId = bundleId
@@ -37,10 +42,11 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
         self.appAccountToken = appAccountToken
         self.environment = environment
         self.source = source
+        self.signedRenewalInfo = signedRenewalInfo
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case schema, eventId, bundleId, userId, orderId, appAccountToken, environment, source
+        case schema, eventId, bundleId, userId, orderId, appAccountToken, environment, source, signedRenewalInfo
         case signedTransaction, appReceipt, transactionReceipt, transactionId
     }
 
@@ -56,6 +62,7 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
         self.appAccountToken = try container.decodeIfPresent(String.self, forKey: .appAccountToken)
         self.environment = try container.decodeIfPresent(AppStoreEnvironment.self, forKey: .environment)
         self.source = try container.decodeIfPresent(PurchaseSource.self, forKey: .source)
+        self.signedRenewalInfo = try container.decodeIfPresent(String.self, forKey: .signedRenewalInfo)
 
         var found: [(CodingKeys, String)] = []
         for key in Self.payloadKeys {
@@ -90,6 +97,7 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
         try container.encodeIfPresent(self.appAccountToken, forKey: .appAccountToken)
         try container.encodeIfPresent(self.environment, forKey: .environment)
         try container.encodeIfPresent(self.source, forKey: .source)
+        try container.encodeIfPresent(self.signedRenewalInfo, forKey: .signedRenewalInfo)
         let payloadKey: CodingKeys =
             switch self.payload {
             case .signedTransaction: .signedTransaction

@@ -30,6 +30,9 @@ public struct VerifyRequest: PipelineEvent, Hashable {
     /// For notifications: the unverified `notificationUUID`, so the verify stage can guard on
     /// it before verifying (Apple's delivery retries keep it).
     public var notificationUUID: String?
+    /// For signed transactions: the publisher's `signedRenewalInfo` of the subscription, still
+    /// unverified (decision D32); verify turns it into ``VerifiedTransaction/renewal``.
+    public var signedRenewalInfo: String?
 
     public init(
         kind: Kind,
@@ -38,7 +41,8 @@ public struct VerifyRequest: PipelineEvent, Hashable {
         hints: PublisherHints,
         source: PurchaseSource,
         receivedAt: Timestamp,
-        notificationUUID: String? = nil
+        notificationUUID: String? = nil,
+        signedRenewalInfo: String? = nil
     ) {
         self.kind = kind
         self.payload = payload
@@ -47,6 +51,7 @@ public struct VerifyRequest: PipelineEvent, Hashable {
         self.source = source
         self.receivedAt = receivedAt
         self.notificationUUID = notificationUUID
+        self.signedRenewalInfo = signedRenewalInfo
     }
 
     // dedupeKey and idempotencyKey: BusinessKeys.swift.

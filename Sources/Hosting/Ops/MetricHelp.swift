@@ -52,6 +52,17 @@ public enum MetricHelp {
         "iap_consumption_failed_total":
             "Consumption answers Apple did not accept, by kind (retry: the record is tried again; terminal: refused"
             + " for good).",
+        // Reconcile (iap-reconcile, decision D32)
+        "iap_reconcile_pages_total": "Notification history pages reconcile read and published, by app and environment.",
+        "iap_reconcile_notifications_published_total":
+            "Notifications reconcile republished to the notifications topic from Apple's history, by app and"
+            + " environment.",
+        "iap_reconcile_subscriptions_swept_total":
+            "Subscriptions reconcile asked Apple about (result: published, not_found).",
+        "iap_reconcile_runs_total": "Reconcile runs, by outcome (completed, failed).",
+        "iap_reconcile_checkpoint_age_seconds":
+            "How far behind now the next notification history window starts, after the latest run, by app and"
+            + " environment.",
         // Gateway
         "iap_gateway_requests_total": "Notification requests answered, by HTTP status.",
         "iap_gateway_kafka_write_seconds": "Wait for Kafka's acknowledgement of a notification, in seconds.",

@@ -75,6 +75,22 @@ extension DemoScenario {
                     transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
             ]
         },
+        DemoScenario("a renewal whose notification Apple could not deliver, recovered by iap-reconcile") { context in
+            let user = context.user("lena")
+            let purchase = try await context.simulator.purchase(
+                productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            // Every delivery attempt fails: the DID_RENEW is only in Apple's notification history.
+            let renewal = try await context.simulator.renew(
+                originalTransactionId: purchase.originalTransactionId, deliver: false)
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(
+                    transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
+            ]
+        },
         DemoScenario("subscription expires (EXPIRED)") { context in
             let user = context.user("gina")
             let purchase = try await context.simulator.purchase(

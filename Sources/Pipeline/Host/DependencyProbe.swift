@@ -1,19 +1,28 @@
-import Hosting
-import Kafka
-import Redis
-import ServiceLifecycle
+public import Hosting
+public import Kafka
+public import Redis
+public import ServiceLifecycle
 
 /// Keeps `/readyz` honest: ready while Kafka answers metadata for the stage's inputs and Redis
 /// answers PING; not ready (with the reason) otherwise, and from the moment shutdown begins so
-/// traffic and rollouts stop counting on this replica.
-struct DependencyProbe: Service {
+/// traffic and rollouts stop counting on this replica. Also `iap-reconcile`'s, over the topics
+/// it writes.
+public struct DependencyProbe: Service {
     let admin: KafkaAdmin
     let redis: RedisClient
     let inputs: [String]
     let readiness: ReadinessFlag
     var interval: Duration = .seconds(5)
 
-    func run() async {
+    /// - Parameter inputs: the topics that must exist.
+    public init(admin: KafkaAdmin, redis: RedisClient, inputs: [String], readiness: ReadinessFlag) {
+        self.admin = admin
+        self.redis = redis
+        self.inputs = inputs
+        self.readiness = readiness
+    }
+
+    public func run() async {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             readiness.set(await check())
             // Wakes at once on SIGTERM: a sleeping probe must not hold the process (issue 12).

@@ -59,7 +59,7 @@ public struct IntakeRules: Sendable {
             payload: signedPayload,
             bundleId: bundleId?.trimmedNonEmpty,
             hints: PublisherHints(),
-            source: .notification,
+            source: event.source == .reconcile ? .reconcile : .notification,
             receivedAt: event.receivedAt,
             notificationUUID: payload.notificationUUID?.trimmedNonEmpty
         )
@@ -106,7 +106,8 @@ public struct IntakeRules: Sendable {
                 environment: event.environment
             ),
             source: Self.source(claimed: event.source, payload: event.payload),
-            receivedAt: receivedAt
+            receivedAt: receivedAt,
+            signedRenewalInfo: event.signedRenewalInfo?.trimmedNonEmpty
         )
     }
 

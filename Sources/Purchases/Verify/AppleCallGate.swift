@@ -13,13 +13,17 @@ public protocol AppleCallGate: Sendable {
     func backOff(_ call: AppleCall, for delay: Duration) async throws
 }
 
-/// One call verify (or grant, for consumption answers) is about to make.
+/// One call verify, reconcile or grant (answering consumption requests) is about to make.
 public struct AppleCall: Hashable, Sendable {
     public enum Endpoint: String, Hashable, Sendable {
         case transactionInfo
         case verifyReceipt
         /// Send Consumption Information (grant, answering CONSUMPTION_REQUEST).
         case consumption
+        /// Get Notification History (reconcile).
+        case notificationHistory
+        /// Get All Subscription Statuses (reconcile's sweep).
+        case subscriptionStatuses
     }
 
     public var endpoint: Endpoint

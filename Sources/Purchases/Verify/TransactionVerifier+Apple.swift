@@ -143,7 +143,7 @@ extension TransactionVerifier {
     ) -> Rejection {
         let why = switched ? "\(next) was asked already" : "\(next) is not accepted"
         switch endpoint {
-        case .transactionInfo, .consumption:
+        case .transactionInfo, .consumption, .notificationHistory, .subscriptionStatuses:
             return Rejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
         case .verifyReceipt:
             if !switched, let refusal = policy.refusal(for: next) {

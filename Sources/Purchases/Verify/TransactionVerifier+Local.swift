@@ -30,11 +30,47 @@ extension TransactionVerifier {
             } catch {
                 return .reject(error)
             }
+            var renewal: RenewalDetails?
+            if let signedRenewalInfo = request.signedRenewalInfo {
+                switch await Self.renewal(signedRenewalInfo, of: transaction, verifier: verifier) {
+                case .verified(let verified): renewal = verified
+                case .refused(let refusal): return refusal
+                }
+            }
             try await self.cache.put(transaction)
-            return .verified([self.record(transaction, for: request)])
+            return .verified([self.record(transaction, for: request, renewal: renewal)])
         case .invalid(let error), .retryable(let error):
             return Self.outcome(for: error, field: "signedTransaction")
         }
+    }
+
+    /// The `signedRenewalInfo` a reconcile event carries next to the transaction (D32), verified
+    /// by the transaction's verifier; renewal info of another subscription is refused.
+    private static func renewal(
+        _ signedRenewalInfo: String, of transaction: TransactionDetails, verifier: SignedDataVerifier
+    ) async -> RenewalCheck {
+        switch await verifier.verifyAndDecodeRenewalInfo(signedRenewalInfo) {
+        case .valid(let payload):
+            guard
+                payload.originalTransactionId == nil
+                    || payload.originalTransactionId == transaction.originalTransactionId
+            else {
+                return .refused(
+                    .reject(
+                        Rejection(
+                            .malformedEvent,
+                            "signedRenewalInfo is of \(payload.originalTransactionId ?? "-"), not \(transaction.originalTransactionId)"
+                        )))
+            }
+            return .verified(RenewalDetails(verified: payload))
+        case .invalid(let error), .retryable(let error):
+            return .refused(Self.outcome(for: error, field: "signedRenewalInfo"))
+        }
+    }
+
+    private enum RenewalCheck {
+        case verified(RenewalDetails)
+        case refused(VerifyOutcome)
     }
 
     /// A notification: its signature and the nested transaction and renewal info are verified

@@ -93,6 +93,8 @@ public final class AppleCallMetrics: Sendable {
         case .transactionInfo: "get_transaction_info"
         case .verifyReceipt: "verify_receipt"
         case .consumption: "send_consumption_information"
+        case .notificationHistory: "get_notification_history"
+        case .subscriptionStatuses: "get_all_subscription_statuses"
         }
     }
 

@@ -10,6 +10,7 @@ extension SettingsCatalog {
     public static let pipeline = SettingsCatalog(
         sections: [HostSettings.section, ClusterSettings.section, RedisSettings.section, WorkerSettings.section]
             + StageSettings.sections + [
+                ReconcileSettings.section,
                 GatewaySettings.section, LagExporterSettings.section,
                 SettingsSection(
                     "Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests",

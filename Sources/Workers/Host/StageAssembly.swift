@@ -126,7 +126,7 @@ struct StageAssembly {
             states: RedisEntitlementStateStore(client: resources.redis),
             ledger: RedisConsumptionLedger(client: resources.redis),
             sender: try AppStoreConsumptionSender(
-                api: try appleAPIConfiguration(),
+                api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),
                 executor: MeteredAppleHTTPExecutor(
                     AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)),
             gate: MeteredAppleCallGate(
@@ -138,29 +138,8 @@ struct StageAssembly {
             appleMetrics: appleMetrics, logger: resources.logger)
     }
 
-    /// The Server API credentials and endpoints (verify, and grant answering consumption requests).
-    private func appleAPIConfiguration() throws -> AppStoreServerAPIConfiguration {
-        guard let key = stageSettings.appleAPI else {
-            preconditionFailure("StageSettings requires the Apple API key where a stage calls Apple")
-        }
-        let privateKey: String
-        do {
-            privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
-        } catch {
-            throw SettingsError(
-                .unreadableFile, key: StageSettings.applePrivateKeyPathKey.name,
-                "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
-            )
-        }
-        return AppStoreServerAPIConfiguration(
-            privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
-            productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL,
-            timeout: stageSettings.appleTimeout
-        )
-    }
-
     private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
-        let api = try appleAPIConfiguration()
+        let api = try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId)
         let legacy =
             stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(

@@ -1,3 +1,5 @@
+import AppStore
+import Contracts
 public import Purchases
 public import Redis
 
@@ -14,6 +16,11 @@ public import Redis
 /// after the purchase; with the state expired, such a late or replayed delivery would be a
 /// first sighting again and grant a second time. Each state is a few hundred bytes, one per
 /// purchase. Set `retention` only where every purchase's later updates are bounded in time.
+///
+/// Each save also keeps ``StateKeys/subscriptionExpiries`` right (decision D32): an auto-renewable
+/// state with access is in it, scored by when that access ends (its expiresDate, or in a grace
+/// period the grace period's end); any other state is not. Reconcile's sweep reads the members
+/// whose access end passed without a notification saying what happened.
 public struct RedisEntitlementStateStore: EntitlementStateStore {
     private let client: RedisClient
     public let keys: StateKeys
@@ -37,6 +44,24 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
 
     public func save(_ state: EntitlementState) async throws {
         let key = keys.entitlement(state.originalTransactionId)
-        _ = try await client.send(StateStorage.set(key, try StateStorage.encode(state), ttl: retention))
+        let member = RedisValue.string(state.originalTransactionId)
+        let index: [RedisValue] =
+            if let accessEnd = Self.accessEnd(state) {
+                ["ZADD", .string(keys.subscriptionExpiries), .integer(accessEnd.millisecondsSince1970), member]
+            } else {
+                ["ZREM", .string(keys.subscriptionExpiries), member]
+            }
+        try await StateStorage.pipeline(
+            client, [StateStorage.set(key, try StateStorage.encode(state), ttl: retention), index])
+    }
+
+    /// When the access of an auto-renewable state ends, if it has access.
+    static func accessEnd(_ state: EntitlementState) -> Timestamp? {
+        guard state.productType == .autoRenewableSubscription else { return nil }
+        switch state.status {
+        case .active: return state.expiresDate
+        case .gracePeriod: return state.gracePeriodExpiresDate ?? state.expiresDate
+        default: return nil
+        }
     }
 }

@@ -18,6 +18,9 @@ public import Purchases
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
 /// | `iap:rate:{iap:apple:<endpoint>:<environment>}` | hash: token bucket | ``RedisAppleCallGate`` (the Redis module's `RateLimiter`) | the limiter's (about one refill) |
+/// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` | none (members leave when their state stops being active) |
+/// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
+/// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |
 ///
 /// ## Hash tags
 /// The business id in each key is a Redis Cluster hash tag (`{…}`), so an entity's companion
@@ -98,4 +101,13 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
 
     /// Grant's note that a transaction's consumption request was answered (decision D34).
     public func consumptionAnswer(_ transactionId: String) -> String { "\(prefix)consumption:{\(transactionId)}" }
+    /// Active auto-renewable subscriptions by expiry: reconcile's sweep reads the ones past it.
+    public var subscriptionExpiries: String { "\(prefix)subscription-expiries" }
+
+    // MARK: Reconcile
+
+    /// Where notification history paging of `scope` (`<bundleId>:<environment>`) resumes.
+    public func reconcileCheckpoint(_ scope: String) -> String { "\(prefix)reconcile:checkpoint:{\(scope)}" }
+    /// Who pages `scope` (or runs the sweep, scope `sweep`) now; shares the checkpoint's hash tag.
+    public func reconcileLease(_ scope: String) -> String { "\(prefix)reconcile:lease:{\(scope)}" }
 }

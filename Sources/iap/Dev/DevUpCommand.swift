@@ -7,7 +7,8 @@ import UnixSignals
 struct DevUpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
-        abstract: "Start the embedded stack: broker, redis-server, App Store simulator and the four workers.",
+        abstract:
+            "Start the embedded stack: broker, redis-server, App Store simulator, the four workers and iap-reconcile.",
         discussion: """
             With --json, prints one JSON line once everything is ready (a contract):
             {"kafka": "...", "redis": "redis://...", "simulator": "http://...", "rootCertificate": "...",
@@ -66,7 +67,16 @@ struct LocalStackOptions: ParsableArguments {
     @Option(
         name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).")
     var appleRateLimit = 40
-    @Flag(name: .customLong("no-gateway"), help: "Do not start iap-gateway.") var noGateway = false
+    @Flag(
+        name: .customLong("no-gateway"),
+        help: "Do not start iap-gateway: notifications reach the pipeline only through iap-reconcile.")
+    var noGateway = false
+    @Flag(
+        name: .customLong("no-reconcile"),
+        help: "Do not start iap-reconcile (started with all workers; the demo's lost-notification scenario needs it).")
+    var noReconcile = false
+    @Option(name: .customLong("reconcile-interval"), help: "Seconds between iap-reconcile runs.")
+    var reconcileInterval = 2.0
 
     func configuration() throws -> LocalStackConfiguration {
         var configuration = LocalStackConfiguration()
@@ -90,6 +100,11 @@ struct LocalStackOptions: ParsableArguments {
         configuration.appleLatency = .milliseconds(appleLatency)
         configuration.appleRateLimit = appleRateLimit
         configuration.gateway = !noGateway
+        configuration.reconcile = !noReconcile && workers == "all"
+        guard reconcileInterval > 0, reconcileInterval.isFinite else {
+            throw ValidationError("--reconcile-interval must be a positive number of seconds")
+        }
+        configuration.reconcileInterval = .milliseconds(Int64(reconcileInterval * 1000))
         return configuration
     }
 }

@@ -11,6 +11,7 @@ extension PurchaseEvent: FastJSONReadable {
         var appAccountToken: String?
         var environment: AppStoreEnvironment?
         var source: PurchaseSource?
+        var signedRenewalInfo: String?
         var payloads: [PurchasePayload] = []
         try json.beginObject()
         while let key = try json.nextKey() {
@@ -23,6 +24,7 @@ extension PurchaseEvent: FastJSONReadable {
             case "appAccountToken": appAccountToken = try json.optionalString()
             case "environment": environment = try json.optionalRaw()
             case "source": source = try json.optionalRaw()
+            case "signedRenewalInfo": signedRenewalInfo = try json.optionalString()
             case "signedTransaction":
                 if let value = try json.optionalString() { payloads.append(.signedTransaction(value)) }
             case "appReceipt": if let value = try json.optionalString() { payloads.append(.appReceipt(value)) }
@@ -44,7 +46,8 @@ extension PurchaseEvent: FastJSONReadable {
             orderId: orderId,
             appAccountToken: appAccountToken,
             environment: environment,
-            source: source
+            source: source,
+            signedRenewalInfo: signedRenewalInfo
         )
     }
 }

@@ -10,6 +10,7 @@ extension VerifyRequest: FastJSONCodable {
         json.field("payload", self.payload)
         json.field("receivedAt", self.receivedAt)
         json.field("schema", self.schema)
+        json.field("signedRenewalInfo", self.signedRenewalInfo)
         json.field("source", self.source)
         json.endObject()
     }
@@ -23,6 +24,7 @@ extension VerifyRequest: FastJSONCodable {
         var source: PurchaseSource?
         var receivedAt: Timestamp?
         var notificationUUID: String?
+        var signedRenewalInfo: String?
         try json.beginObject()
         while let key = try json.nextKey() {
             switch key {
@@ -34,6 +36,7 @@ extension VerifyRequest: FastJSONCodable {
             case "source": source = try json.raw(PurchaseSource.self)
             case "receivedAt": receivedAt = try json.timestamp()
             case "notificationUUID": notificationUUID = try json.optionalString()
+            case "signedRenewalInfo": signedRenewalInfo = try json.optionalString()
             default: try json.skipValue()
             }
         }
@@ -47,7 +50,8 @@ extension VerifyRequest: FastJSONCodable {
             hints: try JSONReader.required(hints, "hints"),
             source: try JSONReader.required(source, "source"),
             receivedAt: try JSONReader.required(receivedAt, "receivedAt"),
-            notificationUUID: notificationUUID
+            notificationUUID: notificationUUID,
+            signedRenewalInfo: signedRenewalInfo
         )
     }
 }

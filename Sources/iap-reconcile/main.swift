@@ -1,0 +1,4 @@
+import Workers
+
+/// `iap-reconcile`: Apple's histories back into the pipeline (docs/operations.md, "Reconcile").
+await ReconcileMain.run()

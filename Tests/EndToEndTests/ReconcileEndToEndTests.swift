@@ -1,0 +1,153 @@
+import Contracts
+import Foundation
+import Kafka
+import LocalStack
+import Testing
+
+extension EndToEndTests {
+    /// `iap-reconcile` in the embedded stack (decision D32): what Apple's notifications did not
+    /// bring, reconcile does, once.
+    @Suite(.serialized, .timeLimit(.minutes(5))) struct ReconcileEndToEndTests {
+        struct Change: Hashable {
+            var eventId: String
+            var action: String
+            var transactionId: String
+            var userId: String
+            var source: String
+        }
+
+        static func changes(_ observer: TopicObserver) -> Set<Change> {
+            Set(
+                observer.records.compactMap { record in
+                    guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
+                        let eventId = object["eventId"] as? String, let action = object["action"] as? String,
+                        let transactionId = object["transactionId"] as? String,
+                        let userId = object["userId"] as? String
+                    else { return nil }
+                    return Change(
+                        eventId: eventId, action: action, transactionId: transactionId, userId: userId,
+                        source: object["source"] as? String ?? "")
+                })
+        }
+
+        static func withReconcilingStack(
+            gateway: Bool = true,
+            _ body: (LocalStack, SimulatorClient, TopicObserver, KafkaProducer) async throws -> Void
+        ) async throws {
+            let configure = { (configuration: inout LocalStackConfiguration) in
+                configuration.gateway = gateway
+                configuration.reconcile = true
+                configuration.reconcileInterval = .seconds(1)
+                // Only the past-expiry subscriptions: a sampled one would be published by the sweep too.
+                configuration.workerEnvironment["IAP_RECONCILE_SAMPLE_SIZE"] = "0"
+            }
+            try await EndToEnd.withStack(configure) { stack in
+                let observer = try TopicObserver(
+                    bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements"], logger: EndToEnd.logger)
+                let producer = try KafkaProducer(
+                    configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka),
+                    logger: EndToEnd.logger)
+                do {
+                    try await body(stack, SimulatorClient(baseURL: stack.endpoints.simulator), observer, producer)
+                } catch {
+                    await producer.close()
+                    await observer.close()
+                    throw error
+                }
+                await producer.close()
+                await observer.close()
+            }
+        }
+
+        /// A subscription bought and granted to `user` through a backend's purchase event.
+        static func subscribe(
+            _ user: String, expiresInSeconds: Double? = nil, stack: LocalStack, simulator: SimulatorClient,
+            observer: TopicObserver, producer: KafkaProducer
+        ) async throws -> SimulatorClient.Transaction {
+            let purchase = try await simulator.purchase(
+                productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: stack.endpoints.bundleId,
+                expiresInSeconds: expiresInSeconds)
+            let event = PurchaseEvent(
+                eventId: "sub-\(user)", bundleId: stack.endpoints.bundleId, userId: user,
+                payload: .signedTransaction(purchase.signedTransaction), source: .storeKit2)
+            _ = try await producer.send([try ContractTopics().record(event)])
+            try await Self.waitUntil("the subscription granted") {
+                changes(observer).contains { $0.transactionId == purchase.transactionId && $0.action == "grant" }
+            }
+            return purchase
+        }
+
+        static func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
+            let deadline = ContinuousClock.now + timeout
+            while !condition() {
+                guard ContinuousClock.now < deadline else { throw LocalStackError("timed out waiting for \(what)") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+
+        /// Waits several reconcile runs and returns whether the entitlements changed meanwhile.
+        static func settles(_ observer: TopicObserver) async throws -> Bool {
+            let before = changes(observer)
+            try await Task.sleep(for: .seconds(5))
+            return changes(observer) == before
+        }
+
+        @Test func aDroppedNotificationIsAppliedExactlyOnceFromHistory() async throws {
+            try await Self.withReconcilingStack { stack, simulator, observer, producer in
+                let purchase = try await Self.subscribe(
+                    "dropped", stack: stack, simulator: simulator, observer: observer, producer: producer)
+                try await simulator.setFaults(["dropNotificationRate": 1])
+                let renewal = try await simulator.renew(originalTransactionId: purchase.originalTransactionId)
+                try await Self.waitUntil("the renewal applied from notification history", timeout: .seconds(60)) {
+                    Self.changes(observer).contains {
+                        $0.transactionId == renewal.transactionId && $0.action == "renew"
+                    }
+                }
+                #expect(try await Self.settles(observer), "a later reconcile run changed something")
+                let all = Self.changes(observer)
+                let renews = all.filter { $0.transactionId == renewal.transactionId && $0.action == "renew" }
+                #expect(renews.count == 1)
+                #expect(renews.first?.source == "reconcile")
+                #expect(renews.first?.userId == "dropped")
+                // The purchase's own SUBSCRIBED arrived and was republished by reconcile: a no-op.
+                #expect(all.filter { $0.transactionId == purchase.transactionId }.map(\.action) == ["grant"])
+            }
+        }
+
+        @Test func aSubscriptionThatExpiresWithoutANotificationIsExpiredByTheSweep() async throws {
+            try await Self.withReconcilingStack { stack, simulator, observer, producer in
+                let purchase = try await Self.subscribe(
+                    "lapsed", expiresInSeconds: 4, stack: stack, simulator: simulator, observer: observer,
+                    producer: producer)
+                try await simulator.expireSilently(originalTransactionId: purchase.originalTransactionId)
+                try await Self.waitUntil("the sweep expired it", timeout: .seconds(60)) {
+                    Self.changes(observer).contains {
+                        $0.transactionId == purchase.transactionId && $0.action == "expire"
+                    }
+                }
+                #expect(try await Self.settles(observer), "a later reconcile run changed something")
+                let expiries = Self.changes(observer).filter { $0.action == "expire" }
+                #expect(expiries.count == 1)
+                #expect(expiries.first?.source == "reconcile")
+                #expect(expiries.first?.userId == "lapsed")
+            }
+        }
+
+        @Test func withoutAGatewayNotificationsStillConvergeThroughReconcile() async throws {
+            try await Self.withReconcilingStack(gateway: false) { stack, simulator, observer, producer in
+                let purchase = try await Self.subscribe(
+                    "no-gateway", stack: stack, simulator: simulator, observer: observer, producer: producer)
+                let renewal = try await simulator.renew(originalTransactionId: purchase.originalTransactionId)
+                try await Self.waitUntil("the renewal recovered from history", timeout: .seconds(60)) {
+                    Self.changes(observer).contains {
+                        $0.transactionId == renewal.transactionId && $0.action == "renew"
+                    }
+                }
+                #expect(try await Self.settles(observer))
+                #expect(
+                    Self.changes(observer).filter { $0.transactionId == renewal.transactionId }.map(\.source)
+                        == ["reconcile"])
+            }
+        }
+    }
+}
