@@ -27,7 +27,7 @@ struct StageAssembly {
             try await run { _ in IntakeHandler(rules: rules, verifyTopic: output) }
         case .verify:
             let verifiedTopic = try spec.output("verified")
-            let configuration = try verifyConfiguration()
+            let configuration = try stageSettings.verifyConfiguration()
             try await run { resources in
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
                 let verifier = try TransactionVerifier(
@@ -100,38 +100,8 @@ struct StageAssembly {
         try await worker.run()
     }
 
-    private func verifyConfiguration() throws -> VerifyConfiguration {
-        let bundleId = stageSettings.bundleId
-        let roots = try stageSettings.rootCertificatePaths.map { path throws(ConfigurationError) in
-            try AppleRoots.load(path: path)
-        }
-        return VerifyConfiguration(
-            bundleId: bundleId, appAppleId: stageSettings.appAppleId,
-            rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
-            onlineChecks: stageSettings.ocsp, ocspTimeout: stageSettings.ocspTimeout,
-            whenOCSPUnreachable: stageSettings.ocspUnreachable,
-            environmentPolicy: stageSettings.environmentPolicy, receiptValidation: stageSettings.receiptValidation
-        )
-    }
-
     private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
-        guard let key = stageSettings.appleAPI else {
-            preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
-        }
-        let privateKey: String
-        do {
-            privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
-        } catch {
-            throw SettingsError(
-                .unreadableFile, key: StageSettings.applePrivateKeyPathKey.name,
-                "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
-            )
-        }
-        let api = AppStoreServerAPIConfiguration(
-            privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: stageSettings.bundleId,
-            productionBaseURL: stageSettings.appleAPIURL, sandboxBaseURL: stageSettings.appleSandboxAPIURL,
-            timeout: stageSettings.appleTimeout
-        )
+        let api = try stageSettings.appleAPIConfiguration()
         let legacy =
             stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(

@@ -1,0 +1,43 @@
+public import AppStore
+import Foundation
+public import Hosting
+public import Purchases
+
+extension StageSettings {
+    /// How verify checks signed data: the trusted roots, bundle, app id, environment policy and
+    /// online checks of these settings. Verify and the support tools build it here, so both
+    /// trust exactly the same things.
+    public func verifyConfiguration() throws(ConfigurationError) -> VerifyConfiguration {
+        let roots = try rootCertificatePaths.map { path throws(ConfigurationError) in
+            try AppleRoots.load(path: path)
+        }
+        return VerifyConfiguration(
+            bundleId: bundleId, appAppleId: appAppleId,
+            rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
+            onlineChecks: ocsp, ocspTimeout: ocspTimeout, whenOCSPUnreachable: ocspUnreachable,
+            environmentPolicy: environmentPolicy, receiptValidation: receiptValidation
+        )
+    }
+
+    /// The Server API credentials and endpoints of these settings, the key read from its file.
+    public func appleAPIConfiguration() throws(SettingsError) -> AppStoreServerAPIConfiguration {
+        guard let key = appleAPI else {
+            preconditionFailure("StageSettings(stage: .verify) requires the Apple API key")
+        }
+        let privateKey: String
+        do {
+            privateKey = try String(contentsOfFile: key.privateKeyPath, encoding: .utf8)
+        } catch {
+            throw SettingsError(
+                .unreadableFile, key: Self.applePrivateKeyPathKey.name,
+                "cannot read IAP_APPLE_PRIVATE_KEY_PATH \(key.privateKeyPath): \(error.localizedDescription)"
+            )
+        }
+        return AppStoreServerAPIConfiguration(
+            privateKeyPEM: privateKey, keyId: key.keyId, issuerId: key.issuerId, bundleId: bundleId,
+            environment: environmentPolicy.deployment == .sandbox ? .sandbox : .production,
+            sandboxFallback: environmentPolicy.refusal(for: .sandbox) == nil,
+            productionBaseURL: appleAPIURL, sandboxBaseURL: appleSandboxAPIURL, timeout: appleTimeout
+        )
+    }
+}
