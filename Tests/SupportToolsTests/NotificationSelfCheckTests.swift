@@ -36,7 +36,9 @@ extension SupportToolsTests {
         @Test func aGatewayThatDoesNotAnswerFailsTheSentHopWithApplesAttempts() async throws {
             try await SupportStack.with(workers: []) { stack, settings in
                 await stack.kill("iap-gateway")
-                let report = try await Self.check(settings, timeout: .seconds(8)).run()
+                // The simulator's delivery attempt ends at its 10 s notification timeout (the
+                // HTTP client keeps trying to connect until then), so wait well past it.
+                let report = try await Self.check(settings, timeout: .seconds(30)).run()
                 #expect(report.failedHop == .sent)
                 #expect(!report.sendAttempts.isEmpty, "Apple tried the notification URL")
                 #expect(!report.sendAttempts.contains("SUCCESS"))
