@@ -411,8 +411,8 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Hosting", "Topology",
-                "Workers", "TestSupport",
+                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Hosting",
+                "Topology", "Workers", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

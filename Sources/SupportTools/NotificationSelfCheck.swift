@@ -37,7 +37,10 @@ public struct NotificationSelfCheck: Sendable {
     public var bootstrapServers: String
     public var kafkaProperties: [String: String]
     public var route: Route
+    /// How long the hops may take, from the request on.
     public var timeout: Duration
+    /// How long joining the topics' throwaway groups may take, before anything is requested.
+    public var setupTimeout: Duration = .seconds(30)
     /// Between Get Test Notification Status calls (Apple allows one per second).
     public var statusInterval: Duration = .seconds(1)
     public var logger: Logger
@@ -55,14 +58,16 @@ public struct NotificationSelfCheck: Sendable {
         self.logger = logger
     }
 
-    /// Runs the check; throws only when Kafka cannot be read before anything is requested.
+    /// Runs the check; throws only when Kafka cannot be read (within ``setupTimeout``) before
+    /// anything is requested.
     public func run() async throws -> NotificationSelfCheckReport {
-        let deadline = ContinuousClock.now + timeout
         let admin = try KafkaAdmin(
             bootstrapServers: bootstrapServers, clientId: "iap-selfcheck", properties: kafkaProperties, logger: logger)
-        async let notificationsTail = tail(route.notificationsTopic, admin: admin, deadline: deadline)
-        async let verifyTail = tail(route.verifyTopic, admin: admin, deadline: deadline)
+        let setupDeadline = ContinuousClock.now + setupTimeout
+        async let notificationsTail = tail(route.notificationsTopic, admin: admin, deadline: setupDeadline)
+        async let verifyTail = tail(route.verifyTopic, admin: admin, deadline: setupDeadline)
         let tails = try await (notifications: notificationsTail, verify: verifyTail)
+        let deadline = ContinuousClock.now + timeout
         var report = NotificationSelfCheckReport()
         await follow(&report, tails: tails, admin: admin, deadline: deadline)
         await tails.notifications.close()
@@ -76,7 +81,7 @@ public struct NotificationSelfCheck: Sendable {
         admin: KafkaAdmin, deadline: ContinuousClock.Instant
     ) async {
         let start = ContinuousClock.now
-        let elapsed = { ContinuousClock.now - start }
+        let elapsed = { @Sendable in ContinuousClock.now - start }
 
         // requested
         let token: String
@@ -91,33 +96,104 @@ public struct NotificationSelfCheck: Sendable {
         report.testNotificationToken = token
         report.pass(.requested, elapsed(), "token \(token)")
 
-        // sent
-        guard let uuid = await awaitSuccessfulSend(token: token, report: &report, elapsed: elapsed, deadline: deadline)
-        else { return }
+        // sent, watched while the record is followed downstream, so each hop's time is its own
+        // (Apple allows one status call per second; the pipeline is faster than that).
+        guard let notification = await notification(token: token, deadline: deadline) else {
+            return report.fail(.sent, elapsed(), "Apple never made the test notification ready (4040008 throughout)")
+        }
+        report.notificationUUID = notification.uuid
+        report.signedPayloadVerification = notification.verification
+        async let watched = watchSendAttempts(
+            token: token, first: notification.status, elapsed: elapsed, deadline: deadline)
+        let downstream = await followDownstream(
+            uuid: notification.uuid, tails: tails, admin: admin, elapsed: elapsed, deadline: deadline)
+        let sent = await watched
+        report.sendAttempts = sent.attempts
+        report.record(sent.hop)
+        guard sent.hop.status == .passed else { return }
+        for hop in downstream { report.record(hop) }
+    }
 
-        // recorded
+    /// Polls Get Test Notification Status until it holds the signed payload; its UUID keys the
+    /// gateway's record.
+    private func notification(token: String, deadline: ContinuousClock.Instant) async -> (
+        uuid: String, verification: Verification, status: CheckTestNotificationResponse
+    )? {
+        while true {
+            if let status = try? await client.getTestNotificationStatus(token: token).value,
+                let payload = status.signedPayload
+            {
+                let checked = await checker.notification(payload)
+                if let uuid = checked.notification?.notificationUUID { return (uuid, checked.verification, status) }
+            }
+            guard ContinuousClock.now + statusInterval < deadline else { return nil }
+            try? await Task.sleep(for: statusInterval)
+        }
+    }
+
+    /// The `sent` hop: polls until Apple lists a `SUCCESS` attempt, starting from `first`.
+    private func watchSendAttempts(
+        token: String, first: CheckTestNotificationResponse, elapsed: @Sendable () -> Duration,
+        deadline: ContinuousClock.Instant
+    ) async -> (hop: NotificationSelfCheckReport.Hop, attempts: [String]) {
+        var status: CheckTestNotificationResponse? = first
+        var attempts: [String] = []
+        var last = "Apple made no send attempt (is a notification URL configured?)"
+        while true {
+            if let status {
+                let results = status.sendAttempts ?? []
+                attempts = results.compactMap { $0.sendAttemptResult?.rawValue }
+                if results.contains(where: { $0.sendAttemptResult == .success }) {
+                    return (.passed(.sent, elapsed(), "attempts: \(attempts.joined(separator: ", "))"), attempts)
+                }
+                if !results.isEmpty {
+                    last =
+                        "no successful attempt: \(attempts.joined(separator: ", ")) (is iap-gateway at the notification URL?)"
+                }
+            }
+            guard ContinuousClock.now + statusInterval < deadline else {
+                return (.failed(.sent, elapsed(), last), attempts)
+            }
+            try? await Task.sleep(for: statusInterval)
+            do throws(AppStoreAPIError) {
+                status = try await client.getTestNotificationStatus(token: token).value
+            } catch {
+                status = nil
+                last = "Get Test Notification Status: \(error)"
+            }
+        }
+    }
+
+    /// `recorded`, `intake` and `verify`, in order, up to the first that does not happen.
+    private func followDownstream(
+        uuid: String, tails: (notifications: TopicTail, verify: TopicTail), admin: KafkaAdmin,
+        elapsed: () -> Duration, deadline: ContinuousClock.Instant
+    ) async -> [NotificationSelfCheckReport.Hop] {
+        var hops: [NotificationSelfCheckReport.Hop] = []
         guard
             let record = await tails.notifications.first(
                 until: deadline, where: { $0.key.map { String(decoding: $0, as: UTF8.self) } == uuid })
         else {
-            return report.fail(
-                .recorded, elapsed(),
-                "no record keyed \(uuid) on \(route.notificationsTopic): Apple was answered 200 without it reaching Kafka"
-            )
+            return [
+                .failed(
+                    .recorded, elapsed(),
+                    "no record keyed \(uuid) on \(route.notificationsTopic): Apple was answered 200 without it reaching Kafka"
+                )
+            ]
         }
-        report.pass(
-            .recorded, elapsed(), "\(route.notificationsTopic)[\(record.partition)] offset \(record.offset)")
+        hops.append(
+            .passed(.recorded, elapsed(), "\(route.notificationsTopic)[\(record.partition)] offset \(record.offset)"))
 
-        // intake
         guard await committedPast(record, group: route.intakeGroup, admin: admin, deadline: deadline) else {
-            return report.fail(
-                .intake, elapsed(),
-                "group \(route.intakeGroup) did not commit past \(route.notificationsTopic)[\(record.partition)] offset \(record.offset): is iap-intake running?"
-            )
+            return hops + [
+                .failed(
+                    .intake, elapsed(),
+                    "group \(route.intakeGroup) did not commit past \(route.notificationsTopic)[\(record.partition)] offset \(record.offset): is iap-intake running?"
+                )
+            ]
         }
-        report.pass(.intake, elapsed(), "group \(route.intakeGroup) committed past it")
+        hops.append(.passed(.intake, elapsed(), "group \(route.intakeGroup) committed past it"))
 
-        // verify
         guard
             let request = await tails.verify.first(
                 until: deadline,
@@ -125,57 +201,24 @@ public struct NotificationSelfCheck: Sendable {
                     (try? EventDecoder.decode(VerifyRequest.self, from: record.value))?.notificationUUID == uuid
                 })
         else {
-            return report.fail(.verify, elapsed(), "intake forwarded no request for \(uuid) to \(route.verifyTopic)")
+            return hops + [
+                .failed(.verify, elapsed(), "intake forwarded no request for \(uuid) to \(route.verifyTopic)")
+            ]
         }
         guard await committedPast(request, group: route.verifyGroup, admin: admin, deadline: deadline) else {
-            return report.fail(
+            return hops + [
+                .failed(
+                    .verify, elapsed(),
+                    "group \(route.verifyGroup) did not commit past \(route.verifyTopic)[\(request.partition)] offset \(request.offset): is iap-verify running?"
+                )
+            ]
+        }
+        return hops + [
+            .passed(
                 .verify, elapsed(),
-                "group \(route.verifyGroup) did not commit past \(route.verifyTopic)[\(request.partition)] offset \(request.offset): is iap-verify running?"
-            )
-        }
-        report.pass(
-            .verify, elapsed(),
-            "group \(route.verifyGroup) committed past \(route.verifyTopic)[\(request.partition)] offset \(request.offset); "
-                + "TEST carries no transaction, so verify forwards nothing (match and grant never see it)")
-    }
-
-    /// Polls Get Test Notification Status until an attempt succeeded; returns the notification's
-    /// UUID, or nil after failing the `sent` hop.
-    private func awaitSuccessfulSend(
-        token: String, report: inout NotificationSelfCheckReport, elapsed: () -> Duration,
-        deadline: ContinuousClock.Instant
-    ) async -> String? {
-        var last = "Apple made no send attempt"
-        while true {
-            do throws(AppStoreAPIError) {
-                let status = try await client.getTestNotificationStatus(token: token).value
-                if report.notificationUUID == nil, let payload = status.signedPayload {
-                    let checked = await checker.notification(payload)
-                    report.notificationUUID = checked.notification?.notificationUUID
-                    report.signedPayloadVerification = checked.verification
-                }
-                let attempts = status.sendAttempts ?? []
-                report.sendAttempts = attempts.compactMap { $0.sendAttemptResult?.rawValue }
-                if attempts.contains(where: { $0.sendAttemptResult == .success }), let uuid = report.notificationUUID {
-                    report.pass(.sent, elapsed(), "attempts: \(report.sendAttempts.joined(separator: ", "))")
-                    return uuid
-                }
-                if !attempts.isEmpty {
-                    last =
-                        "no successful attempt: \(report.sendAttempts.joined(separator: ", ")) (is iap-gateway at the notification URL?)"
-                } else if status.signedPayload != nil {
-                    last = "Apple made no send attempt (is a notification URL configured?)"
-                }
-            } catch {
-                // 4040008: not ready yet; anything else is worth naming if it is the last word.
-                if error.apiErrorCode != 4_040_008 { last = "Get Test Notification Status: \(error)" }
-            }
-            guard ContinuousClock.now + statusInterval < deadline else {
-                report.fail(.sent, elapsed(), last)
-                return nil
-            }
-            try? await Task.sleep(for: statusInterval)
-        }
+                "group \(route.verifyGroup) committed past \(route.verifyTopic)[\(request.partition)] offset \(request.offset); "
+                    + "TEST carries no transaction, so verify forwards nothing (match and grant never see it)")
+        ]
     }
 
     private func committedPast(
@@ -220,6 +263,14 @@ public struct NotificationSelfCheckReport: Encodable, Sendable {
         /// Since the test notification was requested; absent when not reached.
         public var elapsedMs: Int64?
         public var detail: String?
+
+        static func passed(_ name: HopName, _ elapsed: Duration, _ detail: String) -> Hop {
+            Hop(name: name, status: .passed, elapsedMs: elapsed.milliseconds(rounding: .down), detail: detail)
+        }
+
+        static func failed(_ name: HopName, _ elapsed: Duration, _ detail: String) -> Hop {
+            Hop(name: name, status: .failed, elapsedMs: elapsed.milliseconds(rounding: .down), detail: detail)
+        }
     }
 
     /// Every hop passed.
@@ -235,12 +286,16 @@ public struct NotificationSelfCheckReport: Encodable, Sendable {
     public var hops: [Hop] = []
 
     mutating func pass(_ name: HopName, _ elapsed: Duration, _ detail: String) {
-        hops.append(Hop(name: name, status: .passed, elapsedMs: elapsed.milliseconds(rounding: .down), detail: detail))
+        record(.passed(name, elapsed, detail))
     }
 
     mutating func fail(_ name: HopName, _ elapsed: Duration, _ detail: String) {
-        failedHop = name
-        hops.append(Hop(name: name, status: .failed, elapsedMs: elapsed.milliseconds(rounding: .down), detail: detail))
+        record(.failed(name, elapsed, detail))
+    }
+
+    mutating func record(_ hop: Hop) {
+        if hop.status == .failed, failedHop == nil { failedHop = hop.name }
+        hops.append(hop)
     }
 
     /// Marks the hops after a failure as not reached.

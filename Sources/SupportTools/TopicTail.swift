@@ -18,6 +18,7 @@ public final class TopicTail: Sendable {
     /// What the reading task and the callers of ``first(until:where:)`` share.
     private final class Box: Sendable {
         let records = Mutex<[KafkaMessage]>([])
+        let assigned = Mutex<Set<TopicPartition>>([])
     }
 
     /// True for the first caller only: the marker is closed by the watchdog or after its commit.
@@ -46,7 +47,16 @@ public final class TopicTail: Sendable {
         configuration.heartbeatInterval = .milliseconds(500)
         configuration.autoOffsetReset = "latest"
         try await commit(offsets, configuration: configuration, deadline: deadline, logger: logger)
-        return try TopicTail(consumer: KafkaConsumer(configuration: configuration, logger: logger))
+        let tail = try TopicTail(consumer: KafkaConsumer(configuration: configuration, logger: logger))
+        // Reading from the start of the check, so the hops' times are the pipeline's, not a group join's.
+        while tail.box.assigned.withLock({ !$0.isSuperset(of: offsets.keys) }) {
+            guard ContinuousClock.now < deadline else {
+                await tail.close()
+                throw TopicTailError(description: "group \(group) was not assigned all of \(topic) in time")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return tail
     }
 
     private init(consumer: KafkaConsumer) throws {
@@ -56,8 +66,10 @@ public final class TopicTail: Sendable {
             for await event in consumer.events {
                 switch event {
                 case .messages(let batch): box.records.withLock { $0.append(contentsOf: batch) }
-                case .assigned: break
-                case .revoked(_, _, let acknowledgement): acknowledgement.acknowledge()
+                case .assigned(let partitions): box.assigned.withLock { $0.formUnion(partitions) }
+                case .revoked(let partitions, _, let acknowledgement):
+                    box.assigned.withLock { $0.subtract(partitions) }
+                    acknowledgement.acknowledge()
                 }
             }
         }

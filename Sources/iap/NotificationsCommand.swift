@@ -20,11 +20,11 @@ struct NotificationsCommand: AsyncParsableCommand {
                 (intake's group committed past it), verify (verify's group committed past intake's request; TEST \
                 carries no transaction, so nothing goes further). Reads verify's Apple settings, KAFKA_BROKERS and \
                 IAP_PIPELINE through the settings layer. Exits 1 naming the first hop that did not happen within \
-                --timeout.
+                --timeout of the request (joining the topics' throwaway consumer groups first may take up to 30 s more).
                 """
         )
 
-        @Option(name: .long, help: "Seconds the whole check may take.")
+        @Option(name: .long, help: "Seconds the hops may take from the request on.")
         var timeout: Double = 60
 
         @Flag(name: .long, help: "Print the report as JSON.")

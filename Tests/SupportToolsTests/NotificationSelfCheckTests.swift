@@ -38,7 +38,7 @@ extension SupportToolsTests {
                 await stack.kill("iap-gateway")
                 // The simulator's delivery attempt ends at its 10 s notification timeout (the
                 // HTTP client keeps trying to connect until then), so wait well past it.
-                let report = try await Self.check(settings, timeout: .seconds(30)).run()
+                let report = try await Self.check(settings, timeout: .seconds(20)).run()
                 #expect(report.failedHop == .sent)
                 #expect(!report.sendAttempts.isEmpty, "Apple tried the notification URL")
                 #expect(!report.sendAttempts.contains("SUCCESS"))
