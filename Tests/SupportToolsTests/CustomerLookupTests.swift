@@ -88,6 +88,30 @@ extension SupportToolsTests {
             }
         }
 
+        /// Apple pages by 20: a customer with 21 refunded purchases is read to the last page.
+        @Test func historyAndRefundsFollowEveryPage() async throws {
+            try await SupportStack.with(workers: [], gateway: false) { stack, settings in
+                let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
+                let customer = UUID().uuidString.lowercased()
+                var bought: [String] = []
+                for index in 0..<21 {
+                    let purchase = try await simulator.purchase(
+                        productId: "coins.\(index)", type: "Consumable", bundleId: stack.endpoints.bundleId,
+                        appAccountToken: customer)
+                    _ = try await simulator.refund(transactionId: purchase.transactionId)
+                    bought.append(purchase.transactionId)
+                }
+                let lookups = try settings.appleLookups(logger: SupportStack.logger)
+                let history = try await lookups.history(of: bought[0])
+                #expect(history.pages == 2)
+                #expect(history.transactions.compactMap { $0.transaction?.transactionId } == bought)
+                let refunds = try await lookups.refunds(of: bought[0])
+                #expect(refunds.pages == 2)
+                #expect(Set(refunds.transactions.compactMap { $0.transaction?.transactionId }) == Set(bought))
+                #expect(refunds.transactions.allSatisfy { $0.verification == .verified })
+            }
+        }
+
         @Test func anUnknownOrderIsNotFound() async throws {
             try await SupportStack.with(workers: [], gateway: false) { _, settings in
                 let lookups = try settings.appleLookups(logger: SupportStack.logger)
