@@ -238,7 +238,7 @@ public struct NotificationSelfCheck: Sendable {
 
     private func tail(_ topic: String, admin: KafkaAdmin, deadline: ContinuousClock.Instant) async throws -> TopicTail {
         guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
-            throw SupportError(.hopMissed, "topic \(topic) does not exist")
+            throw SupportError(.topicMissing, "topic \(topic) does not exist")
         }
         let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
         return try await TopicTail.start(

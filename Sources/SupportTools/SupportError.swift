@@ -11,8 +11,8 @@ public struct SupportError: Error, Sendable, CustomStringConvertible {
         public static let appleError = Code(rawValue: "apple_error")
         /// `--republish` of a purchase grant never saw, without `--user-id`.
         public static let userIdRequired = Code(rawValue: "user_id_required")
-        /// A hop of `iap notifications test` did not happen in time.
-        public static let hopMissed = Code(rawValue: "hop_missed")
+        /// The pipeline file names a topic the cluster does not have.
+        public static let topicMissing = Code(rawValue: "topic_missing")
     }
 
     public var code: Code
