@@ -66,7 +66,14 @@ public struct NotificationSelfCheck: Sendable {
         let setupDeadline = ContinuousClock.now + setupTimeout
         async let notificationsTail = tail(route.notificationsTopic, admin: admin, deadline: setupDeadline)
         async let verifyTail = tail(route.verifyTopic, admin: admin, deadline: setupDeadline)
-        let tails = try await (notifications: notificationsTail, verify: verifyTail)
+        let tails: (notifications: TopicTail, verify: TopicTail)
+        switch await (notificationsTail, verifyTail) {
+        case (.success(let notifications), .success(let verify)):
+            tails = (notifications, verify)
+        case (.failure(let error), let other), (let other, .failure(let error)):
+            if case .success(let started) = other { await started.close() }
+            throw error
+        }
         let deadline = ContinuousClock.now + timeout
         var report = NotificationSelfCheckReport()
         await follow(&report, tails: tails, admin: admin, deadline: deadline)
@@ -236,14 +243,23 @@ public struct NotificationSelfCheck: Sendable {
         }
     }
 
-    private func tail(_ topic: String, admin: KafkaAdmin, deadline: ContinuousClock.Instant) async throws -> TopicTail {
-        guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
-            throw SupportError(.topicMissing, "topic \(topic) does not exist")
+    /// A tail of `topic` from its current end, or why not (both tails start at once; one that
+    /// started is closed when the other failed).
+    private func tail(_ topic: String, admin: KafkaAdmin, deadline: ContinuousClock.Instant) async -> Result<
+        TopicTail, any Error
+    > {
+        do {
+            guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
+                throw SupportError(.topicMissing, "topic \(topic) does not exist")
+            }
+            let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
+            return .success(
+                try await TopicTail.start(
+                    bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: topic, from: highs,
+                    deadline: deadline, logger: logger))
+        } catch {
+            return .failure(error)
         }
-        let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
-        return try await TopicTail.start(
-            bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: topic, from: highs,
-            deadline: deadline, logger: logger)
     }
 }
 
