@@ -257,6 +257,28 @@ let package = Package(
         .executableTarget(name: "iap-grant", dependencies: ["Workers"], swiftSettings: strictSettings),
         .executableTarget(name: "iap-reconcile", dependencies: ["Workers"], swiftSettings: strictSettings),
 
+        // MARK: Support tools
+        /// What `iap support` and `iap notifications test` do, as library code: Apple's answers
+        /// about one customer checked with verify's trust beside grant's state, the republish of
+        /// an order, and the notification self-check across gateway, intake and verify.
+        .target(
+            name: "SupportTools",
+            dependencies: [
+                "Basics",
+                "AppStore",
+                "Contracts",
+                "Purchases",
+                "Kafka",
+                "Redis",
+                "Hosting",
+                "Topology",
+                "Pipeline",
+                "Workers",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
         // MARK: Local stand-ins
         /// The embedded stack of `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end
         /// tests: mock-cluster broker, `redis-server` child, simulator, workers as child processes.
@@ -324,6 +346,7 @@ let package = Package(
                 "Hosting",
                 "Topology",
                 "Gateway",
+                "SupportTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -386,6 +409,17 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "LocalStack", "Contracts", "Purchases", "Kafka",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        /// The support tools against the simulator, the mock broker and a real redis-server
+        /// (`LocalStack`); the notification self-check and republish run the worker executables.
+        .testTarget(
+            name: "SupportToolsTests",
+            dependencies: [
+                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Hosting",
+                "Topology", "Workers", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

@@ -11,6 +11,7 @@ public import AppStore
 /// | ``VerifiedTransaction/recordKey`` | `<transactionId>\|n:<notificationUUID>` or `<transactionId>\|e:<eventId>` | match and grant: the runtime's guard (``MatchedTransaction/idempotencyKey``); match's waiting store | one processing of one delivery of a transaction (a retry copy, a re-published waiting record), while a new notification of it (a refund) or a new purchase event is new |
 /// | ``effectKey(transactionId:effect:date:)`` | `<transactionId>\|<effect>`; `renew` and `grace` add `\|<access end ms>`, `revoke` `\|<revocationDate ms>`, `reinstate` `\|<reversal's signedDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per (transaction, effect, Apple's date of it): a renewal extended again, a second refund after a reversal are changes of their own; the input of its eventId |
 /// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
+/// | ``republishedPurchaseEventId(orderId:transactionId:)`` | UUIDv8 of SHA-256(`support-order\|<orderId>\|<transactionId>`) | `iap support order --republish`: the `iap.purchase.v1` `eventId` | the same transaction of the same order republished again (intake also drops it by its dedupe key: the payload is the bare transaction id) |
 /// | ``webhookKey(eventId:)`` | `webhook:<eventId>` | webhook: the runtime's guard | one delivery of one entitlement event to the receiver |
 /// | ``doneMarker(stage:key:)`` | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard`): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
 ///
@@ -37,6 +38,12 @@ public enum BusinessKeys {
     /// effect key as a UUID, so the same change always gets the same id.
     public static func entitlementEventId(effectKey: String) -> String {
         Digest.uuid(fromSHA256Of: effectKey)
+    }
+
+    /// The `eventId` of the purchase event `iap support order --republish` publishes for one
+    /// transaction of an order: re-running the republish publishes the same event again.
+    public static func republishedPurchaseEventId(orderId: String, transactionId: String) -> String {
+        Digest.uuid(fromSHA256Of: "support-order|\(orderId)|\(transactionId)")
     }
 
     /// The webhook stage's guard: one delivery per entitlement event.

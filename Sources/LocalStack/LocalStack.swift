@@ -29,6 +29,9 @@ public final class LocalStack: Sendable {
     public let cluster: KafkaMockCluster
     public let redis: LocalRedisServer
     public let configuration: LocalStackConfiguration
+    /// The settings every process of the stack reads (its own ops port and client id aside):
+    /// what an `iap` command run against this stack reads too (`iap support`, `iap notifications test`).
+    public let baseEnvironment: [String: String]
     private let simulatorGroup: ServiceGroup
     private let simulatorTask: Task<Void, any Error>
     private let children: Mutex<[String: ChildProcess]>
@@ -156,8 +159,8 @@ public final class LocalStack: Sendable {
                 rootCertificate: simulator.rootCertificatePath,
                 bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
             ),
-            cluster: cluster, redis: redis, configuration: configuration, simulatorGroup: simulatorGroup,
-            simulatorTask: simulatorTask,
+            cluster: cluster, redis: redis, configuration: configuration, baseEnvironment: base,
+            simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
             binDirectory: binDirectory, environments: environments,
             ownedDirectory: configuration.stateDirectory == nil ? directory : nil, logger: logger
         )
@@ -175,7 +178,7 @@ public final class LocalStack: Sendable {
 
     private init(
         endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer,
-        configuration: LocalStackConfiguration,
+        configuration: LocalStackConfiguration, baseEnvironment: [String: String],
         simulatorGroup: ServiceGroup, simulatorTask: Task<Void, any Error>, binDirectory: String,
         environments: [String: [String: String]], ownedDirectory: String?, logger: Logger
     ) {
@@ -184,6 +187,7 @@ public final class LocalStack: Sendable {
         self.cluster = cluster
         self.redis = redis
         self.configuration = configuration
+        self.baseEnvironment = baseEnvironment
         self.simulatorGroup = simulatorGroup
         self.simulatorTask = simulatorTask
         self.children = Mutex([:])

@@ -15,6 +15,8 @@ public struct SimulatorClient: Sendable {
         public var appReceipt: String
         public var transactionReceipt: String
         public var signedPayload: String?
+        /// The order id on the customer's receipt email (Look Up Order ID).
+        public var orderId: String?
     }
 
     public struct Notification: Decodable, Sendable {

@@ -37,30 +37,8 @@ public struct TransactionVerifier: Sendable {
         self.gate = gate
         self.logger = logger
         self.now = now
-        var verifiers: [AppStoreEnvironment: SignedDataVerifier] = [:]
-        let ocsp: (any OCSPTransport)? =
-            configuration.onlineChecks ? HTTPOCSPTransport(timeout: configuration.ocspTimeout) : nil
-        for environment in configuration.environmentPolicy.acceptedEnvironments {
-            verifiers[environment] = try SignedDataVerifier(
-                .init(
-                    rootCertificates: configuration.rootCertificates,
-                    bundleId: configuration.bundleId,
-                    appAppleId: configuration.appAppleId,
-                    environment: environment,
-                    validationTime: configuration.validationTime,
-                    onlineChecks: configuration.onlineChecks,
-                    allowUnsignedTestEnvironments: environment.isUnsignedTestEnvironment,
-                    ocspTransport: ocsp,
-                    whenOCSPUnreachable: configuration.whenOCSPUnreachable,
-                    onOfflineFallback: { [logger] failure in
-                        onOCSPOfflineAccept()
-                        logger.warning(
-                            "OCSP responder unreachable; chain accepted on its offline checks",
-                            metadata: ["error": "\(failure)"])
-                    }
-                ))
-        }
-        self.verifiers = verifiers
+        self.verifiers = try configuration.signedDataVerifiers(
+            logger: logger, onOfflineAccept: onOCSPOfflineAccept)
     }
 
     /// Verifies one request.

@@ -29,7 +29,7 @@ struct StageAssembly {
             try await run { _ in IntakeHandler(rules: rules, verifyTopic: output) }
         case .verify:
             let verifiedTopic = try spec.output("verified")
-            let configuration = try verifyConfiguration()
+            let configuration = try stageSettings.verifyConfiguration()
             try await run { resources in
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
                 let verifier = try TransactionVerifier(
@@ -100,20 +100,6 @@ struct StageAssembly {
             recoverySteps: recoverySteps, makeHandler: makeHandler
         )
         try await worker.run(until: stop)
-    }
-
-    private func verifyConfiguration() throws -> VerifyConfiguration {
-        let bundleId = stageSettings.bundleId
-        let roots = try stageSettings.rootCertificatePaths.map { path throws(ConfigurationError) in
-            try AppleRoots.load(path: path)
-        }
-        return VerifyConfiguration(
-            bundleId: bundleId, appAppleId: stageSettings.appAppleId,
-            rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
-            onlineChecks: stageSettings.ocsp, ocspTimeout: stageSettings.ocspTimeout,
-            whenOCSPUnreachable: stageSettings.ocspUnreachable,
-            environmentPolicy: stageSettings.environmentPolicy, receiptValidation: stageSettings.receiptValidation
-        )
     }
 
     /// Grant's consumption answers, when `IAP_CONSUMPTION_ANSWER` is on: the same Apple

@@ -1,8 +1,24 @@
 public import AppStore
 import Foundation
 public import Hosting
+public import Purchases
 
 extension StageSettings {
+    /// How verify checks signed data: the trusted roots, bundle, app id, environment policy and
+    /// online checks of these settings. Verify and the support tools build it here, so both
+    /// trust exactly the same things.
+    public func verifyConfiguration() throws(ConfigurationError) -> VerifyConfiguration {
+        let roots = try rootCertificatePaths.map { path throws(ConfigurationError) in
+            try AppleRoots.load(path: path)
+        }
+        return VerifyConfiguration(
+            bundleId: bundleId, appAppleId: appAppleId,
+            rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
+            onlineChecks: ocsp, ocspTimeout: ocspTimeout, whenOCSPUnreachable: ocspUnreachable,
+            environmentPolicy: environmentPolicy, receiptValidation: receiptValidation
+        )
+    }
+
     /// The Server API configuration of the Apple keys for `bundleId`, the key file read now:
     /// verify, reconcile and grant (answering consumption requests) build their clients from the
     /// same keys the same way.

@@ -1,0 +1,59 @@
+import AppStore
+public import Hosting
+public import Logging
+public import Pipeline
+import Purchases
+public import Redis
+public import Topology
+public import Workers
+
+/// What the support tools read: verify's settings (Apple API key, endpoints, trusted roots,
+/// environment policy), where Kafka, grant's Redis and the pipeline file are. Read through the
+/// same settings layer as the workers, so the tools check and call exactly as verify does.
+public struct SupportSettings: Sendable {
+    public var verify: StageSettings
+    public var kafkaBrokers: String
+    public var kafkaProperties: [String: String]
+    public var redis: RedisSettings
+    public var pipeline: PipelineFile
+
+    public init(reader: SettingsReader) throws {
+        verify = try StageSettings(stage: .verify, reader: reader)
+        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+        redis = try RedisSettings(reader: reader)
+        pipeline = try PipelineFile.load(path: try reader.value(ClusterSettings.pipeline))
+    }
+
+    /// The Server API client (production first, sandbox when the policy accepts it) and the
+    /// checker of what it returns, both from verify's settings.
+    public func appleLookups(logger: Logger) throws -> AppleCustomerLookups {
+        // Verify walks the environments itself; a lookup lets the client do it, starting where
+        // the deployment's data lives.
+        var api = try verify.serverAPIConfiguration(bundleId: verify.bundleId)
+        api.environment = verify.environmentPolicy.deployment == .sandbox ? .sandbox : .production
+        api.sandboxFallback = verify.environmentPolicy.refusal(for: .sandbox) == nil
+        return AppleCustomerLookups(
+            client: try AppStoreServerAPIClient(configuration: api),
+            checker: try SignedDataChecker(configuration: try verify.verifyConfiguration(), logger: logger))
+    }
+
+    /// Grant's Redis (its entitlement states).
+    public func redisClient(logger: Logger) throws -> RedisClient {
+        RedisClient(configuration: try redis.configuration(), logger: logger)
+    }
+
+    /// The topic backends publish purchases to: intake's `purchases` input.
+    public func purchasesTopic() throws -> String {
+        try pipeline.stage(named: "intake").input("purchases")
+    }
+
+    /// Where a notification travels from the gateway through intake to verify.
+    public func notificationRoute() throws -> NotificationSelfCheck.Route {
+        let intake = try pipeline.stage(named: "intake")
+        let verify = try pipeline.stage(named: "verify")
+        return NotificationSelfCheck.Route(
+            notificationsTopic: try intake.input("notifications"), intakeGroup: intake.consumerGroup,
+            verifyTopic: try verify.input("verify"), verifyGroup: verify.consumerGroup)
+    }
+}

@@ -1,0 +1,177 @@
+import ArgumentParser
+import Foundation
+import Hosting
+import Kafka
+import Redis
+import SupportTools
+import Workers
+
+/// `iap support order|refunds|history|status`: what Apple says about a customer, checked with
+/// verify's trust, beside what the pipeline did (docs/operations.md, "Support").
+struct SupportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "support",
+        abstract: "Look a customer up with Apple: orders, refunds, transaction history, subscription statuses.",
+        discussion: """
+            Reads verify's settings (IAP_BUNDLE_ID, IAP_APPLE_KEY_ID, IAP_APPLE_ISSUER_ID, IAP_APPLE_PRIVATE_KEY_PATH, \
+            IAP_APPLE_ROOT_CERTIFICATES, IAP_ENVIRONMENT, …), KAFKA_BROKERS, REDIS_URL (grant's) and IAP_PIPELINE \
+            through the settings layer (environment, IAP_CONFIG_FILE). Every signed item is checked as verify \
+            checks it. Exit status: 0 answered, 1 an error (Apple, settings, Kafka, Redis), 3 Apple knows no such order.
+            """,
+        subcommands: [
+            SupportOrderCommand.self, SupportRefundsCommand.self, SupportHistoryCommand.self,
+            SupportStatusCommand.self,
+        ]
+    )
+}
+
+/// Shared by the support subcommands: settings, the JSON/text switch and error output.
+enum SupportRun {
+    static func settings() async throws -> SupportSettings {
+        try SupportSettings(reader: try await SettingsReader.load())
+    }
+
+    /// Runs `body`; a failure is printed (as `{"error", "message"}` with `--json`) and exits 1.
+    static func run(json: Bool, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            let (code, message) =
+                if let support = error as? SupportError { (support.code.rawValue, support.detail) } else {
+                    ("failed", "\(error)")
+                }
+            if json {
+                CLIInput.printError(code: code, message: message)
+            } else {
+                FileHandle.standardError.write(Data("iap support: \(message)\n".utf8))
+            }
+            throw ExitCode(1)
+        }
+    }
+
+    static func print(_ value: some Encodable, json: Bool, text: () -> String) throws {
+        Swift.print(json ? try SupportJSON.encode(value) : text())
+    }
+}
+
+struct SupportOrderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "order",
+        abstract: "Look Up Order ID: the order's transactions, verified, with grant's state of each purchase.",
+        discussion: """
+            --republish feeds the verified transactions to intake as iap.purchase.v1 events (source "reconcile", \
+            the transaction id as payload, eventId derived from order and transaction): the pipeline then applies \
+            whatever it missed. Running it twice changes nothing. The user is grant's owner of the purchase; \
+            --user-id names it for a purchase grant never saw.
+            """
+    )
+
+    @Argument(help: "The order id from the customer's Apple receipt email.")
+    var orderId: String
+
+    @Flag(name: .long, help: "Publish the verified transactions to intake again.")
+    var republish = false
+
+    @Option(name: .customLong("user-id"), help: "With --republish: the user of purchases grant never saw.")
+    var userId: String?
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await SupportRun.run(json: json) {
+            let settings = try await SupportRun.settings()
+            let logger = CLILogging.logger("iap.support")
+            let lookups = try settings.appleLookups(logger: logger)
+            let redis = try settings.redisClient(logger: logger)
+            var report: OrderReport
+            do {
+                report = try await OrderReport.make(
+                    orderId: orderId, lookups: lookups, grants: RedisEntitlementStateStore(client: redis))
+            } catch {
+                await redis.shutdown()
+                throw error
+            }
+            await redis.shutdown()
+            if republish {
+                let republisher = OrderRepublisher(
+                    purchasesTopic: try settings.purchasesTopic(), bundleId: settings.verify.bundleId)
+                let events = try republisher.events(for: report, userId: userId)
+                var producer = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
+                producer.clientId = "iap-support"
+                producer.additionalProperties = settings.kafkaProperties
+                let kafka = try KafkaProducer(configuration: producer, logger: logger)
+                do {
+                    report.republished = try await republisher.publish(events, with: kafka)
+                } catch {
+                    await kafka.close()
+                    throw error
+                }
+                await kafka.close()
+            }
+            try SupportRun.print(report, json: json) { SupportText.order(report) }
+            if !report.found { throw ExitCode(3) }
+        }
+    }
+}
+
+struct SupportRefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refunds", abstract: "Get Refund History: every refunded transaction of the customer, verified.")
+
+    @Argument(help: "Any transaction id of the customer.")
+    var transactionId: String
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await SupportRun.run(json: json) {
+            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
+                .refunds(of: transactionId)
+            try SupportRun.print(report, json: json) { SupportText.transactions("refunds", report) }
+        }
+    }
+}
+
+struct SupportHistoryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "history",
+        abstract: "Get Transaction History: every transaction of the customer in this app, verified.")
+
+    @Argument(help: "Any transaction id of the customer.")
+    var transactionId: String
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await SupportRun.run(json: json) {
+            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
+                .history(of: transactionId)
+            try SupportRun.print(report, json: json) { SupportText.transactions("transactions", report) }
+        }
+    }
+}
+
+struct SupportStatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Get All Subscription Statuses: per group, status, last transaction and renewal info, verified.")
+
+    @Argument(help: "Any transaction id of the customer.")
+    var transactionId: String
+
+    @Flag(name: .long, help: "Print the report as JSON.")
+    var json = false
+
+    func run() async throws {
+        try await SupportRun.run(json: json) {
+            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
+                .statuses(of: transactionId)
+            try SupportRun.print(report, json: json) { SupportText.statuses(report) }
+        }
+    }
+}

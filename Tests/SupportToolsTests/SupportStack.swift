@@ -1,0 +1,68 @@
+import Foundation
+import Hosting
+import LocalStack
+import Logging
+import Redis
+import SupportTools
+import Testing
+import Workers
+
+/// A local stack for the support tools, with the settings an `iap support` command run against
+/// it would read.
+enum SupportStack {
+    static let logger: Logger = {
+        var logger = Logger(label: "test.support")
+        logger.logLevel = .warning
+        return logger
+    }()
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// - Parameters:
+    ///   - workers: worker executables to run (none: broker, Redis and simulator only).
+    ///   - gateway: whether `iap-gateway` runs and the simulator's notifications go to it.
+    static func with<T: Sendable>(
+        workers: [String] = LocalStackConfiguration.allWorkers, gateway: Bool = true,
+        _ body: (LocalStack, SupportSettings) async throws -> T
+    ) async throws -> T {
+        var configuration = LocalStackConfiguration()
+        configuration.pipelinePath = repositoryRoot + "/pipelines/iap.yaml"
+        configuration.workers = workers
+        configuration.gateway = gateway
+        let stack = try await LocalStack.start(configuration, logger: logger)
+        do {
+            let settings = try SupportSettings(reader: SettingsReader(environment: stack.baseEnvironment))
+            let result = try await body(stack, settings)
+            await stack.stop()
+            return result
+        } catch {
+            await stack.stop(keepingState: true)
+            throw error
+        }
+    }
+
+    /// Grant's entitlement states in the stack's Redis, for the length of `body`.
+    static func withGrants<T: Sendable>(
+        _ settings: SupportSettings, _ body: (RedisEntitlementStateStore) async throws -> T
+    ) async throws -> T {
+        let redis = try settings.redisClient(logger: logger)
+        do {
+            let result = try await body(RedisEntitlementStateStore(client: redis))
+            await redis.shutdown()
+            return result
+        } catch {
+            await redis.shutdown()
+            throw error
+        }
+    }
+
+    /// The `--json` output of `report`, parsed back.
+    static func json(_ report: some Encodable) throws -> [String: Any] {
+        let text = try SupportJSON.encode(report)
+        return try #require(JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+}
+
+/// The support suites each start a stack; nested here, they run one after the other.
+@Suite(.serialized, .timeLimit(.minutes(10))) struct SupportToolsTests {}
