@@ -32,44 +32,39 @@ public struct AppleCustomerLookups: Sendable {
 
     /// Get Refund History, following `revision` while `hasMore`.
     public func refunds(of transactionId: String) async throws(SupportError) -> TransactionListReport {
-        var transactions: [String] = []
-        var revision: String?
-        var pages = 0
-        var environment = client.configuration.environment
-        repeat {
-            let page: AppStoreAPIResponse<RefundHistoryResponse>
-            do throws(AppStoreAPIError) {
-                page = try await client.getRefundHistory(transactionId: transactionId, revision: revision)
-            } catch {
-                throw SupportError(call: "Get Refund History", error)
-            }
-            environment = page.environment
-            transactions += page.value.signedTransactions ?? []
-            pages += 1
-            revision = page.value.hasMore == true ? page.value.revision : nil
-        } while revision != nil && pages < maximumPages
-        return await report(transactionId, environment: environment, pages: pages, transactions)
+        try await allPages("Get Refund History", of: transactionId) { revision throws(AppStoreAPIError) in
+            try await client.getRefundHistory(transactionId: transactionId, revision: revision)
+        }
     }
 
     /// Get Transaction History (the customer's transactions of this app), every page.
     public func history(of transactionId: String) async throws(SupportError) -> TransactionListReport {
+        try await allPages("Get Transaction History", of: transactionId) { revision throws(AppStoreAPIError) in
+            try await client.getTransactionHistory(
+                transactionId: transactionId, request: TransactionHistoryRequest(sort: .ascending), revision: revision)
+        }
+    }
+
+    /// Reads `call`'s pages from the first to the last (at most ``maximumPages``).
+    private func allPages<Page: SignedTransactionPage>(
+        _ call: String, of transactionId: String,
+        _ page: (String?) async throws(AppStoreAPIError) -> AppStoreAPIResponse<Page>
+    ) async throws(SupportError) -> TransactionListReport {
         var transactions: [String] = []
         var revision: String?
         var pages = 0
         var environment = client.configuration.environment
         repeat {
-            let page: AppStoreAPIResponse<HistoryResponse>
+            let answer: AppStoreAPIResponse<Page>
             do throws(AppStoreAPIError) {
-                page = try await client.getTransactionHistory(
-                    transactionId: transactionId, request: TransactionHistoryRequest(sort: .ascending),
-                    revision: revision)
+                answer = try await page(revision)
             } catch {
-                throw SupportError(call: "Get Transaction History", error)
+                throw SupportError(call: call, error)
             }
-            environment = page.environment
-            transactions += page.value.signedTransactions ?? []
+            environment = answer.environment
+            transactions += answer.value.signedTransactions ?? []
             pages += 1
-            revision = page.value.hasMore == true ? page.value.revision : nil
+            revision = answer.value.hasMore == true ? answer.value.revision : nil
         } while revision != nil && pages < maximumPages
         return await report(transactionId, environment: environment, pages: pages, transactions)
     }

@@ -40,3 +40,15 @@ public struct AppStoreServerAPIConfiguration: Sendable {
         self.timeout = timeout
     }
 }
+
+extension AppStoreServerAPIConfiguration {
+    /// This configuration fixed to `environment`, with no fallback: for callers that walk the
+    /// environments themselves (verify by its policy, grant answering consumption requests),
+    /// one client per environment.
+    public func pinned(to environment: AppStoreEnvironment) -> Self {
+        var pinned = self
+        pinned.environment = environment
+        pinned.sandboxFallback = false
+        return pinned
+    }
+}

@@ -5,8 +5,16 @@ public struct TransactionInfoResponse: Codable, Hashable, Sendable {
     public var signedTransactionInfo: String?
 }
 
+/// A page of signed transactions that names the next one with `revision` while `hasMore`
+/// (Get Transaction History, Get Refund History).
+public protocol SignedTransactionPage: Sendable {
+    var signedTransactions: [String]? { get }
+    var revision: String? { get }
+    var hasMore: Bool? { get }
+}
+
 /// A page of `GET /inApps/v2/history/{transactionId}` (at most 20 transactions).
-public struct HistoryResponse: Codable, Hashable, Sendable {
+public struct HistoryResponse: Codable, Hashable, Sendable, SignedTransactionPage {
     /// Pass back to get the next page.
     public var revision: String?
     public var hasMore: Bool?
@@ -43,7 +51,7 @@ public struct OrderLookupResponse: Codable, Hashable, Sendable {
 }
 
 /// A page of `GET /inApps/v2/refund/lookup/{transactionId}`.
-public struct RefundHistoryResponse: Codable, Hashable, Sendable {
+public struct RefundHistoryResponse: Codable, Hashable, Sendable, SignedTransactionPage {
     public var signedTransactions: [String]?
     public var revision: String?
     public var hasMore: Bool?

@@ -16,14 +16,8 @@ public struct AppStoreConsumptionSender: ConsumptionSender {
     public init(api: AppStoreServerAPIConfiguration, executor: any AppleHTTPExecutor = AsyncHTTPClientExecutor())
         throws(ConfigurationError)
     {
-        var production = api
-        production.environment = .production
-        production.sandboxFallback = false
-        var sandbox = api
-        sandbox.environment = .sandbox
-        sandbox.sandboxFallback = false
-        self.production = try AppStoreServerAPIClient(configuration: production, executor: executor)
-        self.sandbox = try AppStoreServerAPIClient(configuration: sandbox, executor: executor)
+        self.production = try AppStoreServerAPIClient(configuration: api.pinned(to: .production), executor: executor)
+        self.sandbox = try AppStoreServerAPIClient(configuration: api.pinned(to: .sandbox), executor: executor)
     }
 
     public func send(_ request: ConsumptionRequest, transactionId: String, environment: AppStoreEnvironment)

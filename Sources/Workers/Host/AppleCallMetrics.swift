@@ -29,12 +29,13 @@ public final class AppleCallMetrics: Sendable {
 
     private let factory: PrometheusMetricsFactory
     private let timers = Mutex<[String: Metrics.Timer]>([:])
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let families: MetricFamilies
 
     public init(factory: PrometheusMetricsFactory) {
         var factory = factory
         factory.durationHistogramBuckets[Self.durationName] = Self.durationBuckets
         self.factory = factory
+        self.families = MetricFamilies(factory: factory)
         // The counters the alerts watch exist from the start at 0, so their first increment
         // is an increase Prometheus sees.
         for endpoint in [AppleCall.Endpoint.transactionInfo, .verifyReceipt] {
@@ -77,14 +78,7 @@ public final class AppleCallMetrics: Sendable {
     }
 
     private func counter(_ name: String, _ dimension: (String, String)? = nil) -> CoreMetrics.Counter {
-        let factory = factory
-        return counters.withLock { counters in
-            let key = name + " " + (dimension?.1 ?? "")
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: dimension.map { [$0] } ?? [], factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        families.counter(name, dimension.map { [$0] } ?? [])
     }
 
     /// The gate's endpoint in the histogram's spelling.

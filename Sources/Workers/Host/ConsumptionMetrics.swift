@@ -1,7 +1,6 @@
 import CoreMetrics
 public import Prometheus
 import Purchases
-import Synchronization
 
 /// What grant's consumption answers export (docs/operations.md, "Consumption requests"):
 /// - `iap_consumption_answered_total`: answers Apple accepted (202);
@@ -10,11 +9,10 @@ import Synchronization
 /// - `iap_consumption_failed_total{kind}`: attempts Apple did not accept, `retry` (the record
 ///   is retried) or `terminal` (Apple refused the answer for good).
 public final class ConsumptionMetrics: Sendable {
-    private let factory: PrometheusMetricsFactory
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
+    private let families: MetricFamilies
 
     public init(factory: PrometheusMetricsFactory) {
-        self.factory = factory
+        self.families = MetricFamilies(factory: factory)
         // Every series exists from the start at 0, so a first increment is an increase.
         _ = counter("iap_consumption_answered_total", nil)
         for code in ConsumptionSkipReason.Code.all {
@@ -34,13 +32,6 @@ public final class ConsumptionMetrics: Sendable {
     }
 
     private func counter(_ name: String, _ dimension: (String, String)?) -> CoreMetrics.Counter {
-        let factory = factory
-        return counters.withLock { counters in
-            let key = name + " " + (dimension?.1 ?? "")
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: dimension.map { [$0] } ?? [], factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        families.counter(name, dimension.map { [$0] } ?? [])
     }
 }

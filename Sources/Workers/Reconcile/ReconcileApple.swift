@@ -5,7 +5,7 @@ public import Purchases
 /// ``RedisAppleCallGate`` buckets, one per endpoint) and Apple's own back-off: a `retry`
 /// outcome (5xx, a 429's `Retry-After`, a timeout) waits what the classifier says, at least,
 /// and tries again, up to ``attempts`` times; then the run fails and the next one resumes from
-/// the checkpoint.
+/// the checkpoint. A 429 also pauses the endpoint in the shared gate until its `Retry-After`.
 public struct ReconcileApple: Sendable {
     let gate: any AppleCallGate
     let attempts: Int
@@ -20,7 +20,7 @@ public struct ReconcileApple: Sendable {
         self.sleep = sleep
     }
 
-    func call<Value: Sendable>(
+    public func call<Value: Sendable>(
         _ endpoint: AppleCall.Endpoint, environment: AppStoreEnvironment,
         _ body: () async throws(AppStoreAPIError) -> Value
     ) async throws -> Value {
@@ -34,8 +34,14 @@ public struct ReconcileApple: Sendable {
                 return try await body()
             } catch {
                 failures += 1
-                guard case .retry(let after, _) = error.outcome, failures < attempts else { throw error }
-                try await sleep(after)
+                guard case .retry(let after, let reason) = error.outcome, failures < attempts else { throw error }
+                if reason.code == .rateLimited {
+                    // Apple's 429 holds every replica (and verify) back, not only this loop: the
+                    // gate is paused, and the next acquire waits the pause out.
+                    try await gate.backOff(AppleCall(endpoint, environment: environment), for: after)
+                } else {
+                    try await sleep(after)
+                }
             }
         }
     }

@@ -2,7 +2,6 @@ import AppStore
 import Basics
 import CoreMetrics
 public import Prometheus
-import Synchronization
 
 /// What `iap-reconcile` exports (docs/operations.md, "Reconcile"):
 /// - `iap_reconcile_pages_total{bundle_id,environment}`: notification history pages published;
@@ -13,12 +12,10 @@ import Synchronization
 /// - `iap_reconcile_checkpoint_age_seconds{bundle_id,environment}`: how far behind now the next
 ///   window starts, after each run (the alert watches it grow).
 public final class ReconcileMetrics: Sendable {
-    private let factory: PrometheusMetricsFactory
-    private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
-    private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
+    private let families: MetricFamilies
 
     public init(factory: PrometheusMetricsFactory, scopes: [ReconcileScope]) {
-        self.factory = factory
+        self.families = MetricFamilies(factory: factory)
         for scope in scopes {
             _ = counter("iap_reconcile_pages_total", Self.dimensions(scope))
             _ = counter("iap_reconcile_notifications_published_total", Self.dimensions(scope))
@@ -46,16 +43,8 @@ public final class ReconcileMetrics: Sendable {
     }
 
     public func setCheckpointAge(_ age: Duration, of scope: ReconcileScope) {
-        let dimensions = Self.dimensions(scope)
-        let factory = factory
-        gauges.withLock { gauges in
-            let key = "age " + scope.name
-            if let gauge = gauges[key] { return gauge }
-            let gauge = CoreMetrics.Gauge(
-                label: "iap_reconcile_checkpoint_age_seconds", dimensions: dimensions, factory: factory)
-            gauges[key] = gauge
-            return gauge
-        }.record(Double(age.milliseconds(rounding: .towardZero)) / 1000)
+        families.gauge("iap_reconcile_checkpoint_age_seconds", Self.dimensions(scope))
+            .record(Double(age.milliseconds(rounding: .towardZero)) / 1000)
     }
 
     private static func dimensions(_ scope: ReconcileScope) -> [(String, String)] {
@@ -63,13 +52,6 @@ public final class ReconcileMetrics: Sendable {
     }
 
     private func counter(_ name: String, _ dimensions: [(String, String)]) -> CoreMetrics.Counter {
-        let factory = factory
-        return counters.withLock { counters in
-            let key = name + " " + dimensions.map(\.1).joined(separator: " ")
-            if let counter = counters[key] { return counter }
-            let counter = CoreMetrics.Counter(label: name, dimensions: dimensions, factory: factory)
-            counters[key] = counter
-            return counter
-        }
+        families.counter(name, dimensions)
     }
 }

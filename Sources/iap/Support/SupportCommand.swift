@@ -117,22 +117,34 @@ struct SupportOrderCommand: AsyncParsableCommand {
     }
 }
 
-struct SupportRefundsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "refunds", abstract: "Get Refund History: every refunded transaction of the customer, verified.")
-
+/// What every customer lookup takes: a transaction id and `--json`.
+struct CustomerLookupArguments: ParsableArguments {
     @Argument(help: "Any transaction id of the customer.")
     var transactionId: String
 
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
-    func run() async throws {
+    /// Asks Apple with verify's settings and prints the report, as JSON or as `text`.
+    func run<Report: Encodable>(
+        _ lookup: (AppleCustomerLookups, String) async throws -> Report, text: (Report) -> String
+    ) async throws {
         try await SupportRun.run(json: json) {
-            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
-                .refunds(of: transactionId)
-            try SupportRun.print(report, json: json) { SupportText.transactions("refunds", report) }
+            let lookups = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
+            let report = try await lookup(lookups, transactionId)
+            try SupportRun.print(report, json: json) { text(report) }
         }
+    }
+}
+
+struct SupportRefundsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refunds", abstract: "Get Refund History: every refunded transaction of the customer, verified.")
+
+    @OptionGroup var lookup: CustomerLookupArguments
+
+    func run() async throws {
+        try await lookup.run({ try await $0.refunds(of: $1) }, text: { SupportText.transactions("refunds", $0) })
     }
 }
 
@@ -141,18 +153,10 @@ struct SupportHistoryCommand: AsyncParsableCommand {
         commandName: "history",
         abstract: "Get Transaction History: every transaction of the customer in this app, verified.")
 
-    @Argument(help: "Any transaction id of the customer.")
-    var transactionId: String
-
-    @Flag(name: .long, help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var lookup: CustomerLookupArguments
 
     func run() async throws {
-        try await SupportRun.run(json: json) {
-            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
-                .history(of: transactionId)
-            try SupportRun.print(report, json: json) { SupportText.transactions("transactions", report) }
-        }
+        try await lookup.run({ try await $0.history(of: $1) }, text: { SupportText.transactions("transactions", $0) })
     }
 }
 
@@ -161,17 +165,9 @@ struct SupportStatusCommand: AsyncParsableCommand {
         commandName: "status",
         abstract: "Get All Subscription Statuses: per group, status, last transaction and renewal info, verified.")
 
-    @Argument(help: "Any transaction id of the customer.")
-    var transactionId: String
-
-    @Flag(name: .long, help: "Print the report as JSON.")
-    var json = false
+    @OptionGroup var lookup: CustomerLookupArguments
 
     func run() async throws {
-        try await SupportRun.run(json: json) {
-            let report = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
-                .statuses(of: transactionId)
-            try SupportRun.print(report, json: json) { SupportText.statuses(report) }
-        }
+        try await lookup.run({ try await $0.statuses(of: $1) }, text: { SupportText.statuses($0) })
     }
 }
