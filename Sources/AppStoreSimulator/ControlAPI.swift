@@ -32,6 +32,17 @@ struct ControlAPI: Sendable {
                 originalTransactionId: context.parameters.get("originalTransactionId") ?? "", notify: notify)
             return try JSONResponse.make(body: response)
         }
+        group.post("subscriptions/:originalTransactionId/fail-renewal") { request, context in
+            let grace = try await Self.optionalBody(FailRenewalRequest.self, from: request)?.gracePeriodSeconds
+            let response = try await store.failRenewal(
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "", gracePeriodSeconds: grace)
+            return try JSONResponse.make(body: response)
+        }
+        group.post("subscriptions/:originalTransactionId/grace-period-expired") { _, context in
+            let response = try await store.endGracePeriod(
+                originalTransactionId: context.parameters.get("originalTransactionId") ?? "")
+            return try JSONResponse.make(body: response)
+        }
         group.post("subscriptions/:originalTransactionId/auto-renew") { request, context in
             let body = try await JSONResponse.decode(AutoRenewRequest.self, from: request)
             let id = context.parameters.get("originalTransactionId") ?? ""

@@ -44,6 +44,12 @@ struct RenewRequest: Decodable, Sendable {
 }
 
 /// `POST /sim/v1/subscriptions/{originalTransactionId}/expire`; the body is optional.
+/// `POST /sim/v1/subscriptions/{originalTransactionId}/fail-renewal` (beyond the contract).
+struct FailRenewalRequest: Decodable, Sendable {
+    /// A billing grace period of this many seconds from the period's end; none when omitted.
+    var gracePeriodSeconds: Double?
+}
+
 struct ExpireRequest: Decodable, Sendable {
     /// false: expire silently, with no notification (default true).
     var notify: Bool?

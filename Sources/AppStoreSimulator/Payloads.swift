@@ -114,6 +114,8 @@ public enum AppleValues {
         public static let didChangeRenewalStatus = "DID_CHANGE_RENEWAL_STATUS"
         public static let test = "TEST"
         public static let consumptionRequest = "CONSUMPTION_REQUEST"
+        public static let didFailToRenew = "DID_FAIL_TO_RENEW"
+        public static let gracePeriodExpired = "GRACE_PERIOD_EXPIRED"
     }
 
     public enum Subtype {
@@ -122,5 +124,7 @@ public enum AppleValues {
         public static let voluntary = "VOLUNTARY"
         public static let autoRenewEnabled = "AUTO_RENEW_ENABLED"
         public static let autoRenewDisabled = "AUTO_RENEW_DISABLED"
+        public static let gracePeriod = "GRACE_PERIOD"
+        public static let billingRecovery = "BILLING_RECOVERY"
     }
 }

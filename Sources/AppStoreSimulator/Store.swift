@@ -33,6 +33,10 @@ actor Store {
         var expired = false
         var autoRenew = true
         var periodMs: Int64?
+        /// Apple is retrying a failed renewal.
+        var billingRetry = false
+        /// While in a billing grace period: when it ends (access is kept until then).
+        var gracePeriodEnd: Int64?
     }
 
     private let signer: JWSSigner
@@ -182,12 +186,48 @@ actor Store {
         chains[originalTransactionId]?.transactionIds.append(renewal.transactionId)
         chains[originalTransactionId]?.expired = false
         chains[originalTransactionId]?.autoRenew = true
+        chains[originalTransactionId]?.billingRetry = false
+        chains[originalTransactionId]?.gracePeriodEnd = nil
         let orderId = ids.nextOrderId()
         orders[orderId] = [renewal.transactionId]
         orderOfTransaction[renewal.transactionId] = orderId
         let notification = try notify(
-            type: AppleValues.NotificationType.didRenew, subtype: nil, transaction: renewal, deliver: deliver)
+            type: AppleValues.NotificationType.didRenew,
+            subtype: chain.billingRetry ? AppleValues.Subtype.billingRecovery : nil, transaction: renewal,
+            deliver: deliver)
         return try response(for: renewal.transactionId, signedPayload: notification)
+    }
+
+    /// The renewal's payment failed (`DID_FAIL_TO_RENEW`): Apple retries billing, and with
+    /// `gracePeriodSeconds` the customer keeps access that long past the period's end (subtype
+    /// GRACE_PERIOD, `gracePeriodExpiresDate` in the renewal info). A later ``renew`` is the
+    /// billing recovery.
+    func failRenewal(originalTransactionId: String, gracePeriodSeconds: Double?) throws -> NotificationResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard !chain.expired, latest.revocationDate == nil, !chain.billingRetry else {
+            throw SimulatorError(.conflict, "subscription \(originalTransactionId) is not renewing")
+        }
+        chains[originalTransactionId]?.billingRetry = true
+        chains[originalTransactionId]?.gracePeriodEnd = gracePeriodSeconds.map { seconds in
+            (latest.expiresDate ?? Self.milliseconds(Date())) + Int64((seconds * 1000).rounded())
+        }
+        let notification = try notify(
+            type: AppleValues.NotificationType.didFailToRenew,
+            subtype: gracePeriodSeconds == nil ? nil : AppleValues.Subtype.gracePeriod, transaction: latest)
+        return NotificationResponse(signedPayload: notification)
+    }
+
+    /// The billing grace period ended without a recovery (`GRACE_PERIOD_EXPIRED`): access ends,
+    /// Apple keeps retrying billing.
+    func endGracePeriod(originalTransactionId: String) throws -> NotificationResponse {
+        let (chain, latest) = try subscription(originalTransactionId)
+        guard chain.gracePeriodEnd != nil else {
+            throw SimulatorError(.conflict, "subscription \(originalTransactionId) is not in a grace period")
+        }
+        chains[originalTransactionId]?.gracePeriodEnd = nil
+        let notification = try notify(
+            type: AppleValues.NotificationType.gracePeriodExpired, subtype: nil, transaction: latest)
+        return NotificationResponse(signedPayload: notification)
     }
 
     /// Ends a subscription: it no longer renews and Get All Subscription Statuses reports it
@@ -411,6 +451,8 @@ actor Store {
     private func status(of chain: Chain, latest: SimulatedTransactionPayload) -> Int {
         if latest.revocationType == "FAMILY_REVOKE" { return 5 }
         if chain.expired || latest.revocationDate != nil { return 2 }
+        if let end = chain.gracePeriodEnd, end > Self.milliseconds(Date()) { return 4 }
+        if chain.billingRetry { return 3 }
         if let expires = latest.expiresDate, expires <= Self.milliseconds(Date()) { return 2 }
         return 1
     }
@@ -422,8 +464,9 @@ actor Store {
             productId: latest.productId,
             autoRenewProductId: latest.productId,
             autoRenewStatus: chain.autoRenew ? 1 : 0,
-            expirationIntent: chain.expired ? 1 : nil,
-            isInBillingRetryPeriod: false,
+            expirationIntent: chain.expired ? 1 : chain.billingRetry ? 2 : nil,
+            isInBillingRetryPeriod: chain.billingRetry,
+            gracePeriodExpiresDate: chain.gracePeriodEnd,
             signedDate: Self.milliseconds(Date()),
             environment: latest.environment,
             recentSubscriptionStartDate: first.purchaseDate,

@@ -67,6 +67,22 @@ public struct SimulatorClient: Sendable {
         try await post("/sim/v1/subscriptions/\(originalTransactionId)/expire", body: [:])
     }
 
+    /// The renewal's payment fails (DID_FAIL_TO_RENEW); with `gracePeriodSeconds`, in a billing
+    /// grace period (subtype GRACE_PERIOD). A later ``renew(originalTransactionId:deliver:)`` is
+    /// the billing recovery.
+    public func failRenewal(originalTransactionId: String, gracePeriodSeconds: Double? = nil) async throws
+        -> Notification
+    {
+        try await post(
+            "/sim/v1/subscriptions/\(originalTransactionId)/fail-renewal",
+            body: gracePeriodSeconds.map { ["gracePeriodSeconds": $0] } ?? [:])
+    }
+
+    /// The billing grace period ends with no recovery (GRACE_PERIOD_EXPIRED).
+    public func endGracePeriod(originalTransactionId: String) async throws -> Notification {
+        try await post("/sim/v1/subscriptions/\(originalTransactionId)/grace-period-expired", body: [:])
+    }
+
     /// Expires a subscription with no notification at all (only reconcile's sweep notices).
     public func expireSilently(originalTransactionId: String) async throws {
         let _: SilentExpiry = try await post(

@@ -105,6 +105,33 @@ extension DemoScenario {
                 .entitlement(transactionId: purchase.transactionId, action: "expire", userId: user),
             ]
         },
+        DemoScenario("billing fails: a grace period keeps access, its end cuts it, recovery grants again") {
+            context in
+            let user = context.user("gus")
+            let purchase = try await context.simulator.purchase(
+                productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user))
+            let subscription = purchase.originalTransactionId
+            try await context.notify(
+                try await context.simulator.failRenewal(originalTransactionId: subscription, gracePeriodSeconds: 3600)
+                    .signedPayload)
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "renew", userId: user))
+            try await context.notify(
+                try await context.simulator.endGracePeriod(originalTransactionId: subscription).signedPayload)
+            try await context.waitFor(
+                .entitlement(transactionId: purchase.transactionId, action: "expire", userId: user))
+            let recovery = try await context.simulator.renew(originalTransactionId: subscription)
+            try await context.notify(recovery.signedPayload ?? "")
+            return [
+                .entitlement(transactionId: purchase.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: purchase.transactionId, action: "renew", userId: user),
+                .entitlement(transactionId: purchase.transactionId, action: "expire", userId: user),
+                .entitlement(transactionId: recovery.transactionId, action: "grant", userId: user),
+            ]
+        },
         DemoScenario("refund (REFUND revokes the grant)") { context in
             let user = context.user("hank")
             let purchase = try await context.simulator.purchase(
