@@ -12,14 +12,18 @@ public struct DependencyProbe: Service {
     let redis: RedisClient
     let inputs: [String]
     let readiness: ReadinessFlag
-    var interval: Duration = .seconds(5)
+    let interval: Duration
 
     /// - Parameter inputs: the topics that must exist.
-    public init(admin: KafkaAdmin, redis: RedisClient, inputs: [String], readiness: ReadinessFlag) {
+    public init(
+        admin: KafkaAdmin, redis: RedisClient, inputs: [String], readiness: ReadinessFlag,
+        interval: Duration = .seconds(5)
+    ) {
         self.admin = admin
         self.redis = redis
         self.inputs = inputs
         self.readiness = readiness
+        self.interval = interval
     }
 
     public func run() async {

@@ -167,7 +167,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
                 )),
             .init(
                 service: DependencyProbe(
-                    admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness)),
+                    admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness,
+                    interval: settings.readinessInterval)),
             // A lost state fails the group gracefully: the runtime drains and commits first.
             .init(
                 service: GenerationWatch(

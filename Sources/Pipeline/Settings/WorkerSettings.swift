@@ -36,6 +36,9 @@ public struct WorkerSettings: Sendable {
     public var lagInterval: Duration
     /// How soon a worker notices that Redis lost its stage's state and stops to rebuild it.
     public var generationCheckInterval: Duration
+    /// How often `/readyz` re-checks Kafka and Redis. Not a setting (5 s suits every deployment's
+    /// probe period); tests lengthen it to tell a wake-up on SIGTERM from a sleep that ended.
+    public var readinessInterval: Duration = .seconds(5)
     public var identity: ReplicaIdentity
     public var kafkaProperties: [String: String]
 
