@@ -173,6 +173,27 @@ import Testing
         #expect(fixture.sender.attempts == 1)
     }
 
+    /// Apple's 429 on one answer holds the next one back without asking Apple again, here and in
+    /// every replica sharing the gate.
+    @Test func applesRateLimitPausesTheNextAnswer() async throws {
+        let gems = Records.transaction("2000000000000001")
+        let coins = Records.transaction("2000000000000002", productId: "coins_500")
+        let fixture = try await AnswererFixture(
+            states: [Self.state(gems), Self.state(coins)], gate: InMemoryAppleCallGate(callsPerSecond: 1000))
+        fixture.sender.failNext(.retry(after: .seconds(60), reason: RetryReason(.rateLimited, "HTTP 429")))
+        guard case .retry = try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) else {
+            Issue.record("a 429 was not retried")
+            return
+        }
+        let second = try await fixture.answerer.answer(Self.request(coins, uuid: "n-2"))
+        guard case .retry(let after, _) = second else {
+            Issue.record("expected a retry, got \(String(describing: second))")
+            return
+        }
+        #expect(after > .seconds(50))
+        #expect(fixture.sender.attempts == 1)
+    }
+
     @Test func otherNotificationsAreNotConsumptionRequests() async throws {
         let gems = Records.transaction()
         let fixture = try await AnswererFixture(state: Self.state(gems))

@@ -54,7 +54,9 @@ public struct ConsumptionAnswerer: Sendable {
             try await self.sender.send(request, transactionId: id, environment: environment)
         } catch {
             switch error.outcome {
-            case .retry(let after, let reason): return .retry(after: after, reason: reason)
+            case .retry(let after, let reason):
+                try await self.gate.heed(after, reason, for: AppleCall(.consumption, environment: environment))
+                return .retry(after: after, reason: reason)
             case .terminal(let reason): return .failed(reason)
             case .switchEnvironment(let other):
                 return .failed(TerminalReason(.transactionNotFound, "\(id) is not in \(environment) but \(other)"))

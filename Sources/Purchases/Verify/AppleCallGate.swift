@@ -13,6 +13,14 @@ public protocol AppleCallGate: Sendable {
     func backOff(_ call: AppleCall, for delay: Duration) async throws
 }
 
+extension AppleCallGate {
+    /// Every caller's step after Apple answered `call` with "retry later": a 429 (the only
+    /// `rateLimited` retry Apple gives) pauses `call` for everyone sharing the gate.
+    public func heed(_ after: Duration, _ reason: RetryReason, for call: AppleCall) async throws {
+        if reason.code == .rateLimited { try await self.backOff(call, for: after) }
+    }
+}
+
 /// One call verify, reconcile or grant (answering consumption requests) is about to make.
 public struct AppleCall: Hashable, Sendable {
     public enum Endpoint: String, Hashable, Sendable {

@@ -114,9 +114,7 @@ extension TransactionVerifier {
                     endpoint, subject: subject, from: environment, to: next, policy: policy, switched: switched)
                 return .failed(.reject(refusal))
             case .retry(let after, let reason):
-                if reason.code == .rateLimited {
-                    try await self.gate.backOff(AppleCall(endpoint, environment: environment), for: after)
-                }
+                try await self.gate.heed(after, reason, for: AppleCall(endpoint, environment: environment))
                 return .failed(.retry(after: after, reason: reason))
             case .terminal(let reason):
                 return .failed(.reject(Rejection(ReasonCode(reason.code), "\(subject): \(reason)")))

@@ -35,13 +35,10 @@ public struct ReconcileApple: Sendable {
             } catch {
                 failures += 1
                 guard case .retry(let after, let reason) = error.outcome, failures < attempts else { throw error }
-                if reason.code == .rateLimited {
-                    // Apple's 429 holds every replica (and verify) back, not only this loop: the
-                    // gate is paused, and the next acquire waits the pause out.
-                    try await gate.backOff(AppleCall(endpoint, environment: environment), for: after)
-                } else {
-                    try await sleep(after)
-                }
+                // A 429 pauses the gate for every replica (and verify); the next acquire waits it
+                // out. Anything else is waited here.
+                try await gate.heed(after, reason, for: AppleCall(endpoint, environment: environment))
+                if reason.code != .rateLimited { try await sleep(after) }
             }
         }
     }
