@@ -1,5 +1,6 @@
 import AppStoreSimulator
 import AsyncHTTPClient
+import Basics
 import Foundation
 public import Kafka
 public import Logging
@@ -135,8 +136,7 @@ public final class LocalStack: Sendable {
             let port = try LocalRedisServer.freeLoopbackPort()
             environment["IAP_OPS_PORT"] = String(port)
             environment["IAP_CLIENT_ID"] = "iap-reconcile"
-            let (seconds, attoseconds) = configuration.reconcileInterval.components
-            environment["IAP_RECONCILE_INTERVAL_SECONDS"] = String(Double(seconds) + Double(attoseconds) / 1e18)
+            environment["IAP_RECONCILE_INTERVAL_SECONDS"] = String(configuration.reconcileInterval.seconds)
             // The embedded stack's history is as old as the stack.
             environment["IAP_RECONCILE_LOOKBACK_SECONDS"] = "3600"
             environments["iap-reconcile"] = environment

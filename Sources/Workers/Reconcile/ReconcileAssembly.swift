@@ -46,14 +46,12 @@ public struct ReconcileAssembly: Sendable {
             AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)
         var clients: [(scope: ReconcileScope, client: AppStoreServerAPIClient)] = []
         for bundleId in settings.bundleIds {
-            var api = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
-            api.sandboxFallback = false
+            let api = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
             for environment in settings.environments {
-                api.environment = environment
                 clients.append(
                     (
                         ReconcileScope(bundleId: bundleId, environment: environment),
-                        try AppStoreServerAPIClient(configuration: api, executor: executor)
+                        try AppStoreServerAPIClient(configuration: api.pinned(to: environment), executor: executor)
                     ))
             }
         }

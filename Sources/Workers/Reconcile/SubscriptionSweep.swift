@@ -40,7 +40,7 @@ struct SubscriptionSweep: Sendable {
         for originalTransactionId in candidates {
             try await keepLease()
             guard let state = try await states.state(originalTransactionId: originalTransactionId),
-                state.status == .active, state.productType == .autoRenewableSubscription
+                state.status.hasAccess, state.productType == .autoRenewableSubscription
             else {
                 // Grant changed it meanwhile (its save takes it out of the index itself).
                 continue

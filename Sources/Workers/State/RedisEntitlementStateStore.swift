@@ -57,11 +57,7 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
 
     /// When the access of an auto-renewable state ends, if it has access.
     static func accessEnd(_ state: EntitlementState) -> Timestamp? {
-        guard state.productType == .autoRenewableSubscription else { return nil }
-        switch state.status {
-        case .active: return state.expiresDate
-        case .gracePeriod: return state.gracePeriodExpiresDate ?? state.expiresDate
-        default: return nil
-        }
+        guard state.productType == .autoRenewableSubscription, state.status.hasAccess else { return nil }
+        return state.status == .gracePeriod ? state.gracePeriodExpiresDate ?? state.expiresDate : state.expiresDate
     }
 }

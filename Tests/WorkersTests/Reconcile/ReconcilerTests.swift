@@ -171,4 +171,30 @@ import Workers
             #expect(try await RedisSubscriptionExpiryIndex(client: harness.redis).sample(10).isEmpty)
         }
     }
+    /// A grace period has access until its end: past that end with no notification, the sweep
+    /// asks Apple about it like an active subscription past its expiry.
+    @Test func theSweepAsksAboutAGracePeriodPastItsEnd() async throws {
+        try await ReconcileHarness.run { harness in
+            let subscription = try await harness.simulator.purchase(
+                productId: "pro.monthly", type: "Auto-Renewable Subscription", bundleId: ReconcileHarness.bundleId,
+                environment: "Sandbox", expiresInSeconds: 1)
+            let store = RedisEntitlementStateStore(client: harness.redis)
+            let now = Timestamp(Date())
+            try await store.save(
+                EntitlementState(
+                    originalTransactionId: subscription.originalTransactionId, userId: "user-8", orderId: nil,
+                    productId: "pro.monthly", productType: .autoRenewableSubscription,
+                    transactionId: subscription.transactionId, purchaseDate: nil,
+                    expiresDate: now.advanced(by: .seconds(-60)), status: .gracePeriod, signedDate: nil,
+                    gracePeriodExpiresDate: now.advanced(by: .seconds(-1))))
+            var options = Reconciler.Options()
+            options.lookback = .seconds(1)
+            let publisher = RecordingPublisher()
+            let report = try await harness.reconciler(publisher: publisher, options: options).run()
+            #expect(report.subscriptionsSwept == 1)
+            #expect(report.subscriptionsPublished == 1)
+            let record = try #require(publisher.records.last { $0.topic == "iap.purchases" })
+            #expect(try EventDecoder.decode(PurchaseEvent.self, from: record.value).userId == "user-8")
+        }
+    }
 }
