@@ -53,18 +53,18 @@ public struct SimulatorClient: Sendable {
         if let appAccountToken { body["appAccountToken"] = appAccountToken }
         if familyShared { body["inAppOwnershipType"] = "FAMILY_SHARED" }
         if let expiresInSeconds { body["expiresInSeconds"] = expiresInSeconds }
-        return try await post("/sim/v1/purchases", body: body)
+        return try await exchange("/sim/v1/purchases", body: body)
     }
 
     /// A renewal: the new transaction, plus the DID_RENEW notification's `signedPayload`.
     /// With `deliver` false the DID_RENEW never reaches the gateway (history shows it failed).
     public func renew(originalTransactionId: String, deliver: Bool = true) async throws -> Transaction {
-        try await post(
+        try await exchange(
             "/sim/v1/subscriptions/\(originalTransactionId)/renew", body: deliver ? [:] : ["deliver": false])
     }
 
     public func expire(originalTransactionId: String) async throws -> Notification {
-        try await post("/sim/v1/subscriptions/\(originalTransactionId)/expire", body: [:])
+        try await exchange("/sim/v1/subscriptions/\(originalTransactionId)/expire", body: [:])
     }
 
     /// The renewal's payment fails (DID_FAIL_TO_RENEW); with `gracePeriodSeconds`, in a billing
@@ -73,59 +73,54 @@ public struct SimulatorClient: Sendable {
     public func failRenewal(originalTransactionId: String, gracePeriodSeconds: Double? = nil) async throws
         -> Notification
     {
-        try await post(
+        try await exchange(
             "/sim/v1/subscriptions/\(originalTransactionId)/fail-renewal",
             body: gracePeriodSeconds.map { ["gracePeriodSeconds": $0] } ?? [:])
     }
 
     /// The billing grace period ends with no recovery (GRACE_PERIOD_EXPIRED).
     public func endGracePeriod(originalTransactionId: String) async throws -> Notification {
-        try await post("/sim/v1/subscriptions/\(originalTransactionId)/grace-period-expired", body: [:])
+        try await exchange("/sim/v1/subscriptions/\(originalTransactionId)/grace-period-expired", body: [:])
     }
 
     /// Expires a subscription with no notification at all (only reconcile's sweep notices).
     public func expireSilently(originalTransactionId: String) async throws {
-        let _: SilentExpiry = try await post(
+        let _: Ignored = try await exchange(
             "/sim/v1/subscriptions/\(originalTransactionId)/expire", body: ["notify": false])
     }
 
     /// An answer whose content does not matter.
-    private struct SilentExpiry: Decodable {}
+    struct Ignored: Decodable {}
 
     /// Sets the simulator's faults (`PUT /sim/v1/faults`); omitted keys take their defaults.
     public func setFaults(_ faults: [String: Any]) async throws {
-        let _: SilentExpiry = try await post("/sim/v1/faults", body: faults, method: .PUT)
+        let _: Ignored = try await exchange("/sim/v1/faults", body: faults, method: .PUT)
     }
 
     public func refund(transactionId: String) async throws -> Notification {
-        try await post("/sim/v1/transactions/\(transactionId)/refund", body: [:])
+        try await exchange("/sim/v1/transactions/\(transactionId)/refund", body: [:])
     }
 
     /// Family Sharing revocation (REVOKE).
     public func revoke(transactionId: String) async throws -> Notification {
-        try await post("/sim/v1/transactions/\(transactionId)/revoke", body: [:])
+        try await exchange("/sim/v1/transactions/\(transactionId)/revoke", body: [:])
     }
 
-    /// Request counts and early calls so far. The GET is written out here rather than as a helper
-    /// beside `post`: it is the only read of the control API this client makes.
+    /// Request counts and early calls so far.
     public func stats() async throws -> Stats {
-        let path = "/sim/v1/stats"
-        let response = try await HTTPClient.shared.execute(
-            HTTPClientRequest(url: baseURL + path), timeout: .seconds(30))
-        let bytes = try await response.body.collect(upTo: 1 << 20)
-        guard response.status == .ok else {
-            throw LocalStackError("simulator \(path) answered \(response.status.code): \(String(buffer: bytes))")
-        }
-        return try JSONDecoder().decode(Stats.self, from: Data(bytes.readableBytesView))
+        try await exchange("/sim/v1/stats", body: nil, method: .GET)
     }
 
-    private func post<Response: Decodable>(_ path: String, body: [String: Any], method: HTTPMethod = .POST)
-        async throws -> Response
-    {
+    /// One control-API exchange: `body` sent as JSON (none for a GET), the answer decoded.
+    func exchange<Response: Decodable>(
+        _ path: String, body: [String: Any]? = [:], method: HTTPMethod = .POST
+    ) async throws -> Response {
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        if let body {
+            request.headers.add(name: "content-type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+        }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
         let bytes = try await response.body.collect(upTo: 4 << 20)
         guard response.status == .ok || response.status == .created else {

@@ -31,7 +31,7 @@ import Topology
             try await stage.waitForEvents(1)
 
             // Apple fails every call until the first failure was seen: the answer is retried.
-            try await stage.simulator.setServerAPIFaults(rate: 1, kinds: ["5000001"])
+            try await stage.simulator.setFaults(["rate": 1, "kinds": ["5000001"]])
             let request = try await stage.simulator.consumptionRequest(transactionId: gems.transactionId)
             let record = try Self.notification(request.signedPayload)
             try await stage.publish(record)
@@ -39,7 +39,7 @@ import Topology
                 try await stage.simulator.stats().faults["5000001", default: 0] > 0 ? true : nil
             }
             #expect(try await stage.simulator.consumptionAnswers().isEmpty)
-            try await stage.simulator.setServerAPIFaults(rate: 0, kinds: [])
+            try await stage.simulator.setFaults([:])
 
             let answers = try await eventually("the answer after the retry", timeout: .seconds(60)) {
                 let answers = try await stage.simulator.consumptionAnswers()
