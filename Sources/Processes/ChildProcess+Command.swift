@@ -38,6 +38,7 @@ extension ChildProcess {
                 try await Task.sleep(for: .milliseconds(10))
             } catch {
                 child.crash()
+                _ = await child.waitForExit()  // before the log it writes to is removed
                 throw error
             }
         }

@@ -30,6 +30,12 @@ struct NotificationsCommand: AsyncParsableCommand {
         @Flag(name: .long, help: "Print the report as JSON.")
         var json = false
 
+        func validate() throws {
+            guard timeout > 0, timeout.isFinite else {
+                throw ValidationError("--timeout must be a positive number of seconds")
+            }
+        }
+
         func run() async throws {
             var report: NotificationSelfCheckReport?
             try await SupportRun.run(json: json) {
