@@ -13,20 +13,32 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
     /// Fraction in 0...1: a delay `d` becomes uniform in `d·(1-jitter) ... d·(1+jitter)`, then capped.
     public var jitter: Double
     /// Attempts in total, the first included; after that the message goes to `<topic>.dlq`.
+    /// Only failures count: a wait (for an order, for Apple's rate budget) is not an attempt.
     public var maxAttempts: Int
+    /// How long a record may wait in all (``StageOutcome``'s `wait`, from when it first waited)
+    /// before it goes to `<topic>.dlq` instead of waiting again: a purchase that waited this long
+    /// for its turn at Apple is one an operator must look at.
+    public var maxWait: Duration
+
+    /// A record may wait three days by default: longer than any Apple outage on record and than
+    /// a backlog of days at Apple's rate limits, short enough that an operator hears of a
+    /// purchase stuck behind a budget that can never drain.
+    public static let defaultMaxWait: Duration = .seconds(72 * 3600)
 
     public init(
         initialBackoff: Duration = .seconds(1),
         maxBackoff: Duration = .seconds(300),
         multiplier: Double = 2,
         jitter: Double = 0.2,
-        maxAttempts: Int = 10
+        maxAttempts: Int = 10,
+        maxWait: Duration = RetryPolicy.defaultMaxWait
     ) {
         self.initialBackoff = initialBackoff
         self.maxBackoff = maxBackoff
         self.multiplier = multiplier
         self.jitter = jitter
         self.maxAttempts = maxAttempts
+        self.maxWait = maxWait
     }
 
     /// The wait before retry number `attempt` (1 = the first retry), at least `retryAfter`.
@@ -73,7 +85,7 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
     public func allowsRetry(afterAttempts attempts: Int) -> Bool { attempts < maxAttempts }
 
     private enum CodingKeys: String, CodingKey {
-        case initialBackoff, maxBackoff, multiplier, jitter, maxAttempts
+        case initialBackoff, maxBackoff, multiplier, jitter, maxAttempts, maxWait
     }
 
     public init(from decoder: any Decoder) throws {
@@ -86,7 +98,9 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
                 ?? defaults.maxBackoff,
             multiplier: try container.decodeIfPresent(Double.self, forKey: .multiplier) ?? defaults.multiplier,
             jitter: try container.decodeIfPresent(Double.self, forKey: .jitter) ?? defaults.jitter,
-            maxAttempts: try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts
+            maxAttempts: try container.decodeIfPresent(Int.self, forKey: .maxAttempts) ?? defaults.maxAttempts,
+            maxWait: try container.decodeIfPresent(PipelineDuration.self, forKey: .maxWait)?.duration
+                ?? defaults.maxWait
         )
     }
 
@@ -100,5 +114,6 @@ public struct RetryPolicy: Sendable, Hashable, Decodable {
         guard multiplier >= 1, multiplier.isFinite else { throw invalid("multiplier must be at least 1") }
         guard (0...1).contains(jitter) else { throw invalid("jitter must be a fraction in 0...1") }
         guard maxAttempts >= 1 else { throw invalid("maxAttempts must be at least 1") }
+        guard maxWait > .zero else { throw invalid("maxWait must be positive") }
     }
 }

@@ -103,4 +103,37 @@ import Testing
             #expect(try await store.depth() == 2)
         }
     }
+
+    /// Waits are counted by what they wait for, with the oldest one's start, from scheduling
+    /// until they are acknowledged (re-published); retries are not counted.
+    @Test func waitsAreCountedByWhatTheyWaitForUntilAcknowledged() async throws {
+        try await withRedisClient { _, client in
+            let store = RedisRetryStore(client: client, stage: "s")
+            let since = Date(timeIntervalSince1970: 1_700_000_000)
+            func wait(_ id: String, _ on: String, _ startedAt: Date, dueIn seconds: Double) -> ScheduledDelivery {
+                ScheduledDelivery(
+                    id: id, payload: [1], kind: .wait, delay: .zero, notBefore: Date().addingTimeInterval(seconds),
+                    waiting: .init(on: on, since: startedAt))
+            }
+            #expect(try await store.waiting() == WaitingSummary())
+            try await store.schedule(wait("a1", "apple:transactionInfo:Production", since.addingTimeInterval(60), dueIn: -1))
+            try await store.schedule(wait("a2", "apple:transactionInfo:Production", since, dueIn: 3600))
+            try await store.schedule(wait("a2", "apple:transactionInfo:Production", since, dueIn: 3600))
+            try await store.schedule(wait("o1", "order", since.addingTimeInterval(120), dueIn: 3600))
+            try await store.schedule(ScheduledDelivery(id: "r1", payload: [2], kind: .retry, delay: .zero))
+            #expect(
+                try await store.waiting()
+                    == WaitingSummary(counts: ["apple:transactionInfo:Production": 2, "order": 1], oldestSince: since))
+
+            let due = try await store.claimDue(limit: 10, lease: .seconds(60)).map(\.id).sorted()
+            #expect(due == ["a1", "r1"])
+            #expect(try await store.waiting().counts["apple:transactionInfo:Production"] == 2, "claimed is still owed")
+            try await store.acknowledge(["a1", "r1"])
+            try await store.acknowledge(["a1"])
+            try await store.acknowledge(["a2"])
+            #expect(
+                try await store.waiting()
+                    == WaitingSummary(counts: ["order": 1], oldestSince: since.addingTimeInterval(120)))
+        }
+    }
 }

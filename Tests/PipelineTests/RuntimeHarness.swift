@@ -16,7 +16,7 @@ import Topology
 /// - fail: always ask for a retry (exhausts the budget);
 /// - skip: nothing to do;
 /// - reject: refuse, quoting the id in the detail;
-/// - wait: wait (``StageOutcome/wait(until:since:reason:)``, half a second at a time) until the
+/// - wait: wait (``StageOutcome/wait(_:)``, half a second at a time) until the
 ///   harness gate opens, then ok.
 struct TestEvent: PipelineEvent {
     static let schema = "test.v1"
@@ -52,8 +52,9 @@ final class TestStage: MessageHandler {
             return .reject(.malformedEvent, detail: "id '\(event.id)' is refused")
         case "wait" where !gate.isOpened:
             return .wait(
-                until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(),
-                reason: "waiting for the gate")
+                .init(
+                    until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(), on: "gate",
+                    reason: "waiting for the gate"))
         case "block":
             try await gate.wait()
         default:

@@ -3,6 +3,7 @@ import Kafka
 import Pipeline
 import TestSupport
 import Testing
+import Topology
 
 private let topics: [String: Int32] = ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1]
 
@@ -97,6 +98,41 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         #expect(dead.headers.last(named: "source_consumer_group")?.stringValue == "test-stage")
         #expect(dead.headers.last(named: "iap_last_error")?.stringValue == "always fails")
         #expect(replica.stage.observations.handled.filter { $0.id == "dead" }.map(\.attempt) == [0, 1, 2])
+        try await replica.stop()
+        await dlq.close()
+        await producer.close()
+    }
+
+    /// Waiting is not failing: a record that waits far longer than its retries could last is
+    /// never charged an attempt; it waits until the stage's `retry.maxWait` from when it first
+    /// waited, then goes to the DLQ saying so.
+    @Test func aWaitIsNeverAnAttemptAndEndsInTheDLQOnlyPastMaxWait() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let retries = InMemoryRetryStore()
+        let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency()) {
+            // Three attempts 100 ms apart would be spent in well under a second; the wait lasts 3 s.
+            $0.retryPolicy.maxWait = .seconds(3)
+        }
+        try await TestEvents.publish(producer, [(id: "patient", action: "wait")])
+        let dlq = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]),
+                logger: TestKafka.logger))
+        let waiting = try await eventually("the wait is counted") { () -> WaitingSummary? in
+            let summary = try await retries.waiting()
+            return summary.counts["gate"] == 1 ? summary : nil
+        }
+        #expect(waiting.oldestSince != nil)
+        let dead = try #require(try await dlq.waitForMessages(1, timeout: .seconds(30)).first)
+        let lastError = try #require(dead.headers.last(named: "iap_last_error")?.stringValue)
+        #expect(lastError.contains("retry.maxWait") && lastError.contains("for gate"), "\(lastError)")
+        #expect(dead.headers.last(named: "source_attempts")?.stringValue == "0")
+        let handled = replica.stage.observations.handled.filter { $0.id == "patient" }
+        #expect(handled.count > 3, "it waited more often than it could have retried")
+        #expect(handled.allSatisfy { $0.attempt == 0 })
+        #expect(Set(handled.dropFirst().compactMap(\.waitingSince)).count == 1, "one start, carried along")
+        #expect(try await retries.waiting() == WaitingSummary())
         try await replica.stop()
         await dlq.close()
         await producer.close()

@@ -136,35 +136,36 @@ import Testing
     }
 }
 
-/// The in-process gate: a token bucket per endpoint and environment.
+/// The in-process gate: a ``GateTimeline`` per endpoint and environment.
 @Suite(.timeLimit(.minutes(2))) struct InMemoryAppleCallGateTests {
-    @Test func spendsItsBudgetThenAsksToWait() async {
+    @Test func spendsItsBurstThenBooksSlots() async {
         let gate = InMemoryAppleCallGate(callsPerSecond: 5, sandboxShare: 0.2)
-        for _ in 0..<5 {
-            #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .production)) == .proceed)
-        }
-        guard case .wait(let delay) = await gate.acquire(AppleCall(.transactionInfo, environment: .production)) else {
+        let production = AppleCall(.transactionInfo, environment: .production)
+        for _ in 0..<5 { #expect(await gate.acquire(production, holding: nil) == .proceed) }
+        guard case .wait(let slot) = await gate.acquire(production, holding: nil) else {
             Issue.record("sixth call in the same second proceeded")
             return
         }
-        #expect(delay > .zero)
-        #expect(delay <= .milliseconds(200))
-        // Sandbox has its own, smaller bucket (1/s here).
-        #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) == .proceed)
-        #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) != .proceed)
-        #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
+        #expect(slot.delay > .zero)
+        #expect(slot.delay <= .milliseconds(200))
+        #expect(slot.cause == .budget && slot.booking.call == production)
+        // Sandbox has its own, smaller budget (1/s here).
+        #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox), holding: nil) == .proceed)
+        #expect(await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox), holding: nil) != .proceed)
+        #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
     }
 
     @Test func applesRetryAfterPausesTheCallUntilItPasses() async {
         let gate = InMemoryAppleCallGate(callsPerSecond: 5)
         let call = AppleCall(.transactionInfo, environment: .production)
-        await gate.backOff(call, for: .seconds(60))
-        await gate.backOff(call, for: .seconds(1))
-        guard case .wait(let delay) = await gate.acquire(call) else {
+        let first = await gate.backOff(call, for: .seconds(60))
+        let second = await gate.backOff(call, for: .seconds(1))
+        #expect(first.cause == .applePause && second.booking.at > first.booking.at)
+        guard case .wait(let slot) = await gate.acquire(call, holding: nil) else {
             Issue.record("a paused call proceeded")
             return
         }
-        #expect(delay > .seconds(50))
-        #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
+        #expect(slot.delay > .seconds(50))
+        #expect(await gate.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
     }
 }

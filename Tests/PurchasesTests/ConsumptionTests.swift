@@ -158,39 +158,44 @@ import Testing
         #expect(fixture.sender.sent.isEmpty)
     }
 
-    @Test func aSpentRateBudgetRetriesWithoutCallingApple() async throws {
+    @Test func aBookedUpBudgetWaitsWithoutCallingAppleOrChargingAnAttempt() async throws {
         let gems = Records.transaction("2000000000000001")
         let coins = Records.transaction("2000000000000002", productId: "coins_500")
+        // 0.5/s: the burst is one call, the next slot is two seconds on (past the 1 s held in place).
         let fixture = try await AnswererFixture(
-            states: [Self.state(gems), Self.state(coins)], gate: InMemoryAppleCallGate(callsPerSecond: 0))
+            states: [Self.state(gems), Self.state(coins)], gate: InMemoryAppleCallGate(callsPerSecond: 0.5),
+            waitInPlace: .seconds(1))
         #expect(try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) != nil)
         let second = try await fixture.answerer.answer(Self.request(coins, uuid: "n-2"))
-        guard case .retry(_, let reason) = second else {
-            Issue.record("expected a retry, got \(String(describing: second))")
+        guard case .wait(let slot) = second else {
+            Issue.record("expected a wait, got \(String(describing: second))")
             return
         }
-        #expect(reason.code == .rateLimited)
+        #expect(slot.cause == .budget)
+        #expect(slot.booking.call.endpoint == .consumption)
         #expect(fixture.sender.attempts == 1)
     }
 
     /// Apple's 429 on one answer holds the next one back without asking Apple again, here and in
-    /// every replica sharing the gate.
+    /// every replica sharing the gate; both wait, neither fails.
     @Test func applesRateLimitPausesTheNextAnswer() async throws {
         let gems = Records.transaction("2000000000000001")
         let coins = Records.transaction("2000000000000002", productId: "coins_500")
         let fixture = try await AnswererFixture(
             states: [Self.state(gems), Self.state(coins)], gate: InMemoryAppleCallGate(callsPerSecond: 1000))
         fixture.sender.failNext(.retry(after: .seconds(60), reason: RetryReason(.rateLimited, "HTTP 429")))
-        guard case .retry = try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) else {
-            Issue.record("a 429 was not retried")
+        guard case .wait(let first) = try await fixture.answerer.answer(Self.request(gems, uuid: "n-1")) else {
+            Issue.record("a 429 was not a wait")
             return
         }
+        #expect(first.cause == .applePause)
         let second = try await fixture.answerer.answer(Self.request(coins, uuid: "n-2"))
-        guard case .retry(let after, _) = second else {
-            Issue.record("expected a retry, got \(String(describing: second))")
+        guard case .wait(let slot) = second else {
+            Issue.record("expected a wait, got \(String(describing: second))")
             return
         }
-        #expect(after > .seconds(50))
+        #expect(slot.delay > .seconds(50))
+        #expect(slot.booking.at > first.booking.at)
         #expect(fixture.sender.attempts == 1)
     }
 
@@ -213,12 +218,12 @@ private struct AnswererFixture {
         try await self.init(states: [state], gate: gate)
     }
 
-    init(states saved: [EntitlementState], gate: any AppleCallGate) async throws {
+    init(states saved: [EntitlementState], gate: any AppleCallGate, waitInPlace: Duration = .seconds(2)) async throws {
         let states = InMemoryEntitlementStateStore()
         for state in saved { await states.save(state) }
         self.answerer = ConsumptionAnswerer(
             configuration: ConsumptionTests.consented, states: states, ledger: InMemoryConsumptionLedger(),
-            sender: self.sender, gate: gate,
+            sender: self.sender, gate: gate, waitInPlace: waitInPlace,
             now: { Date(timeIntervalSince1970: Double(ConsumptionTests.signed + ConsumptionTests.hour) / 1000) })
     }
 }

@@ -3,6 +3,7 @@ import Contracts
 import Foundation
 import Purchases
 import TestSupport
+import Synchronization
 import Testing
 
 /// Verify: bare ids and receipts are looked up with Apple (through the gate and the cache),
@@ -129,22 +130,54 @@ import Testing
         #expect(source.calls.count == 1)
     }
 
-    @Test func rateLimitWaitsAtLeastUntilApplesRetryAfter() async throws {
+    @Test func applesRateLimitIsAWaitUntilItsRetryAfterNotAFailure() async throws {
         let retryAt = Int64(Date().timeIntervalSince1970 * 1000) + 90_000
         let source = FakeAppleSource { _ in FakeAppleSource.apiError(429, 4_290_000, retryAfter: String(retryAt)) }
         guard
-            case .retry(let after, let reason) = try await self.verifier(source).verify(
-                try Requests.purchase(.transactionId("7")))
+            case .wait(let slot) = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7")))
         else {
-            Issue.record("429 was not retried")
+            Issue.record("a 429 was not a wait")
             return
         }
-        #expect(reason.code == .rateLimited)
-        #expect(after > .seconds(85))
-        #expect(after <= .seconds(90))
+        #expect(slot.cause == .applePause)
+        #expect(slot.delay > .seconds(85))
+        #expect(slot.delay <= .seconds(90))
+        #expect(slot.booking.call == AppleCall(.transactionInfo, environment: .production))
         // The pause is shared: every replica's gate holds Get Transaction Info back as long.
         let pause = try #require(self.gate.backOffs[AppleCall(.transactionInfo, environment: .production)])
-        #expect(pause == after)
+        #expect(pause == slot.delay)
+    }
+
+    @Test func aShortPauseIsWaitedOutInPlaceAndTheCallMadeOnItsSlot() async throws {
+        let answer = try self.signed("7", environment: "Production")
+        let asked = Mutex(0)
+        let source = FakeAppleSource { _ in
+            let first = asked.withLock { count in
+                count += 1
+                return count == 1
+            }
+            let retryAt = Int64(Date().timeIntervalSince1970 * 1000) + 50
+            return first ? FakeAppleSource.apiError(429, 4_290_000, retryAfter: String(retryAt)) : .signed(answer)
+        }
+        let outcome = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7")))
+        #expect(outcome.records.map(\.transaction.transactionId) == ["7"])
+        #expect(source.calls.count == 2)
+        // Asked once: the call after the pause goes on the slot the pause booked.
+        #expect(self.gate.calls.count == 1)
+    }
+
+    @Test func applesPauseThatKeepsComingBackParksTheRecordAfterThreeRounds() async throws {
+        let source = FakeAppleSource { _ in
+            FakeAppleSource.apiError(429, 4_290_000, retryAfter: String(Int64(Date().timeIntervalSince1970 * 1000) + 5))
+        }
+        guard
+            case .wait(let slot) = try await self.verifier(source).verify(try Requests.purchase(.transactionId("7")))
+        else {
+            Issue.record("an Apple that keeps answering 429 did not park the record")
+            return
+        }
+        #expect(slot.cause == .applePause)
+        #expect(source.calls.count == 4, "the first call and three 429s waited out in place")
     }
 
     @Test func onlyApplesRateLimitPausesTheGate() async throws {
@@ -156,20 +189,42 @@ import Testing
         #expect(self.gate.backOffs.isEmpty)
     }
 
-    @Test func theGateIsAskedBeforeEveryCall() async throws {
+    @Test func aFarSlotParksTheRecordWithoutCallingApple() async throws {
         let source = FakeAppleSource.unused
-        let closed = ScriptedGate { _ in .wait(.seconds(3)) }
+        let closed = ScriptedGate.booked(.seconds(3))
         guard
-            case .retry(let after, let reason) = try await self.verifier(source, gate: closed).verify(
+            case .wait(let slot) = try await self.verifier(source, gate: closed).verify(
                 try Requests.purchase(.transactionId("7")))
         else {
-            Issue.record("a closed gate did not retry")
+            Issue.record("a slot 3 s away did not park the record")
             return
         }
-        #expect(after == .seconds(3))
-        #expect(reason.code == .rateLimited)
+        #expect(slot.delay == .seconds(3))
+        #expect(slot.cause == .budget)
         #expect(source.calls.isEmpty)
         #expect(closed.calls == [AppleCall(.transactionInfo, environment: .production)])
+    }
+
+    @Test func aNearSlotIsSleptForAndTheCallMade() async throws {
+        let answer = try self.signed("7", environment: "Production")
+        let near = ScriptedGate.booked(.milliseconds(20))
+        let source = FakeAppleSource { _ in .signed(answer) }
+        let outcome = try await self.verifier(source, gate: near).verify(try Requests.purchase(.transactionId("7")))
+        #expect(outcome.records.map(\.transaction.transactionId) == ["7"])
+        #expect(source.calls.count == 1)
+    }
+
+    @Test func theBookingARecordBringsBackIsHeldByItsCallOnly() async throws {
+        let answer = try self.signed("2000000000000001", environment: "Sandbox")
+        let source = FakeAppleSource { call in
+            call.environment == .production ? FakeAppleSource.apiError(404, 4_040_010) : .signed(answer)
+        }
+        let booking = GateBooking(AppleCall(.transactionInfo, environment: .production), at: 1_700_000_000_000)
+        _ = try await self.verifier(source).verify(
+            try Requests.purchase(.transactionId("2000000000000001")), holding: booking)
+        // Production was booked, so its ask holds the booking; the sandbox ask after the
+        // switch books for itself.
+        #expect(self.gate.bookings == [booking, nil])
     }
 
     @Test func cachedTransactionsCostNoAppleCall() async throws {

@@ -8,6 +8,7 @@ public final class InMemoryRetryStore: RetryStore {
     private struct Item {
         var payload: [UInt8]
         var due: ContinuousClock.Instant
+        var waiting: ScheduledDelivery.Waiting?
     }
     private let items = Mutex<[String: Item]>([:])
     private let clock = ContinuousClock()
@@ -19,7 +20,9 @@ public final class InMemoryRetryStore: RetryStore {
             delivery.notBefore.map { Duration.milliseconds(max(0, Int64($0.timeIntervalSinceNow * 1000))) } ?? .zero
         let due = clock.now + max(delivery.delay, untilNotBefore)
         items.withLock { items in
-            if items[delivery.id] == nil { items[delivery.id] = Item(payload: delivery.payload, due: due) }
+            if items[delivery.id] == nil {
+                items[delivery.id] = Item(payload: delivery.payload, due: due, waiting: delivery.waiting)
+            }
         }
     }
 
@@ -37,6 +40,14 @@ public final class InMemoryRetryStore: RetryStore {
     }
 
     public func depth() async throws -> Int { items.withLock { $0.count } }
+
+    public func waiting() async throws -> WaitingSummary {
+        items.withLock { items in
+            let waits = items.values.compactMap(\.waiting)
+            return WaitingSummary(
+                counts: Dictionary(grouping: waits, by: \.on).mapValues(\.count), oldestSince: waits.map(\.since).min())
+        }
+    }
 }
 
 /// An `IdempotencyGuard` in process memory (one process, so "across replicas" is simulated by

@@ -15,11 +15,13 @@ public enum DeadLetterReplay {
     /// The consumer group whose committed offsets mark what was replayed.
     public static let group = "iap-dlq-replay"
 
-    /// Headers the runtime adds when retrying or dead-lettering; a replayed record starts over.
+    /// Headers the runtime adds when retrying, waiting or dead-lettering; a replayed record
+    /// starts over (a record dead-lettered for waiting past `retry.maxWait` waits afresh).
     static let runtimeHeaders: Set<String> = [
         PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.sourceTopic,
         PipelineHeaders.sourcePartition,
         PipelineHeaders.sourceOffset, PipelineHeaders.sourceAttempts, PipelineHeaders.sourceConsumerGroup,
+        PipelineHeaders.waitingSince, PipelineHeaders.waitMemo,
     ]
 
     public struct Summary: Codable, Equatable, Sendable {

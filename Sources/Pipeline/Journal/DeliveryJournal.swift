@@ -15,6 +15,9 @@ public struct DeliveryJournal: Sendable {
     static let dueHeader = "iap_due_at"
     /// Header with the ``ScheduledDelivery/Kind``.
     static let kindHeader = "iap_delivery_kind"
+    /// Headers of a wait: what it waits for, and since when (UNIX ms).
+    static let waitingOnHeader = "iap_waiting_on"
+    static let waitingSinceHeader = "iap_waiting_since"
 
     public let topic: String
     private let producer: KafkaProducer
@@ -33,6 +36,12 @@ public struct DeliveryJournal: Sendable {
                     KafkaHeader(name: Self.dueHeader, string: String(due.unixMilliseconds)),
                     KafkaHeader(name: Self.kindHeader, string: delivery.kind.rawValue),
                 ]
+                    + (delivery.waiting.map {
+                        [
+                            KafkaHeader(name: Self.waitingOnHeader, string: $0.on),
+                            KafkaHeader(name: Self.waitingSinceHeader, string: String($0.since.unixMilliseconds)),
+                        ]
+                    } ?? [])
             ))
     }
 
@@ -86,8 +95,15 @@ public struct DeliveryJournal: Sendable {
                 record.headers.last(named: kindHeader)?.stringValue.flatMap(ScheduledDelivery.Kind.init(rawValue:))
                 ?? .retry
             let dueDate = Date(timeIntervalSince1970: Double(due) / 1000)
+            let waiting = record.headers.last(named: waitingOnHeader)?.stringValue.map { on in
+                ScheduledDelivery.Waiting(
+                    on: on,
+                    since: record.headers.last(named: waitingSinceHeader)?.stringValue.flatMap(Int64.init).map {
+                        Date(timeIntervalSince1970: Double($0) / 1000)
+                    } ?? dueDate)
+            }
             latest[key] = ScheduledDelivery(
-                id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate)
+                id: key, payload: Array(record.value), kind: kind, delay: .zero, notBefore: dueDate, waiting: waiting)
         }
         contents.owed = latest.values.compactMap { $0 }.sorted {
             ($0.notBefore ?? .distantPast, $0.id) < ($1.notBefore ?? .distantPast, $1.id)

@@ -34,6 +34,10 @@ public struct JournaledRetryStore: RetryStore {
         try await index.depth()
     }
 
+    public func waiting() async throws -> WaitingSummary {
+        try await index.waiting()
+    }
+
     /// Puts what the journal still owes back into the index: a retry at its due time (never
     /// earlier, so an Apple Retry-After still holds), a wait at once, so its stage looks again
     /// now and rebuilds its own note of the wait (the wait's start travels with the record).

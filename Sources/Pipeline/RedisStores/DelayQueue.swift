@@ -10,7 +10,10 @@ public import Redis
 /// Delivery is therefore at-least-once; consumers dedupe with ``RedisIdempotencyGuard``.
 ///
 /// Keys share the hash tag `{<name>}`: `iap:delay:{<name>}:due` (ZSET id → due ms),
-/// `:payloads` (HASH id → payload) and `:claims` (HASH id → times claimed).
+/// `:payloads` (HASH id → payload) and `:claims` (HASH id → times claimed). Items scheduled as
+/// waits are also counted, in the same scripts: `:waiting` (ZSET id → since ms), `:waiting-on`
+/// (HASH id → what it waits for) and `:waiting-counts` (HASH what → items), so the waiting
+/// gauges cost two reads, however many items wait.
 public struct DelayQueue: Sendable {
     /// Upper bound for one claim, keeping each script run short and its reply bounded.
     public static let maximumClaim = 1000
@@ -23,7 +26,10 @@ public struct DelayQueue: Sendable {
         self.client = client
         self.name = name
         let base = "iap:delay:{\(name)}"
-        self.keys = [base + ":due", base + ":payloads", base + ":claims"]
+        self.keys = [
+            base + ":due", base + ":payloads", base + ":claims", base + ":waiting", base + ":waiting-on",
+            base + ":waiting-counts",
+        ]
     }
 
     /// Schedules `payload` under `id` to be due `after` from the server's now. Returns false
@@ -36,18 +42,43 @@ public struct DelayQueue: Sendable {
 
     /// Schedules `payload` to be due at `max(server now + after, notBefore)`, where
     /// `notBefore` is UNIX milliseconds (Apple's `Retry-After` is given that way).
+    ///
+    /// - Parameter waiting: for an item that is a wait: what it waits for (a label of few
+    ///   values) and since when (UNIX ms); counted by ``waiting()`` until acknowledged.
     @discardableResult
-    public func schedule(id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64)
-        async throws -> Bool
-    {
+    public func schedule(
+        id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64,
+        waiting: (on: String, sinceMilliseconds: Int64)? = nil
+    ) async throws -> Bool {
         let reply = try await client.run(
             .scheduleDelayed,
             keys: keys,
             arguments: [
                 .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds),
+                .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0),
             ]
         )
         return reply.integer == 1
+    }
+
+    /// The waits scheduled and not acknowledged: how many per label, and the earliest `since`
+    /// (UNIX ms) of them all.
+    public func waiting() async throws -> (counts: [String: Int], oldestSinceMilliseconds: Int64?) {
+        let replies = try await client.pipeline([
+            ["HGETALL", .string(keys[5])], ["ZRANGE", .string(keys[3]), "0", "0", "WITHSCORES"],
+        ])
+        guard let fields = replies[0].array, fields.count % 2 == 0, let oldest = replies[1].array else {
+            throw RedisError(code: .unexpectedReply, message: "delay queue waiting read returned \(replies)")
+        }
+        var counts: [String: Int] = [:]
+        for index in stride(from: 0, to: fields.count, by: 2) {
+            guard let label = fields[index].string, let count = fields[index + 1].string.flatMap(Int.init) else {
+                throw RedisError(code: .unexpectedReply, message: "delay queue waiting counts returned \(replies[0])")
+            }
+            if count > 0 { counts[label] = count }
+        }
+        let since = oldest.count == 2 ? oldest[1].string.flatMap(Double.init).map { Int64($0) } : nil
+        return (counts, since)
     }
 
     /// Claims up to `limit` (at most ``maximumClaim``) due items for `lease`: they are not
@@ -104,22 +135,46 @@ public struct DelayedItem: Sendable, Hashable {
 }
 
 extension RedisScript {
-    /// KEYS due, payloads, claims; ARGV id, payload, delay ms, not-before ms.
+    /// Lua that forgets the wait of item `id` (a no-op for a retry): its `since`, its label and
+    /// its count. KEYS as every delay queue script: due, payloads, claims, waiting, waiting-on,
+    /// waiting-counts.
+    private static let forgetWait = """
+        local function forget_wait(id)
+          local on = redis.call('HGET', KEYS[5], id)
+          if on then
+            redis.call('HDEL', KEYS[5], id)
+            redis.call('ZREM', KEYS[4], id)
+            if redis.call('HINCRBY', KEYS[6], on, -1) <= 0 then
+              redis.call('HDEL', KEYS[6], on)
+            end
+          end
+        end
+
+        """
+
+    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV id, payload,
+    /// delay ms, not-before ms, waiting label ('' for a retry), waiting since ms.
     static let scheduleDelayed = RedisScript(
         ServerClock.nowMilliseconds + """
             local due = math.max(now_ms + tonumber(ARGV[3]), tonumber(ARGV[4]))
             local added = redis.call('ZADD', KEYS[1], 'NX', string.format('%.0f', due), ARGV[1])
             if added == 1 then
               redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+              if ARGV[5] ~= '' then
+                redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
+                redis.call('HSET', KEYS[5], ARGV[1], ARGV[5])
+                redis.call('HINCRBY', KEYS[6], ARGV[5], 1)
+              end
             end
             return added
             """
     )
 
-    /// KEYS due, payloads, claims; ARGV limit, lease ms. Returns {id, payload, claims, ...}.
-    /// Members are re-scored one by one (no unpack of large tables).
+    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV limit, lease ms.
+    /// Returns {id, payload, claims, ...}. Members are re-scored one by one (no unpack of large
+    /// tables).
     static let claimDelayed = RedisScript(
-        ServerClock.nowMilliseconds + """
+        ServerClock.nowMilliseconds + forgetWait + """
             local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now_ms), 'LIMIT', 0, tonumber(ARGV[1]))
             local lease_until = string.format('%.0f', now_ms + tonumber(ARGV[2]))
             local out = {}
@@ -132,25 +187,27 @@ extension RedisScript {
                 out[#out + 1] = redis.call('HINCRBY', KEYS[3], id, 1)
               else
                 redis.call('ZREM', KEYS[1], id)
+                forget_wait(id)
               end
             end
             return out
             """
     )
 
-    /// KEYS due, payloads, claims; ARGV ids.
+    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV ids.
     static let acknowledgeDelayed = RedisScript(
-        """
-        for _, id in ipairs(ARGV) do
-          redis.call('ZREM', KEYS[1], id)
-          redis.call('HDEL', KEYS[2], id)
-          redis.call('HDEL', KEYS[3], id)
-        end
-        return 0
-        """
+        forgetWait + """
+            for _, id in ipairs(ARGV) do
+              redis.call('ZREM', KEYS[1], id)
+              redis.call('HDEL', KEYS[2], id)
+              redis.call('HDEL', KEYS[3], id)
+              forget_wait(id)
+            end
+            return 0
+            """
     )
 
-    /// KEYS due. Returns ms until the earliest due item (0 if due), or nil when empty.
+    /// KEYS due (and the others, unused). Returns ms until the earliest due item (0 if due), or nil when empty.
     static let nextDelayed = RedisScript(
         ServerClock.nowMilliseconds + """
             local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')

@@ -13,7 +13,8 @@ public struct RedisRetryStore: RetryStore {
     public func schedule(_ delivery: ScheduledDelivery) async throws {
         let notBefore = delivery.notBefore.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? 0
         _ = try await queue.schedule(
-            id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore)
+            id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore,
+            waiting: delivery.waiting.map { ($0.on, $0.since.unixMilliseconds) })
     }
 
     public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {
@@ -28,5 +29,11 @@ public struct RedisRetryStore: RetryStore {
 
     public func depth() async throws -> Int {
         try await queue.count()
+    }
+
+    public func waiting() async throws -> WaitingSummary {
+        let (counts, oldest) = try await queue.waiting()
+        return WaitingSummary(
+            counts: counts, oldestSince: oldest.map { Date(timeIntervalSince1970: Double($0) / 1000) })
     }
 }

@@ -7,14 +7,18 @@ public struct InboundMessage: Sendable {
     public var record: KafkaMessage
     /// 0 on first delivery; the retry promoter increments it on each re-publish (a wait does not).
     public var attempt: Int
-    /// When this record first waited (``StageOutcome/wait(until:since:reason:)``), carried by
+    /// When this record first waited (``StageOutcome/wait(_:)``), carried by
     /// the runtime on every later delivery; nil for a record that never waited.
     public var waitingSince: Date?
+    /// What the stage left itself when this record last waited (``StageOutcome/Wait/memo``),
+    /// on the delivery that ends that wait only; nil otherwise.
+    public var waitMemo: String?
 
-    public init(record: KafkaMessage, attempt: Int, waitingSince: Date? = nil) {
+    public init(record: KafkaMessage, attempt: Int, waitingSince: Date? = nil, waitMemo: String? = nil) {
         self.record = record
         self.attempt = attempt
         self.waitingSince = waitingSince
+        self.waitMemo = waitMemo
     }
 }
 

@@ -11,24 +11,35 @@ struct RetryEnvelope: Codable, Sendable {
     var lastError: String
     /// When the record first waited (UNIX ms), carried on every later delivery.
     var waitingSince: Int64?
+    /// The stage's memo of the wait this delivery ends; nil for a retry.
+    var waitMemo: String?
 
     struct Header: Codable, Sendable {
         var name: String
         var value: [UInt8]?
     }
 
-    /// - Parameter waitingSince: when the record began to wait; nil keeps what the record carries.
-    init(message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil) {
+    /// - Parameters:
+    ///   - waitingSince: when the record began to wait; nil keeps what the record carries.
+    ///   - waitMemo: the memo of the wait this delivery is for; a memo the record carried is
+    ///     dropped, since it belonged to the wait that delivered it.
+    init(message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil, waitMemo: String? = nil) {
         topic = message.topic
         key = message.key.map(Array.init)
         value = Array(message.value)
         headers = message.headers
-            .filter { $0.name != PipelineHeaders.attempt && $0.name != PipelineHeaders.waitingSince }
+            .filter { !Self.rewrittenHeaders.contains($0.name) }
             .map { Header(name: $0.name, value: $0.value) }
         self.attempt = attempt
         self.lastError = lastError
         self.waitingSince = waitingSince.map(\.unixMilliseconds) ?? message.waitingSince.map(\.unixMilliseconds)
+        self.waitMemo = waitMemo
     }
+
+    /// Headers the envelope writes anew on the re-published record.
+    private static let rewrittenHeaders: Set<String> = [
+        PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.waitingSince, PipelineHeaders.waitMemo,
+    ]
 
     /// Stable per delivery, so scheduling the same delivery twice (after a crash) is one retry.
     static func id(for message: KafkaMessage, attempt: Int) -> String {
@@ -49,6 +60,7 @@ struct RetryEnvelope: Codable, Sendable {
                     KafkaHeader(name: PipelineHeaders.lastError, string: lastError),
                 ]
                 + (waitingSince.map { [KafkaHeader(name: PipelineHeaders.waitingSince, string: String($0))] } ?? [])
+                + (waitMemo.map { [KafkaHeader(name: PipelineHeaders.waitMemo, string: $0)] } ?? [])
         )
     }
 
@@ -64,8 +76,10 @@ struct RetryEnvelope: Codable, Sendable {
 public enum PipelineHeaders {
     public static let attempt = "iap_attempt"
     public static let lastError = "iap_last_error"
-    /// UNIX milliseconds when the record first waited (``StageOutcome/wait(until:since:reason:)``).
+    /// UNIX milliseconds when the record first waited (``StageOutcome/wait(_:)``).
     public static let waitingSince = "iap_waiting_since"
+    /// The stage's memo of the wait that delivered the record (``StageOutcome/Wait/memo``).
+    public static let waitMemo = "iap_wait_memo"
     public static let sourceTopic = "source_topic"
     public static let sourcePartition = "source_partition"
     public static let sourceOffset = "source_offset"
@@ -78,6 +92,11 @@ extension KafkaMessage {
     /// The attempt counter the promoter wrote, 0 for a first delivery or a foreign header.
     var attempt: Int {
         headers.last(named: PipelineHeaders.attempt)?.stringValue.flatMap(Int.init) ?? 0
+    }
+
+    /// The memo of the wait that delivered this record, from the header the runtime wrote.
+    var waitMemo: String? {
+        headers.last(named: PipelineHeaders.waitMemo)?.stringValue
     }
 
     /// When the record first waited, from the header the runtime wrote; nil otherwise.

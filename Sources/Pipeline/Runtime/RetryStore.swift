@@ -15,6 +15,21 @@ public protocol RetryStore: Sendable {
     func acknowledge(_ ids: [String]) async throws
     /// Items waiting, for the retry-depth gauge.
     func depth() async throws -> Int
+    /// The scheduled waits (kind ``ScheduledDelivery/Kind/wait``), for the waiting gauges.
+    func waiting() async throws -> WaitingSummary
+}
+
+/// The waits a stage has scheduled: how many per ``StageOutcome/Wait/on`` label, and since
+/// when the oldest of them waits.
+public struct WaitingSummary: Sendable, Hashable {
+    public var counts: [String: Int]
+    /// The earliest ``StageOutcome/Wait/since`` of the scheduled waits; nil when there are none.
+    public var oldestSince: Date?
+
+    public init(counts: [String: Int] = [:], oldestSince: Date? = nil) {
+        self.counts = counts
+        self.oldestSince = oldestSince
+    }
 }
 
 /// A record to deliver to its stage again later.
@@ -22,7 +37,7 @@ public struct ScheduledDelivery: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         /// Something failed; charged to the retry budget.
         case retry
-        /// The stage asked to look again at a time of its choosing (``StageOutcome/wait(until:since:reason:)``).
+        /// The stage asked to look again at a time of its choosing (``StageOutcome/wait(_:)``).
         case wait
     }
 
@@ -35,13 +50,29 @@ public struct ScheduledDelivery: Sendable, Hashable {
     public var delay: Duration
     /// Due no earlier than this time either; nil for no such bound.
     public var notBefore: Date?
+    /// For a wait: what it waits for and since when, counted by ``RetryStore/waiting()``.
+    public var waiting: Waiting?
 
-    public init(id: String, payload: [UInt8], kind: Kind, delay: Duration, notBefore: Date? = nil) {
+    /// What a scheduled wait waits for (``StageOutcome/Wait/on``) and since when.
+    public struct Waiting: Sendable, Hashable {
+        public var on: String
+        public var since: Date
+
+        public init(on: String, since: Date) {
+            self.on = on
+            self.since = since
+        }
+    }
+
+    public init(
+        id: String, payload: [UInt8], kind: Kind, delay: Duration, notBefore: Date? = nil, waiting: Waiting? = nil
+    ) {
         self.id = id
         self.payload = payload
         self.kind = kind
         self.delay = delay
         self.notBefore = notBefore
+        self.waiting = waiting
     }
 
     /// When the delivery is due by `now`'s clock: the later of the delay and `notBefore`.

@@ -16,14 +16,42 @@ public enum StageOutcome: Sendable {
     /// Try again later, never earlier than `after` (e.g. Apple's Retry-After). Charged to the
     /// retry budget: after the last attempt the record is dead-lettered.
     case retry(after: Duration, reason: String)
-    /// Deliver the record again at `until`: the stage waits for something another record
-    /// brings (match waiting for an order) and knows when it stops waiting. Not charged to the
-    /// retry budget. `since` (when the record first waited) travels with the record as
-    /// ``InboundMessage/waitingSince``, so a stage whose own note of the wait was lost (Redis
-    /// lost its data) still measures its window from the start.
-    case wait(until: Date, since: Date, reason: String)
+    /// Deliver the record again at ``Wait/until``: the stage waits for something another record
+    /// brings (match waiting for an order) or for its turn (verify waiting for a slot of Apple's
+    /// rate budget) and knows when to look again. Not charged to the retry budget; bounded by the
+    /// stage's `retry.maxWait` from ``Wait/since`` instead, past which the record is dead-lettered.
+    case wait(Wait)
     /// Refuse for good: the record goes to the reject topic with this reason code.
     case reject(ReasonCode, detail: String)
     /// Nothing to do (a duplicate, an event this stage ignores).
     case skip(reason: String)
+}
+
+extension StageOutcome {
+    /// A record's wait (``StageOutcome/wait(_:)``).
+    public struct Wait: Sendable, Hashable {
+        /// When to deliver the record again.
+        public var until: Date
+        /// When the record first waited. It travels with the record as
+        /// ``InboundMessage/waitingSince``, so a stage whose own note of the wait was lost (Redis
+        /// lost its data) still measures its window from the start, and the runtime measures the
+        /// stage's `retry.maxWait` from it.
+        public var since: Date
+        /// What the record waits for, a label of few values (`order`,
+        /// `apple:transactionInfo:Production`): the waiting gauges are per label.
+        public var on: String
+        public var reason: String
+        /// Handed back to the stage on the delivery that ends the wait
+        /// (``InboundMessage/waitMemo``): what the stage must know to pick up where it waited
+        /// (verify: the Apple call slot it booked).
+        public var memo: String?
+
+        public init(until: Date, since: Date, on: String, reason: String, memo: String? = nil) {
+            self.until = until
+            self.since = since
+            self.on = on
+            self.reason = reason
+            self.memo = memo
+        }
+    }
 }

@@ -168,7 +168,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     /// Processes one record to a durable end. Returns false only when cancelled first.
     private func process(_ record: KafkaMessage) async -> Bool {
-        let message = InboundMessage(record: record, attempt: record.attempt, waitingSince: record.waitingSince)
+        let message = InboundMessage(
+            record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
         let clock = ContinuousClock()
         let started = clock.now
         var log = RecordLog(logger: logger, record: record)
@@ -308,21 +309,40 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 // Outlives the delay by the promoter's lease and more, so the retry finds it.
                 settle = .postpone(untilAttempt: attempts, ttl: delay + .seconds(600))
             }
-        case .wait(let until, let since, let reason):
-            let reason = Excerpt.of(reason)
-            log.debug("waiting", metadata: ["until": "\(until)", "since": "\(since)", "reason": "\(reason)"])
-            acted = await durably("schedule wait", log: log) {
-                let payload = try RetryEnvelope(
-                    message: record, attempt: message.attempt, lastError: reason, waitingSince: since
-                ).encoded()
-                try await self.retries.schedule(
-                    ScheduledDelivery(
-                        id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero,
-                        notBefore: until)
-                )
+        case .wait(let wait):
+            let reason = Excerpt.of(wait.reason)
+            let ceiling = wait.since.addingTimeInterval(configuration.retryPolicy.maxWait.seconds)
+            if Date() >= ceiling {
+                func hours(_ seconds: Double) -> String { String(format: "%.1f h", seconds / 3600) }
+                let lastError =
+                    "waited \(hours(Date().timeIntervalSince(wait.since))) for \(wait.on) since "
+                    + "\(wait.since.formatted(.iso8601)), past the stage's retry.maxWait of "
+                    + "\(hours(configuration.retryPolicy.maxWait.seconds)): \(reason)"
+                log.warning("waited past the ceiling; dead-lettering", metadata: ["error": "\(lastError)"])
+                let dead = RejectRecord.deadLetter(
+                    record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup)
+                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
+                metrics.count(.deadLettered)
+            } else {
+                log.debug(
+                    "waiting",
+                    metadata: ["until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)"])
+                acted = await durably("schedule wait", log: log) {
+                    let payload = try RetryEnvelope(
+                        message: record, attempt: message.attempt, lastError: reason, waitingSince: wait.since,
+                        waitMemo: wait.memo
+                    ).encoded()
+                    try await self.retries.schedule(
+                        ScheduledDelivery(
+                            id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero,
+                            // Back at the ceiling at the latest, to be dead-lettered if still waiting.
+                            notBefore: min(wait.until, ceiling),
+                            waiting: ScheduledDelivery.Waiting(on: wait.on, since: wait.since))
+                    )
+                }
+                metrics.count(.waiting)
+                settle = .abandon
             }
-            metrics.count(.waiting)
-            settle = .abandon
         }
         guard acted != nil else { return false }
         if let lock {

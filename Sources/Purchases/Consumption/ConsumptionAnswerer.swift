@@ -12,6 +12,9 @@ public struct ConsumptionAnswerer: Sendable {
     private let sender: any ConsumptionSender
     private let gate: any AppleCallGate
     private let now: @Sendable () -> Date
+    /// The longest wait for a slot of Apple's budget slept with the record in hand; a later
+    /// one parks the record (as verify's ``VerifyConfiguration/appleWaitInPlace``).
+    private let waitInPlace: Duration
 
     public init(
         configuration: ConsumptionConfiguration,
@@ -19,6 +22,7 @@ public struct ConsumptionAnswerer: Sendable {
         ledger: any ConsumptionLedger,
         sender: any ConsumptionSender,
         gate: any AppleCallGate,
+        waitInPlace: Duration = .seconds(2),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.configuration = configuration
@@ -26,11 +30,15 @@ public struct ConsumptionAnswerer: Sendable {
         self.ledger = ledger
         self.sender = sender
         self.gate = gate
+        self.waitInPlace = waitInPlace
         self.now = now
     }
 
-    /// Nil when `matched` did not come in a `CONSUMPTION_REQUEST`.
-    public func answer(_ matched: MatchedTransaction) async throws -> ConsumptionOutcome? {
+    /// Nil when `matched` did not come in a `CONSUMPTION_REQUEST`. `booking` is the slot the
+    /// record waited for (an earlier ``ConsumptionOutcome/wait(_:)``).
+    public func answer(_ matched: MatchedTransaction, holding booking: GateBooking? = nil) async throws
+        -> ConsumptionOutcome?
+    {
         guard let notification = matched.verified.notification, notification.notificationType == .consumptionRequest
         else { return nil }
         let transactionId = matched.transaction.transactionId
@@ -45,17 +53,16 @@ public struct ConsumptionAnswerer: Sendable {
         case .send(let planned, let transactionId, let target):
             (request, id, environment) = (planned, transactionId, target)
         }
-        if case .wait(let delay) = try await self.gate.acquire(AppleCall(.consumption, environment: environment)) {
-            return .retry(
-                after: delay,
-                reason: RetryReason(.rateLimited, "Apple call budget for consumption in \(environment) is spent"))
+        let call = AppleCall(.consumption, environment: environment)
+        if case .later(let slot) = try await self.gate.admit(call, holding: booking, sleepingUpTo: self.waitInPlace) {
+            return .wait(slot)
         }
         do throws(AppleCallFailure) {
             try await self.sender.send(request, transactionId: id, environment: environment)
         } catch {
             switch error.outcome {
             case .retry(let after, let reason):
-                try await self.gate.heed(after, reason, for: AppleCall(.consumption, environment: environment))
+                if let slot = try await self.gate.heed(after, reason, for: call) { return .wait(slot) }
                 return .retry(after: after, reason: reason)
             case .terminal(let reason): return .failed(reason)
             case .switchEnvironment(let other):
@@ -78,8 +85,11 @@ public enum ConsumptionOutcome: Hashable, Sendable {
     case answered(ConsumptionRequest)
     /// Not answered, on purpose.
     case skipped(ConsumptionSkipReason)
-    /// Apple or the rate gate said "later": grant retries the record.
+    /// Apple answered with a failure worth another attempt: grant retries the record.
     case retry(after: Duration, reason: RetryReason)
+    /// The call waits for its slot (the shared budget, Apple's 429): grant parks the record
+    /// until then, not charging it an attempt.
+    case wait(GateSlot)
     /// Apple refused the answer for good; retrying would send the same refused request.
     case failed(TerminalReason)
 }

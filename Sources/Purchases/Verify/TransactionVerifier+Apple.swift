@@ -82,23 +82,27 @@ extension TransactionVerifier {
 
     /// Calls Apple through the gate, first in the deployment's lookup environment and, when
     /// Apple says the data lives in the other one and the policy accepts it, once there.
+    ///
+    /// Waiting is not failing: a slot of the budget, or Apple's 429, is waited for in place when
+    /// it is near (at most ``inPlaceRounds`` times) and otherwise handed back as `.wait`, never as
+    /// a retry charged to the record's attempts.
     func askApple<Value: Sendable>(
         _ endpoint: AppleCall.Endpoint,
         about subject: String,
         _ call: (AppStoreEnvironment) async throws(AppleCallFailure) -> Value
     ) async throws -> AppleAnswer<Value> {
         let policy = self.configuration.environmentPolicy
+        let hold = self.configuration.appleWaitInPlace
         var environment = policy.firstLookupEnvironment
         var switched = false
+        var admitted = false
+        var inPlace = 0
         while true {
-            if case .wait(let delay) = try await self.gate.acquire(AppleCall(endpoint, environment: environment)) {
-                return .failed(
-                    .retry(
-                        after: delay,
-                        reason: RetryReason(
-                            .rateLimited, "Apple call budget for \(endpoint.rawValue) in \(environment) is spent")
-                    ))
+            let gated = AppleCall(endpoint, environment: environment)
+            if !admitted, case .later(let slot) = try await self.gate.admit(gated, holding: nil, sleepingUpTo: hold) {
+                return .failed(.wait(slot))
             }
+            admitted = false
             let outcome: AppleOutcome
             do throws(AppleCallFailure) {
                 return .value(try await call(environment), environment: environment)
@@ -114,8 +118,14 @@ extension TransactionVerifier {
                     endpoint, subject: subject, from: environment, to: next, policy: policy, switched: switched)
                 return .failed(.reject(refusal))
             case .retry(let after, let reason):
-                try await self.gate.heed(after, reason, for: AppleCall(endpoint, environment: environment))
-                return .failed(.retry(after: after, reason: reason))
+                guard let slot = try await self.gate.heed(after, reason, for: gated) else {
+                    return .failed(.retry(after: after, reason: reason))
+                }
+                // Apple's 429: everyone holds back, and this call takes its slot after the pause.
+                inPlace += 1
+                guard slot.delay <= hold, inPlace <= Self.inPlaceRounds else { return .failed(.wait(slot)) }
+                try await Task.sleep(for: slot.delay)
+                admitted = true
             case .terminal(let reason):
                 return .failed(.reject(Rejection(ReasonCode(reason.code), "\(subject): \(reason)")))
             case .ok:
@@ -127,6 +137,10 @@ extension TransactionVerifier {
             }
         }
     }
+
+    /// How many 429s one request waits out in place before it parks: an Apple that keeps
+    /// answering 429 with a short `Retry-After` must not keep a record spinning in a worker.
+    static let inPlaceRounds = 3
 
     /// Apple says "the other environment" and we may not (or already did) go there. The codes
     /// follow `AppleOutcomeClassifier`: an id missing from production is `transaction_not_found`

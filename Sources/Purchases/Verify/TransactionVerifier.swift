@@ -2,6 +2,7 @@ public import AppStore
 public import Contracts
 public import Foundation
 public import Logging
+import Synchronization
 
 /// The verify stage's rules: turns one ``VerifyRequest`` into Apple-verified transactions or
 /// an explicit ``VerifyOutcome``.
@@ -15,7 +16,8 @@ public struct TransactionVerifier: Sendable {
     public let configuration: VerifyConfiguration
     let source: any AppleTransactionSource
     let cache: any VerifiedTransactionCache
-    let gate: any AppleCallGate
+    /// The shared gate; within ``verify(_:holding:)``, the gate as the request sees it.
+    private(set) var gate: any AppleCallGate
     let logger: Logger
     let now: @Sendable () -> Timestamp
     /// One verifier per accepted environment: a verifier is bound to one environment, so
@@ -41,8 +43,16 @@ public struct TransactionVerifier: Sendable {
             logger: logger, onOfflineAccept: onOCSPOfflineAccept)
     }
 
-    /// Verifies one request.
-    public func verify(_ request: VerifyRequest) async throws -> VerifyOutcome {
+    /// Verifies one request. `booking` is the Apple call slot the request waited for (its
+    /// earlier ``VerifyOutcome/wait(_:)``): the first call it matches goes out on it.
+    public func verify(_ request: VerifyRequest, holding booking: GateBooking? = nil) async throws -> VerifyOutcome {
+        guard let booking else { return try await self.verifyRequest(request) }
+        var holding = self
+        holding.gate = BookingHolder(gate: self.gate, booking: booking)
+        return try await holding.verifyRequest(request)
+    }
+
+    private func verifyRequest(_ request: VerifyRequest) async throws -> VerifyOutcome {
         if request.kind != .notification, let bundleId = request.bundleId, bundleId != self.configuration.bundleId {
             return .reject(
                 Rejection(.wrongBundle, "event bundleId '\(bundleId)' is not \(self.configuration.bundleId)"))
@@ -106,5 +116,31 @@ public struct TransactionVerifier: Sendable {
         case .terminal(let reason): .reject(Rejection(ReasonCode(reason.code), "\(field): \(error)"))
         case .ok, .switchEnvironment: .reject(Rejection(.invalidSignature, "\(field): \(error)"))
         }
+    }
+}
+
+/// The gate as one request that waited for a slot sees it: the first ask for the booked call
+/// holds the booking, every other ask is the shared gate's. A request may ask for several calls
+/// (a receipt's purchases, the other environment); only the one it waited for was booked.
+private final class BookingHolder: AppleCallGate {
+    private let gate: any AppleCallGate
+    private let booking: Mutex<GateBooking?>
+
+    init(gate: any AppleCallGate, booking: GateBooking) {
+        self.gate = gate
+        self.booking = Mutex(booking)
+    }
+
+    func acquire(_ call: AppleCall, holding held: GateBooking?) async throws -> GateDecision {
+        let booked = held ?? booking.withLock { booking in
+            guard booking?.call == call else { return nil }
+            defer { booking = nil }
+            return booking
+        }
+        return try await gate.acquire(call, holding: booked)
+    }
+
+    func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
+        try await gate.backOff(call, for: delay)
     }
 }

@@ -28,6 +28,10 @@ public struct VerifyConfiguration: Sendable {
     public var whenOCSPUnreachable: OCSPUnreachable
     public var environmentPolicy: EnvironmentPolicy
     public var receiptValidation: ReceiptValidation
+    /// The longest wait for an Apple call slot slept with the record in hand; a later slot
+    /// parks the record until then (a runtime wait: a Kafka write and a Redis entry, worth it
+    /// only for waits longer than a few round trips).
+    public var appleWaitInPlace: Duration
 
     public init(
         bundleId: String,
@@ -38,7 +42,8 @@ public struct VerifyConfiguration: Sendable {
         ocspTimeout: Duration = .seconds(5),
         whenOCSPUnreachable: OCSPUnreachable = .retry,
         environmentPolicy: EnvironmentPolicy = .init(),
-        receiptValidation: ReceiptValidation = .serverAPI
+        receiptValidation: ReceiptValidation = .serverAPI,
+        appleWaitInPlace: Duration = .seconds(2)
     ) {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
@@ -49,5 +54,6 @@ public struct VerifyConfiguration: Sendable {
         self.whenOCSPUnreachable = whenOCSPUnreachable
         self.environmentPolicy = environmentPolicy
         self.receiptValidation = receiptValidation
+        self.appleWaitInPlace = appleWaitInPlace
     }
 }

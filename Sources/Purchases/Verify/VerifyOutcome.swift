@@ -6,8 +6,12 @@ public import Contracts
 public enum VerifyOutcome: Sendable, Hashable {
     /// Publish these to `iap.verified` (one per transaction; receipts may hold several).
     case verified([VerifiedTransaction])
-    /// Try the whole request again, no earlier than `after` (Apple's Retry-After is a floor).
+    /// Try the whole request again, no earlier than `after` (Apple's Retry-After is a floor):
+    /// Apple answered, and the answer was a failure worth another attempt.
     case retry(after: Duration, reason: RetryReason)
+    /// Apple was not asked, or asked us to slow down (429): the request waits for the slot the
+    /// gate booked for its call and comes back holding it. Not a failed attempt.
+    case wait(GateSlot)
     /// Write to `iap.rejected` with a contract reason code.
     case reject(Rejection)
     /// Nothing to verify or forward (a TEST notification, an empty receipt).

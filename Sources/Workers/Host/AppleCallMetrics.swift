@@ -151,13 +151,13 @@ struct MeteredAppleCallGate: AppleCallGate {
     let base: any AppleCallGate
     let metrics: AppleCallMetrics
 
-    func acquire(_ call: AppleCall) async throws -> GateDecision {
-        let decision = try await base.acquire(call)
+    func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
+        let decision = try await base.acquire(call, holding: booking)
         if case .wait = decision { metrics.countRateLimitWait(call.endpoint) }
         return decision
     }
 
-    func backOff(_ call: AppleCall, for delay: Duration) async throws {
+    func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
         try await base.backOff(call, for: delay)
     }
 }

@@ -27,6 +27,7 @@ public final class ConsumptionMetrics: Sendable {
         case .skipped(let reason):
             counter("iap_consumption_skipped_total", ("reason", reason.code.rawValue)).increment()
         case .retry: counter("iap_consumption_failed_total", ("kind", "retry")).increment()
+        case .wait: break  // counted by the gate's waits and the waiting gauges
         case .failed: counter("iap_consumption_failed_total", ("kind", "terminal")).increment()
         }
     }

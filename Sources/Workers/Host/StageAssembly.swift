@@ -117,7 +117,8 @@ struct StageAssembly {
                     AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)),
             gate: MeteredAppleCallGate(
                 base: RedisAppleCallGate(client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
-                metrics: appleMetrics)
+                metrics: appleMetrics),
+            waitInPlace: stageSettings.appleWaitInPlace
         )
         return ConsumptionStep(
             answerer: answerer, metrics: ConsumptionMetrics(factory: resources.metricsFactory),

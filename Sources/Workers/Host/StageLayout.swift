@@ -48,20 +48,22 @@ public struct StageLayout: Sendable {
                 Self.waitingRetention, "match's parked-transaction retention (8d)", window("unmatched"),
                 "windows.unmatched", spec)
             try outlasts(window("unmatched"), "windows.unmatched", window("orderGrace"), "windows.orderGrace", spec)
+            // A transaction waiting for its order must reach iap.unmatched, not the DLQ.
+            try outlasts(spec.retry.maxWait, "retry.maxWait", window("unmatched"), "windows.unmatched", spec)
         }
     }
 
     /// How long this stage keeps a record's "done" marker: at least the runtime's 9 days, and a
     /// day longer than a record can come again, which is until its input topic drops it (a group
     /// whose offsets expired replays from the oldest retained record) or until its last retry or
-    /// wait ends. Derived rather than checked, so a longer topic retention (the 30-day
+    /// wait ends (`retry.maxWait` bounds every wait). Derived rather than checked, so a longer topic retention (the 30-day
     /// `iap.entitlements` the webhook stage reads) cannot outlive its markers and repeat a side
     /// effect (D24).
     public static func idempotencyRetention(of spec: StageSpec, in file: PipelineFile) -> Duration {
         let retained =
             spec.inputs.compactMap { input in file.topics.first { $0.name == input }?.retention?.duration }.max()
             ?? .zero
-        let waited = spec.windows.values.map(\.duration).max() ?? .zero
+        let waited = max(spec.windows.values.map(\.duration).max() ?? .zero, spec.retry.maxWait)
         let lastDelivery = max(retained, spec.retry.horizon + waited)
         return max(idempotencyRetention, lastDelivery + .seconds(24 * 3600))
     }

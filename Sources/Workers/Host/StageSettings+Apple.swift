@@ -15,7 +15,8 @@ extension StageSettings {
             bundleId: bundleId, appAppleId: appAppleId,
             rootCertificates: roots.isEmpty ? [AppleRoots.rootCAG3] : roots,
             onlineChecks: ocsp, ocspTimeout: ocspTimeout, whenOCSPUnreachable: ocspUnreachable,
-            environmentPolicy: environmentPolicy, receiptValidation: receiptValidation
+            environmentPolicy: environmentPolicy, receiptValidation: receiptValidation,
+            appleWaitInPlace: appleWaitInPlace
         )
     }
 

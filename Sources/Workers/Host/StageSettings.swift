@@ -68,6 +68,10 @@ public struct StageSettings: Sendable {
         "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
         in: 0...Int.max
     )
+    public static let appleWaitInPlaceKey = Setting<Duration>.milliseconds(
+        "IAP_APPLE_WAIT_IN_PLACE_MS",
+        "The longest wait for a slot of the Apple budget a record waits in the worker; a later slot parks it"
+            + " (a runtime wait, not an attempt)", default: 2000)
     public static let appleTimeoutKey = Setting<Duration>.seconds(
         "IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
     public static let ocspKey = Setting<Bool>.flag(
@@ -134,7 +138,8 @@ public struct StageSettings: Sendable {
                 appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor,
                 verifyReceiptURLKey.descriptor,
                 verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor,
-                appleRateLimitKey.descriptor, appleTimeoutKey.descriptor, ocspKey.descriptor,
+                appleRateLimitKey.descriptor, appleWaitInPlaceKey.descriptor, appleTimeoutKey.descriptor,
+                ocspKey.descriptor,
                 ocspTimeoutKey.descriptor, ocspUnreachableKey.descriptor,
             ]),
         SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
@@ -170,6 +175,7 @@ public struct StageSettings: Sendable {
     public var verifyReceiptSandboxURL = VerifyReceiptClient.Configuration.defaultSandboxURL
     public var verifyReceiptSharedSecret: String?
     public var appleRateLimit = 40
+    public var appleWaitInPlace: Duration = .seconds(2)
     public var appleTimeout: Duration = .seconds(10)
     public var ocsp = false
     public var ocspTimeout: Duration = .seconds(5)
@@ -235,6 +241,7 @@ public struct StageSettings: Sendable {
         appleAPIURL = try reader.value(Self.appleAPIURLKey)
         appleSandboxAPIURL = try reader.value(Self.appleSandboxAPIURLKey)
         appleRateLimit = try reader.value(Self.appleRateLimitKey)
+        appleWaitInPlace = try reader.value(Self.appleWaitInPlaceKey)
         appleTimeout = try reader.value(Self.appleTimeoutKey)
     }
 

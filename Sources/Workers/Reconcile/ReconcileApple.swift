@@ -1,11 +1,12 @@
 public import AppStore
 public import Purchases
 
-/// Every Apple call reconcile makes, through the shared rate limiter (the verify replicas'
-/// ``RedisAppleCallGate`` buckets, one per endpoint) and Apple's own back-off: a `retry`
-/// outcome (5xx, a 429's `Retry-After`, a timeout) waits what the classifier says, at least,
-/// and tries again, up to ``attempts`` times; then the run fails and the next one resumes from
-/// the checkpoint. A 429 also pauses the endpoint in the shared gate until its `Retry-After`.
+/// Every Apple call reconcile makes, through the shared gate (``RedisAppleCallGate``, one
+/// timeline per endpoint) and Apple's own back-off: a slot of the budget is slept for; a 429
+/// pauses the endpoint for every replica and is slept through too (waiting is not failing);
+/// any other `retry` outcome (5xx, a timeout) waits what the classifier says, at least, and
+/// tries again, up to ``attempts`` failures; then the run fails and the next one resumes from
+/// the checkpoint.
 public struct ReconcileApple: Sendable {
     let gate: any AppleCallGate
     let attempts: Int
@@ -24,21 +25,26 @@ public struct ReconcileApple: Sendable {
         _ endpoint: AppleCall.Endpoint, environment: AppStoreEnvironment,
         _ body: () async throws(AppStoreAPIError) -> Value
     ) async throws -> Value {
+        let call = AppleCall(endpoint, environment: environment)
         var failures = 0
+        var booking: GateBooking?
         while true {
-            if case .wait(let delay) = try await gate.acquire(AppleCall(endpoint, environment: environment)) {
-                try await sleep(delay)
-                continue
-            }
+            // A slot is booked for the caller: sleeping until it and calling is the whole wait.
+            if case .wait(let slot) = try await gate.acquire(call, holding: booking) { try await sleep(slot.delay) }
+            booking = nil
             do throws(AppStoreAPIError) {
                 return try await body()
             } catch {
+                guard case .retry(let after, let reason) = error.outcome else { throw error }
+                if let slot = try await gate.heed(after, reason, for: call) {
+                    // Apple's 429: every replica holds back; this call goes on its slot after it.
+                    try await sleep(slot.delay)
+                    booking = slot.booking
+                    continue
+                }
                 failures += 1
-                guard case .retry(let after, let reason) = error.outcome, failures < attempts else { throw error }
-                // A 429 pauses the gate for every replica (and verify); the next acquire waits it
-                // out. Anything else is waited here.
-                try await gate.heed(after, reason, for: AppleCall(endpoint, environment: environment))
-                if reason.code != .rateLimited { try await sleep(after) }
+                guard failures < attempts else { throw error }
+                try await sleep(after)
             }
         }
     }

@@ -7,7 +7,8 @@ public import Purchases
 /// Grant's answer to a `CONSUMPTION_REQUEST`, run before the grant rules decide (decision D34).
 ///
 /// Only a transient failure holds the record back (a retry of the whole record: the grant
-/// rules have not run yet, and the ledger keeps an answer Apple accepted from going out twice).
+/// rules have not run yet, and the ledger keeps an answer Apple accepted from going out twice),
+/// or the wait for a slot of Apple's budget (a runtime wait, not an attempt).
 /// A skip or Apple's final refusal is logged and counted, and grant goes on.
 public struct ConsumptionStep: Sendable {
     private let answerer: ConsumptionAnswerer
@@ -25,9 +26,10 @@ public struct ConsumptionStep: Sendable {
         self.logger = logger
     }
 
-    /// A retry outcome for the record, or nil to go on with grant.
-    func run(_ matched: MatchedTransaction) async throws -> StageOutcome? {
-        guard let outcome = try await answerer.answer(matched) else { return nil }
+    /// A retry or wait outcome for the record, or nil to go on with grant.
+    func run(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome? {
+        let booking = message.waitMemo.flatMap(GateBooking.init)
+        guard let outcome = try await answerer.answer(matched, holding: booking) else { return nil }
         metrics?.record(outcome)
         let metadata: Logger.Metadata = [
             "transactionId": "\(matched.transaction.transactionId)",
@@ -53,6 +55,8 @@ public struct ConsumptionStep: Sendable {
         case .retry(let after, let reason):
             appleMetrics?.countIfConfigurationError(reason)
             return .retry(after: after, reason: "consumption answer: \(reason)")
+        case .wait(let slot):
+            return .wait(slot.stageWait(since: message.waitingSince))
         }
     }
 }

@@ -25,7 +25,7 @@ public struct GrantHandler: MessageHandler {
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
-        if let retry = try await consumption?.run(matched) { return retry }
+        if let held = try await consumption?.run(matched, message: message) { return held }
         let decision = try await rules.decide(matched)
         guard !decision.changes.isEmpty else {
             try await rules.commit(decision)

@@ -25,6 +25,8 @@ public struct MatchHandler: MessageHandler {
 
     private let rules: MatchRules
     private let topics: Topics
+    /// What match's waits are counted under (`iap_waiting_records{waiting_for}`).
+    static let waitingFor = "order"
 
     public init(rules: MatchRules, topics: Topics) {
         self.rules = rules
@@ -61,7 +63,9 @@ public struct MatchHandler: MessageHandler {
             case .wait(let since, let deadline):
                 // Looked at again at the deadline; the order's arrival releases it earlier.
                 return .wait(
-                    until: deadline.date, since: since.date, reason: "waiting for an order or user since \(since)")
+                    .init(
+                        until: deadline.date, since: since.date, on: Self.waitingFor,
+                        reason: "waiting for an order or user since \(since)"))
             case .unmatched(let unmatched):
                 return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
             case .reject(let rejection):

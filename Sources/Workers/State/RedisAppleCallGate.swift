@@ -3,36 +3,32 @@ import Basics
 public import Purchases
 public import Redis
 
-/// ``AppleCallGate`` shared by every verify replica through Redis: one token bucket per
-/// endpoint and environment on the Redis module's `RateLimiter`, measured with the Redis
-/// server's clock.
+/// ``AppleCallGate`` shared by every replica (verify, reconcile, grant's consumption answers)
+/// through Redis: one ``GateTimeline`` per endpoint and environment, kept by one script that
+/// reads the Redis server's clock, so replicas with skewed clocks book from one timeline.
 ///
-/// Key: `iap:rate:{<prefix>apple:<endpoint>:<environment>}` (e.g.
-/// `iap:rate:{iap:apple:transactionInfo:Production}`), a hash the limiter expires about one
-/// refill after its last use. The `iap:rate:` part is the `RateLimiter`'s own; ``StateKeys``
-/// supplies the name.
+/// Key (``StateKeys``): `iap:apple-gate:{<endpoint>:<environment>}`, a hash with `next` (when
+/// the budget is next free, ms) and `pause` (until when Apple's 429 holds calls back, ms),
+/// expiring a minute after both have passed. Asking costs one round trip, a booking held or
+/// not; a 429 costs one more.
 ///
 /// Production calls get ``callsPerSecond``; every other environment (sandbox; Xcode and local
 /// testing never reach Apple) gets ``sandboxRate``, a share of it, as Apple allows sandbox
-/// about 10 % of production. Each bucket holds one second of its budget (at least one call).
-/// A refused call answers `.wait(d)` with the time until the bucket has a token again; verify
-/// turns that into a delayed retry.
-///
-/// Apple's own 429s pause the endpoint for every replica: ``backOff(_:for:)`` sets
-/// `iap:apple-pause:{<endpoint>:<environment>}` with the `Retry-After` as its expiry, and
-/// ``acquire(_:)`` answers `.wait` while it exists, budget or not.
+/// about 10 % of production. With the budget off (`callsPerSecond` 0) only Apple's pauses
+/// hold calls back, and the slots after a pause are spread at random over up to as long as the
+/// pause (at most 10 s), since there is no rate to space them by.
 public struct RedisAppleCallGate: AppleCallGate {
-    /// The production budget per endpoint, in calls per second; 0 when the gate is off.
+    /// The production budget per endpoint, in calls per second; 0 when the budget is off.
     public let callsPerSecond: Double
-    /// The sandbox budget per endpoint (``callsPerSecond`` × the share); 0 when the gate is off.
+    /// The sandbox budget per endpoint (``callsPerSecond`` × the share); 0 when the budget is off.
     public let sandboxRate: Double
-    /// Nil when the gate is off.
-    private let limiters: (production: RateLimiter, sandbox: RateLimiter)?
+    private let production: GateTimeline.Rules
+    private let sandbox: GateTimeline.Rules
     private let client: RedisClient
     private let keys: StateKeys
 
-    /// Whether calls are limited at all (`callsPerSecond > 0`).
-    public var isEnabled: Bool { limiters != nil }
+    /// Whether calls are budgeted at all (`callsPerSecond > 0`).
+    public var isEnabled: Bool { callsPerSecond > 0 }
 
     /// - Parameters:
     ///   - callsPerSecond: production calls per second per endpoint, shared by every replica
@@ -50,52 +46,115 @@ public struct RedisAppleCallGate: AppleCallGate {
         precondition(sandboxShare.isFinite && sandboxShare > 0, "sandboxShare must be positive, got \(sandboxShare)")
         self.client = client
         self.keys = keys
-        guard callsPerSecond > 0 else {
-            self.callsPerSecond = 0
-            self.sandboxRate = 0
-            self.limiters = nil
-            return
-        }
-        let sandboxRate = max(callsPerSecond * sandboxShare, 0.001)
-        func limiter(_ rate: Double) -> RateLimiter {
-            RateLimiter(
-                client: client, name: keys.appleRateLimiterName, permitsPerSecond: rate, burst: max(1, Int(rate)))
-        }
         self.callsPerSecond = callsPerSecond
-        self.sandboxRate = sandboxRate
-        self.limiters = (limiter(callsPerSecond), limiter(sandboxRate))
+        self.sandboxRate = callsPerSecond > 0 ? max(callsPerSecond * sandboxShare, 0.001) : 0
+        self.production = GateTimeline.Rules(callsPerSecond: callsPerSecond)
+        self.sandbox = GateTimeline.Rules(callsPerSecond: sandboxRate)
     }
 
-    public func acquire(_ call: AppleCall) async throws -> GateDecision {
-        let paused = try await client.send("PTTL", .string(pauseKey(call))).integer ?? 0
-        if paused > 0 { return .wait(.milliseconds(paused)) }
-        guard let limiters else { return .proceed }
-        let limiter = call.environment == .production ? limiters.production : limiters.sandbox
-        switch try await limiter.tryAcquire("\(call.endpoint.rawValue):\(call.environment.rawValue)") {
-        case .admitted: return .proceed
-        case .retry(let after): return .wait(after)
+    public func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
+        let booked = booking.flatMap { $0.call == call ? $0.at : nil } ?? 0
+        return try await run(call, .askGate, [.integer(booked)])
+    }
+
+    public func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
+        let decision = try await run(call, .pauseGate, [.integer(max(1, delay.milliseconds(rounding: .up)))])
+        guard case .wait(let slot) = decision else {
+            throw RedisError(code: .unexpectedReply, message: "the gate let a call through during Apple's pause")
         }
+        return slot
     }
 
-    public func backOff(_ call: AppleCall, for delay: Duration) async throws {
-        let milliseconds = max(1, delay.milliseconds(rounding: .up))
-        _ = try await client.run(.extendPause, keys: [pauseKey(call)], arguments: [.string(String(milliseconds))])
-    }
-
-    private func pauseKey(_ call: AppleCall) -> String {
-        keys.applePause(call.endpoint.rawValue, call.environment.rawValue)
+    /// Runs a gate script; both answer `{0}` (proceed) or `{1, slot ms, now ms, paused 0|1}`.
+    private func run(_ call: AppleCall, _ script: RedisScript, _ arguments: [RedisValue]) async throws
+        -> GateDecision
+    {
+        let rules = call.environment == .production ? production : sandbox
+        let reply = try await client.run(
+            script, keys: [keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)],
+            arguments: [.string(String(rules.interval)), .string(String(rules.burst)), .integer(rules.lateness)]
+                + arguments)
+        guard let fields = reply.array, let verdict = fields.first?.integer else {
+            throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
+        }
+        guard verdict == 1 else { return .proceed }
+        guard fields.count == 4, var slot = fields[1].integer, let now = fields[2].integer, let paused = fields[3].integer
+        else {
+            throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
+        }
+        if paused == 1 && rules.interval == 0 {
+            var generator = SystemRandomNumberGenerator()
+            slot = GateTimeline.spreadWithoutBudget(slot: slot, now: now, using: &generator)
+        }
+        return .wait(
+            GateSlot(
+                delay: .milliseconds(max(0, slot - now)), booking: GateBooking(call, at: slot),
+                cause: paused == 1 ? .applePause : .budget))
     }
 }
 
 extension RedisScript {
-    /// KEYS pause; ARGV milliseconds. Sets the pause unless a longer one is in force already, so
-    /// a replica's later, shorter `Retry-After` never cuts another's short.
-    static let extendPause = RedisScript(
-        """
-        if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[1]) then
-          redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
-        end
-        return 1
-        """
+    /// ``GateTimeline`` in Lua: the state, its `book` and the reply. Defines `ask_gate` for
+    /// the scripts below. KEYS gate; ARGV interval ms, burst ms, lateness ms, then the script's own.
+    private static let gateTimeline =
+        ServerClock.nowMilliseconds + """
+            local interval = tonumber(ARGV[1])
+            local burst = tonumber(ARGV[2])
+            local lateness = tonumber(ARGV[3])
+            local state = redis.call('HMGET', KEYS[1], 'next', 'pause')
+            local next_free = tonumber(state[1]) or 0
+            local pause = tonumber(state[2]) or 0
+
+            local function save()
+              redis.call('HSET', KEYS[1], 'next', string.format('%.3f', next_free), 'pause', string.format('%.0f', pause))
+              local ends = math.max(next_free, pause)
+              redis.call('PEXPIRE', KEYS[1], math.max(0, math.ceil(ends - now_ms)) + 60000)
+            end
+
+            local function wait(slot, paused)
+              save()
+              return {1, math.ceil(slot), now_ms, paused and 1 or 0}
+            end
+
+            local function book()
+              local paused = pause > now_ms
+              if interval == 0 then
+                if paused then return wait(pause, true) end
+                return {0}
+              end
+              local start = math.max(next_free, math.max(now_ms, pause))
+              if (not paused) and start - burst <= now_ms then
+                next_free = start + interval
+                save()
+                return {0}
+              end
+              next_free = start + interval
+              if paused then return wait(start, true) end
+              return wait(math.max(start - burst, now_ms), false)
+            end
+
+            """
+
+    /// KEYS gate; ARGV interval, burst, lateness, the booked slot (0 for none). ``GateTimeline/ask(now:booked:rules:)``.
+    static let askGate = RedisScript(
+        gateTimeline + """
+            local booked = tonumber(ARGV[4])
+            if booked > 0 and pause <= now_ms then
+              if booked > now_ms then
+                if interval > 0 then next_free = math.max(next_free, booked + interval) end
+                return wait(booked, false)
+              end
+              if now_ms - booked <= lateness then return {0} end
+            end
+            return book()
+            """
+    )
+
+    /// KEYS gate; ARGV interval, burst, lateness, the pause in ms. ``GateTimeline/pause(until:now:rules:)``.
+    static let pauseGate = RedisScript(
+        gateTimeline + """
+            pause = math.max(pause, now_ms + tonumber(ARGV[4]))
+            return book()
+            """
     )
 }

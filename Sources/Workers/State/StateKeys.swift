@@ -17,7 +17,7 @@ public import Purchases
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
-/// | `iap:rate:{iap:apple:<endpoint>:<environment>}` | hash: token bucket | ``RedisAppleCallGate`` (the Redis module's `RateLimiter`) | the limiter's (about one refill) |
+/// | `iap:apple-gate:{<endpoint>:<environment>}` | hash: `next` (when the budget is next free, ms), `pause` (Apple's 429 holds calls until, ms) | ``RedisAppleCallGate`` | a minute after both passed |
 /// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` | none (members leave when their state stops being active) |
 /// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
 /// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |
@@ -30,10 +30,6 @@ public import Purchases
 /// indexes) are written with separate commands, never one script. The one exception is an
 /// order and its token index, written and read in one `MULTI`/`EXEC` so match never sees one
 /// without the other (decision D18): fine on one Redis server, to be redesigned for a Cluster.
-///
-/// The rate limiter's key starts with `iap:rate:` whatever the prefix: the Redis module's
-/// `RateLimiter` fixes that part. The prefix goes into the limiter's name instead, so
-/// deployments with different prefixes still have separate buckets.
 public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
     /// `iap:`
     public static let defaultPrefix = "iap:"
@@ -83,13 +79,10 @@ public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
 
     /// A verified transaction, by transactionId.
     public func verifiedTransaction(_ transactionId: String) -> String { "\(prefix)verified:{\(transactionId)}" }
-    /// The name given to the Redis module's `RateLimiter` for Apple calls; its keys are
-    /// `iap:rate:{<name>:<endpoint>:<environment>}`.
-    public var appleRateLimiterName: String { "\(prefix)apple" }
-    /// Set, with Apple's `Retry-After` as its expiry, when Apple answered 429 for this endpoint
-    /// and environment: every replica holds the calls back until it expires.
-    public func applePause(_ endpoint: String, _ environment: String) -> String {
-        "\(prefix)apple-pause:{\(endpoint):\(environment)}"
+    /// The shared Apple call gate of one endpoint in one environment: its budget's timeline
+    /// and Apple's pause, shared by every replica that calls Apple.
+    public func appleGate(_ endpoint: String, _ environment: String) -> String {
+        "\(prefix)apple-gate:{\(endpoint):\(environment)}"
     }
 
     // MARK: Grant

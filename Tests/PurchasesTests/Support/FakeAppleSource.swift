@@ -1,4 +1,5 @@
 import AppStore
+import Basics
 import Foundation
 import Purchases
 import Synchronization
@@ -94,22 +95,40 @@ final class FakeAppleSource: AppleTransactionSource {
 final class ScriptedGate: AppleCallGate {
     private let decide: @Sendable (AppleCall) -> GateDecision
     private let recorded = Mutex<[AppleCall]>([])
+    private let held = Mutex<[GateBooking?]>([])
     private let pauses = Mutex<[AppleCall: Duration]>([:])
 
     init(_ decide: @escaping @Sendable (AppleCall) -> GateDecision = { _ in .proceed }) {
         self.decide = decide
     }
 
+    /// A gate that books every call a slot `delay` away, for our budget.
+    static func booked(_ delay: Duration) -> ScriptedGate {
+        ScriptedGate { call in .wait(slot(call, delay, .budget)) }
+    }
+
+    static func slot(_ call: AppleCall, _ delay: Duration, _ cause: GateSlot.Cause) -> GateSlot {
+        GateSlot(
+            delay: delay,
+            booking: GateBooking(call, at: Int64(Date().timeIntervalSince1970 * 1000) + delay.milliseconds(rounding: .up)),
+            cause: cause)
+    }
+
     var calls: [AppleCall] { self.recorded.withLock { $0 } }
+    /// The booking each ask held, in order.
+    var bookings: [GateBooking?] { self.held.withLock { $0 } }
     /// What ``backOff(_:for:)`` was told, per call.
     var backOffs: [AppleCall: Duration] { self.pauses.withLock { $0 } }
 
-    func acquire(_ call: AppleCall) async throws -> GateDecision {
+    func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
         self.recorded.withLock { $0.append(call) }
+        self.held.withLock { $0.append(booking) }
         return self.decide(call)
     }
 
-    func backOff(_ call: AppleCall, for delay: Duration) async throws {
+    /// Books the caller's slot at the end of the pause.
+    func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
         self.pauses.withLock { $0[call] = delay }
+        return Self.slot(call, delay, .applePause)
     }
 }

@@ -97,13 +97,19 @@ import Testing
         #expect(text.contains(#"iap_apple_rate_limit_waits_total{endpoint="get_transaction_info"} 0"#))
         #expect(text.contains("iap_apple_ocsp_offline_accepts_total 0"))
 
-        struct SpentGate: AppleCallGate {
-            func acquire(_ call: AppleCall) async throws -> GateDecision { .wait(.milliseconds(20)) }
-            func backOff(_ call: AppleCall, for delay: Duration) async throws {}
+        struct BookedGate: AppleCallGate {
+            static let slot = GateSlot(
+                delay: .milliseconds(20), booking: GateBooking(AppleCall(.transactionInfo, environment: .production), at: 1),
+                cause: .budget)
+            func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
+                .wait(Self.slot)
+            }
+            func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot { Self.slot }
         }
-        let gate = MeteredAppleCallGate(base: SpentGate(), metrics: metrics)
+        let gate = MeteredAppleCallGate(base: BookedGate(), metrics: metrics)
         #expect(
-            try await gate.acquire(AppleCall(.transactionInfo, environment: .production)) == .wait(.milliseconds(20)))
+            try await gate.acquire(AppleCall(.transactionInfo, environment: .production), holding: nil)
+                == .wait(BookedGate.slot))
         metrics.countIfConfigurationError(RetryReason(.authentication, "HTTP 401"))
         metrics.countOCSPOfflineAccept()
         metrics.countIfConfigurationError(RetryReason(.requestRejected))

@@ -11,11 +11,13 @@ import Workers
         let base = InMemoryAppleCallGate(callsPerSecond: 1000)
         let pauses = Mutex<[AppleCall: Duration]>([:])
 
-        func acquire(_ call: AppleCall) async throws -> GateDecision { await base.acquire(call) }
+        func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
+            await base.acquire(call, holding: booking)
+        }
 
-        func backOff(_ call: AppleCall, for delay: Duration) async throws {
+        func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
             pauses.withLock { $0[call] = delay }
-            await base.backOff(call, for: delay)
+            return await base.backOff(call, for: delay)
         }
     }
 
@@ -42,6 +44,7 @@ import Workers
         }
         #expect(answer == "page")
         #expect(calls.withLock { $0 } == 2)
+        // Waiting is not failing: a 429 never uses up the run's attempts.
         // Verify's replicas and other reconcile runs sharing the gate were held back as long...
         #expect(
             gate.pauses.withLock { $0 } == [
@@ -49,6 +52,25 @@ import Workers
             ])
         // ...and this call waited the pause out before asking again.
         #expect(slept.withLock { $0 }.reduce(.zero, +) > .milliseconds(200))
+    }
+
+    @Test func applesRateLimitIsNeverChargedToTheAttempts() async throws {
+        let apple = ReconcileApple(gate: NotingGate(), attempts: 2) { _ in }
+        let calls = Mutex(0)
+        let answer = try await apple.call(.notificationHistory, environment: .production) {
+            () throws(AppStoreAPIError) -> Int in
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            guard call > 5 else {
+                throw AppStoreAPIError(
+                    outcome: .retry(after: .milliseconds(1), reason: RetryReason(.rateLimited, "HTTP 429")),
+                    environment: .production, httpStatus: 429)
+            }
+            return call
+        }
+        #expect(answer == 6)
     }
 
     @Test func otherRetryableAnswersWaitWithoutPausingTheGate() async throws {

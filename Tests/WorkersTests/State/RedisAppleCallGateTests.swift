@@ -14,12 +14,13 @@ import Workers
     }
 
     /// Two replicas drawing from one call: together at most the burst (one second of the
-    /// budget) plus the rate times the elapsed time.
+    /// budget) plus the rate times the elapsed time go at once; every other ask is booked a slot
+    /// of its own, one interval after the one before, whichever replica asked.
     @Test(arguments: [
         (AppStoreEnvironment.production, 10.0),
         (AppStoreEnvironment.sandbox, 2.0),
     ])
-    func twoReplicasShareOneBudget(environment: AppStoreEnvironment, rate: Double) async throws {
+    func twoReplicasShareOneTimeline(environment: AppStoreEnvironment, rate: Double) async throws {
         try await withTwoStateClients { first, second in
             let gates = [first, second].map { RedisAppleCallGate(client: $0, callsPerSecond: 10, sandboxShare: 0.2) }
             #expect(gates[0].sandboxRate == 2)
@@ -29,7 +30,7 @@ import Workers
                 for gate in gates {
                     group.addTask {
                         var decisions: [GateDecision] = []
-                        for _ in 0..<120 { decisions.append(try await gate.acquire(call)) }
+                        for _ in 0..<120 { decisions.append(try await gate.acquire(call, holding: nil)) }
                         return decisions
                     }
                 }
@@ -40,50 +41,102 @@ import Workers
             let burst = Int(rate)
             #expect(admitted >= burst)
             #expect(Double(admitted) <= Double(burst) + (rate * elapsed).rounded(.up))
-            for case .wait(let delay) in decisions {
-                #expect(delay > .zero && delay <= .seconds(1 / rate))
-            }
-            let key = "iap:rate:{iap:apple:transactionInfo:\(environment.rawValue)}"
+            let slots = decisions.compactMap { decision -> Int64? in
+                guard case .wait(let slot) = decision else { return nil }
+                #expect(slot.cause == .budget && slot.booking.call == call)
+                return slot.booking.at
+            }.sorted()
+            #expect(slots.count == 240 - admitted)
+            let interval = Int64(1000 / rate)
+            #expect(
+                zip(slots, slots.dropFirst()).allSatisfy { $1 - $0 >= interval - 1 },
+                "no two waiters share a slot: each wakes at its own time")
+            let key = "iap:apple-gate:{transactionInfo:\(environment.rawValue)}"
             #expect(try await first.send("EXISTS", .string(key)).integer == 1)
         }
     }
 
-    @Test func endpointsAndEnvironmentsHaveSeparateBuckets() async throws {
+    /// A record that waited comes back holding its booking: early, it waits for the same slot;
+    /// at its time it goes without a second place in the budget; long past it, it books anew.
+    @Test func aBookingIsHonouredAtItsTimeOnly() async throws {
         try await withRedisClient { _, client throws in
-            // One call per 100 s: a slow machine can never refill a bucket between two calls.
-            let gate = RedisAppleCallGate(client: client, callsPerSecond: 0.01, sandboxShare: 0.1)
-            let production = AppleCall(.transactionInfo, environment: .production)
-            #expect(try await gate.acquire(production) == .proceed)
-            #expect(try await gate.acquire(production) != .proceed)
-            #expect(try await gate.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
-            #expect(try await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox)) == .proceed)
-            guard case .wait(let delay) = try await gate.acquire(AppleCall(.transactionInfo, environment: .sandbox))
+            let gate = RedisAppleCallGate(client: client, callsPerSecond: 5)
+            let call = AppleCall(.transactionInfo, environment: .production)
+            for _ in 0..<5 { #expect(try await gate.acquire(call, holding: nil) == .proceed) }
+            guard case .wait(let mine) = try await gate.acquire(call, holding: nil),
+                case .wait(let next) = try await gate.acquire(call, holding: nil)
             else {
-                Issue.record("the sandbox bucket should be empty")
+                Issue.record("the burst was not spent")
                 return
             }
-            #expect(delay > .seconds(100))
+            #expect(next.booking.at - mine.booking.at == 200)
+            guard case .wait(let again) = try await gate.acquire(call, holding: mine.booking) else {
+                Issue.record("an early booking went through")
+                return
+            }
+            #expect(again.booking == mine.booking, "early: the same slot, not a new one")
+            try await Task.sleep(for: mine.delay + .milliseconds(5))
+            #expect(try await gate.acquire(call, holding: mine.booking) == .proceed)
+            // The booking of another call is not this call's.
+            let other = GateBooking(AppleCall(.transactionInfo, environment: .sandbox), at: mine.booking.at)
+            #expect(try await gate.acquire(call, holding: other) != .proceed)
+            let stale = GateBooking(call, at: mine.booking.at - GateTimeline.defaultLateness - 1_000)
+            guard case .wait(let rebooked) = try await gate.acquire(call, holding: stale) else {
+                Issue.record("a stale booking went through on a spent budget")
+                return
+            }
+            #expect(rebooked.booking.at > next.booking.at)
+        }
+    }
+
+    @Test func endpointsAndEnvironmentsHaveSeparateTimelines() async throws {
+        try await withRedisClient { _, client throws in
+            // One call per 100 s: a slow machine can never free the budget between two calls.
+            let gate = RedisAppleCallGate(client: client, callsPerSecond: 0.01, sandboxShare: 0.1)
+            let production = AppleCall(.transactionInfo, environment: .production)
+            #expect(try await gate.acquire(production, holding: nil) == .proceed)
+            #expect(try await gate.acquire(production, holding: nil) != .proceed)
+            #expect(try await gate.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
+            let sandbox = AppleCall(.transactionInfo, environment: .sandbox)
+            #expect(try await gate.acquire(sandbox, holding: nil) == .proceed)
+            guard case .wait(let slot) = try await gate.acquire(sandbox, holding: nil) else {
+                Issue.record("the sandbox budget should be spent")
+                return
+            }
+            #expect(slot.delay > .seconds(100))
         }
     }
 
     /// One replica's 429 pauses the endpoint for all, whether the budget is on or off; another
     /// endpoint or environment is not paused, and a shorter later pause does not cut it short.
+    /// The waiters come back after the pause spread out: at the rate with a budget, at random
+    /// over up to as long as the pause without one.
     @Test(arguments: [10.0, 0]) func applesRetryAfterPausesEveryReplica(callsPerSecond: Double) async throws {
         try await withTwoStateClients { first, second in
             let told = RedisAppleCallGate(client: first, callsPerSecond: callsPerSecond)
             let other = RedisAppleCallGate(client: second, callsPerSecond: callsPerSecond)
             let call = AppleCall(.transactionInfo, environment: .production)
-            #expect(try await other.acquire(call) == .proceed)
+            #expect(try await other.acquire(call, holding: nil) == .proceed)
 
-            try await told.backOff(call, for: .seconds(60))
-            try await told.backOff(call, for: .seconds(2))
-            guard case .wait(let delay) = try await other.acquire(call) else {
-                Issue.record("the other replica was not paused")
-                return
+            let caller = try await told.backOff(call, for: .seconds(60))
+            _ = try await told.backOff(call, for: .seconds(2))
+            #expect(caller.cause == .applePause)
+            var slots: [Int64] = []
+            for _ in 0..<30 {
+                guard case .wait(let slot) = try await other.acquire(call, holding: nil) else {
+                    Issue.record("the other replica was not paused")
+                    return
+                }
+                #expect(slot.cause == .applePause)
+                #expect(slot.delay > .seconds(50) && slot.delay <= .seconds(71))
+                slots.append(slot.booking.at)
             }
-            #expect(delay > .seconds(50) && delay <= .seconds(60))
-            #expect(try await other.acquire(AppleCall(.verifyReceipt, environment: .production)) == .proceed)
-            #expect(try await other.acquire(AppleCall(.transactionInfo, environment: .sandbox)) == .proceed)
+            #expect(Set(slots).count == slots.count || Set(slots).count > 20, "the waiters do not all wake at once")
+            if callsPerSecond > 0 {
+                #expect(zip(slots, slots.dropFirst()).allSatisfy { $1 - $0 == 100 }, "at the rate, in order")
+            }
+            #expect(try await other.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
+            #expect(try await other.acquire(AppleCall(.transactionInfo, environment: .sandbox), holding: nil) == .proceed)
         }
     }
 
@@ -93,7 +146,9 @@ import Workers
             #expect(!gate.isEnabled)
             for environment in [AppStoreEnvironment.production, .sandbox] {
                 for _ in 0..<200 {
-                    #expect(try await gate.acquire(AppleCall(.transactionInfo, environment: environment)) == .proceed)
+                    #expect(
+                        try await gate.acquire(AppleCall(.transactionInfo, environment: environment), holding: nil)
+                            == .proceed)
                 }
             }
             #expect(try await client.send("DBSIZE").integer == 0)

@@ -15,13 +15,13 @@ import Workers
         #expect(keys.waitingIndex(.orderId("o-1")) == "iap:wait:index:{order:o-1}")
         #expect(keys.verifiedTransaction("1") == "iap:verified:{1}")
         #expect(keys.entitlement("100") == "iap:entitlement:{100}")
-        #expect(keys.appleRateLimiterName == "iap:apple")
+        #expect(keys.appleGate("transactionInfo", "Production") == "iap:apple-gate:{transactionInfo:Production}")
     }
 
     @Test func customPrefixAndHashTagsOfCompanionKeys() throws {
         let keys = try StateKeys(prefix: "staging:iap:")
         #expect(keys.order("o-1") == "staging:iap:order:{o-1}")
-        #expect(keys.appleRateLimiterName == "staging:iap:apple")
+        #expect(keys.appleGate("consumption", "Sandbox") == "staging:iap:apple-gate:{consumption:Sandbox}")
         // An order and its claim share the hash tag, hence the Redis Cluster slot.
         func tag(_ key: String) -> Substring? {
             guard let open = key.firstIndex(of: "{"), let close = key[open...].firstIndex(of: "}") else { return nil }
