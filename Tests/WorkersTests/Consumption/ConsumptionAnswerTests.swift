@@ -133,86 +133,26 @@ struct GrantStageFixture {
 /// Runs the grant stage of the shipped pipeline file (as `StageAssembly` builds it for
 /// `iap-grant`) against a fresh mock cluster, redis-server and simulator.
 func withGrantStage(answering: Bool, _ body: (GrantStageFixture) async throws -> Void) async throws {
-    var logger = Logger(label: "test.consumption")
-    logger.logLevel = .critical
-    let keyPath = FileManager.default.temporaryDirectory
-        .appendingPathComponent("iap-consumption-\(UUID().uuidString.prefix(8)).p8").path
-    defer { try? FileManager.default.removeItem(atPath: keyPath) }
-    let apiKey = try ServerAPIKey.loadOrCreateP8(keyId: "KEYCONSUME", issuerId: "issuer-1", path: keyPath)
-    let simulator = try AppStoreSimulatorServer(
-        configuration: .init(bundleId: ConsumptionAnswerTests.bundleId, apiKeys: [apiKey]), logger: logger)
-    let simulatorGroup = ServiceGroup(configuration: .init(services: [simulator], logger: logger))
-
-    try await withThrowingTaskGroup(of: Void.self) { tasks in
-        tasks.addTask { try await simulatorGroup.run() }
-        do {
-            try await withGrantStage(
-                simulatorURL: try await simulator.baseURL(), keyPath: keyPath, answering: answering, logger: logger,
-                body)
-        } catch {
-            await simulatorGroup.triggerGracefulShutdown()
-            throw error
-        }
-        await simulatorGroup.triggerGracefulShutdown()
-        try await tasks.waitForAll()
-    }
-}
-
-private func withGrantStage(
-    simulatorURL baseURL: String, keyPath: String, answering: Bool, logger: Logger,
-    _ body: (GrantStageFixture) async throws -> Void
-) async throws {
-    try await withRedisServer { redis in
-        let file = try PipelineFile.load(
-            path: SettingsTableTests.repository.appendingPathComponent("pipelines/iap.yaml").path)
-        let spec = try file.stage(named: "grant")
-        let cluster = try TestKafka.cluster(
-            topics: Dictionary(uniqueKeysWithValues: file.allTopics.map { ($0.name, Int32(2)) }))
-        var environment = [
-            "KAFKA_BROKERS": cluster.bootstrapServers, "REDIS_URL": redis.url,
-            "IAP_KAFKA_SESSION_TIMEOUT_MS": "6000", "IAP_KAFKA_HEARTBEAT_INTERVAL_MS": "500",
-        ]
-        if answering {
-            environment.merge(
+    try await withSimulator(bundleId: ConsumptionAnswerTests.bundleId) { simulator in
+        let environment =
+            answering
+            ? simulator.appleEnvironment.merging(
                 [
                     "IAP_CONSUMPTION_ANSWER": "true", "IAP_CONSUMPTION_CUSTOMER_CONSENTED": "true",
-                    "IAP_CONSUMPTION_REFUND_PREFERENCE": "DECLINE", "IAP_BUNDLE_ID": ConsumptionAnswerTests.bundleId,
-                    "IAP_APPLE_KEY_ID": "KEYCONSUME", "IAP_APPLE_ISSUER_ID": "issuer-1",
-                    "IAP_APPLE_PRIVATE_KEY_PATH": keyPath, "IAP_APPLE_API_URL": baseURL + "/production",
-                    "IAP_APPLE_SANDBOX_API_URL": baseURL + "/sandbox",
-                ], uniquingKeysWith: { $1 })
-        }
-        var settings = try WorkerSettings(stage: "grant", environment: environment)
-        settings.opsHost = "127.0.0.1"
-        settings.opsPort = 0
-        let stop = AsyncStream<Void>.makeStream()
-        let assembly = StageAssembly(
-            stage: .grant, spec: spec, file: file, settings: settings,
-            stageSettings: try StageSettings(stage: .grant, environment: environment), logger: logger,
-            stop: .trigger { for await _ in stop.stream { return } })
-        let running = Task { try await assembly.run() }
-
-        let producer = try TestKafka.producer(cluster)
-        let output = try spec.output("entitlements")
-        let entitlements = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "probe", topics: [output]),
-                logger: TestKafka.logger))
-        do {
-            try await body(
-                GrantStageFixture(
-                    simulator: SimulatorClient(baseURL: baseURL), producer: producer, entitlements: entitlements,
-                    input: try spec.input("matched")))
-        } catch {
-            stop.continuation.finish()
-            _ = try? await running.value
+                    "IAP_CONSUMPTION_REFUND_PREFERENCE": "DECLINE",
+                ], uniquingKeysWith: { $1 }) : [:]
+        try await withStage(.grant, environment: environment) { stage in
+            let entitlements = try stage.probe(try stage.spec.output("entitlements"))
+            do {
+                try await body(
+                    GrantStageFixture(
+                        simulator: simulator.client, producer: stage.producer, entitlements: entitlements,
+                        input: try stage.spec.input("matched")))
+            } catch {
+                await entitlements.close()
+                throw error
+            }
             await entitlements.close()
-            await producer.close()
-            throw error
         }
-        stop.continuation.finish()
-        try await running.value
-        await entitlements.close()
-        await producer.close()
     }
 }
