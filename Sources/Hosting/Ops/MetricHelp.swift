@@ -18,7 +18,13 @@ public enum MetricHelp {
         "iap_stage_paused": "1 while the stage's partitions are paused at the in-flight bound, else 0.",
         "iap_stage_infrastructure_errors_total": "Kafka or Redis calls that failed and were retried in place.",
         "iap_retry_promoted_total": "Delayed retries re-published to the stage's input once due.",
-        "iap_retry_queue_depth": "Delayed retries waiting to become due.",
+        "iap_retry_queue_depth": "Delayed deliveries (retries and waits) the stage owes, due or not.",
+        "iap_waiting_records":
+            "Records the stage parked to wait (not failed), by what they wait for (waiting_for: order,"
+            + " apple:<endpoint>:<environment>); the stage's, the same from every replica.",
+        "iap_waiting_oldest_seconds":
+            "Age of the stage's oldest parked wait, from when that record first waited; past the stage's"
+            + " retry.maxWait it is dead-lettered.",
         // The worker's own view of its partitions (decision D26)
         "iap_consumer_lag":
             "High watermark minus committed offset of each partition this replica owns (kafka_exporter's names"
@@ -40,7 +46,8 @@ public enum MetricHelp {
         "iap_apple_ocsp_offline_accepts_total":
             "Certificate chains accepted on their offline checks because the OCSP responder could not be asked.",
         "iap_apple_rate_limit_waits_total":
-            "Apple calls the shared rate limiter held back (the record is retried after the wait), by endpoint.",
+            "Apple calls the shared gate held back for a later slot (the record waits for it, no attempt spent),"
+            + " by endpoint.",
         "iap_apple_configuration_errors_total":
             "Apple refused our request or credentials (401, verifyReceipt 21004, a request-level 4xx): a"
             + " configuration alert (decision D8), by reason.",
