@@ -85,4 +85,30 @@ import Testing
             #expect(try await client.send("PTTL", "iap:idem:{grant:late}").integer ?? 0 > 0)
         }
     }
+
+    /// A wait parks the id: the next delivery takes the lock and learns which wait it replaces;
+    /// the one after that (the wait's marker gone) does not.
+    @Test func aParkedWaitIsHandedToTheNextDelivery() async throws {
+        try await withRedisClient { _, client throws in
+            let store = RedisIdempotencyGuard(client: client, stage: "match")
+            guard case .acquired(let token) = try await store.begin("t-1", lockTTL: .seconds(30)) else {
+                Issue.record("expected the lock")
+                return
+            }
+            try await store.park("t-1", token: token, wait: "iap.verified/0/7/wait", ttl: .seconds(60))
+            #expect(try await client.send("GET", "iap:idem:{match:t-1}").string == "Wiap.verified/0/7/wait")
+            guard case .acquiredOverWait(let next, let wait) = try await store.begin("t-1", lockTTL: .seconds(30))
+            else {
+                Issue.record("the next delivery did not take over the wait")
+                return
+            }
+            #expect(wait == "iap.verified/0/7/wait")
+            #expect(try await store.begin("t-1", lockTTL: .seconds(30)) == .busy)
+            try await store.complete("t-1", token: next, retention: .seconds(60))
+            #expect(try await store.begin("t-1", lockTTL: .seconds(30)) == .alreadyDone)
+            // A park by a caller whose lock is gone changes nothing.
+            try await store.park("t-1", token: token, wait: "x", ttl: .seconds(60))
+            #expect(try await client.send("GET", "iap:idem:{match:t-1}").string == "D")
+        }
+    }
 }

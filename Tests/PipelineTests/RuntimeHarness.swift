@@ -16,7 +16,7 @@ import Topology
 /// - fail: always ask for a retry (exhausts the budget);
 /// - skip: nothing to do;
 /// - reject: refuse, quoting the id in the detail;
-/// - wait: wait (``StageOutcome/wait(_:)``, half a second at a time) until the
+/// - wait: wait (``StageOutcome/wait(_:)``, `retryAfterMs` or half a second at a time) until the
 ///   harness gate opens, then ok.
 struct TestEvent: PipelineEvent {
     static let schema = "test.v1"
@@ -53,8 +53,8 @@ final class TestStage: MessageHandler {
         case "wait" where !gate.isOpened:
             return .wait(
                 .init(
-                    until: Date().addingTimeInterval(0.5), since: message.waitingSince ?? Date(), on: "gate",
-                    reason: "waiting for the gate"))
+                    until: Date().addingTimeInterval(Double(event.retryAfterMs ?? 500) / 1000),
+                    since: message.waitingSince ?? Date(), on: "gate", reason: "waiting for the gate"))
         case "block":
             try await gate.wait()
         default:

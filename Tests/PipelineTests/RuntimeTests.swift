@@ -138,6 +138,30 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         await producer.close()
     }
 
+    /// A later delivery of the same business id that ends durably (match: the transaction its
+    /// order released) cancels the wait an earlier one scheduled: the wait is never delivered.
+    @Test func aWaitReplacedByALaterDeliveryIsCancelled() async throws {
+        let cluster = try TestKafka.cluster(topics: topics)
+        let producer = try TestKafka.producer(cluster)
+        let retries = InMemoryRetryStore()
+        let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(producer, [(id: "released", action: "wait")], extra: ",\"retryAfterMs\":60000")
+        try await eventually("the record waits") { try await retries.waiting().counts["gate"] == 1 ? true : nil }
+
+        try await TestEvents.publish(producer, [(id: "released", action: "ok")])
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                logger: TestKafka.logger))
+        _ = try await output.waitForMessages(1)
+        try await eventually("the wait is cancelled") { try await retries.depth() == 0 ? true : nil }
+        #expect(try await retries.waiting() == WaitingSummary())
+        #expect(replica.stage.observations.handled.filter { $0.id == "released" }.count == 2)
+        try await replica.stop()
+        await output.close()
+        await producer.close()
+    }
+
     @Test func badInputIsRejectedWithAReasonAndTheWorkerKeepsGoing() async throws {
         let cluster = try TestKafka.cluster(topics: topics)
         let producer = try TestKafka.producer(cluster)

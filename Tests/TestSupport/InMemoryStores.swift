@@ -58,6 +58,7 @@ public final class InMemoryIdempotency: IdempotencyGuard {
         var token: String?
         var expires: ContinuousClock.Instant?
         var scheduledAttempt: Int?
+        var wait: String?
     }
     private let entries = Mutex<[String: Entry]>([:])
     private let clock = ContinuousClock()
@@ -75,10 +76,12 @@ public final class InMemoryIdempotency: IdempotencyGuard {
                 return .busy
             }
             let token = UUID().uuidString
+            let wait = entry.expires.map { $0 > clock.now } == true ? entry.wait : nil
             entry.token = token
             entry.expires = clock.now + lockTTL
+            entry.wait = nil
             entries[id] = entry
-            return .acquired(token: token)
+            return wait.map { .acquiredOverWait(token: token, wait: $0) } ?? .acquired(token: token)
         }
     }
 
@@ -99,6 +102,13 @@ public final class InMemoryIdempotency: IdempotencyGuard {
         entries.withLock { entries in
             guard entries[id]?.token == token else { return }
             entries[id] = Entry(token: nil, expires: clock.now + ttl, scheduledAttempt: attempt)
+        }
+    }
+
+    public func park(_ id: String, token: String, wait: String, ttl: Duration) async throws {
+        entries.withLock { entries in
+            guard entries[id]?.token == token else { return }
+            entries[id] = Entry(token: nil, expires: clock.now + ttl, wait: wait)
         }
     }
 

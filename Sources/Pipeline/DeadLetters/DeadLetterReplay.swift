@@ -21,7 +21,7 @@ public enum DeadLetterReplay {
         PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.sourceTopic,
         PipelineHeaders.sourcePartition,
         PipelineHeaders.sourceOffset, PipelineHeaders.sourceAttempts, PipelineHeaders.sourceConsumerGroup,
-        PipelineHeaders.waitingSince, PipelineHeaders.waitMemo,
+        PipelineHeaders.waitingSince, PipelineHeaders.waitMemo, PipelineHeaders.deliveryId,
     ]
 
     public struct Summary: Codable, Equatable, Sendable {

@@ -13,7 +13,8 @@ public import Redis
 /// retries get new offsets.
 ///
 /// Key: ``BusinessKeys/doneMarker(stage:key:)``, holding `L<token>` while locked,
-/// `S<attempt>` while a retry is scheduled (D21) and `D` once done. A done marker replaces the
+/// `S<attempt>` while a retry is scheduled (D21), `W<delivery id>` while a wait is (D36) and `D`
+/// once done. A done marker replaces the
 /// lock in one write, and `SET NX` can never take a key that is done, so no state needs two keys
 /// kept consistent.
 
@@ -49,6 +50,18 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
         if let value = current.bytes, value.first == Self.donePrefix.utf8.first {
             return .alreadyDone
         }
+        if let value = current.bytes, value.first == Self.waitPrefix.utf8.first {
+            // A wait stands for the id: anyone may take over, learning which wait it replaces.
+            let taken = try await client.run(
+                .compareAndSet, keys: [self.key(id)],
+                arguments: [
+                    .bytes(value), .string(Self.lockPrefix + token.value),
+                    .integer(lockTTL.milliseconds(rounding: .up)),
+                ]
+            )
+            guard taken.integer == 1 else { return .busy }
+            return .acquiredOverWait(token: token.value, wait: String(decoding: value.dropFirst(), as: UTF8.self))
+        }
         if let value = current.bytes, value.first == Self.scheduledPrefix.utf8.first {
             guard let scheduled = Int(String(decoding: value.dropFirst(), as: UTF8.self)), attempt >= scheduled else {
                 return .superseded
@@ -83,6 +96,18 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
         )
     }
 
+    /// Replaces the caller's lock with a marker naming the wait scheduled for the id, for `ttl`
+    /// (longer than the wait). Nothing changes when the lock was no longer the caller's.
+    public func park(_ id: String, token: String, wait: String, ttl: Duration) async throws {
+        _ = try await client.run(
+            .compareAndSet, keys: [key(id)],
+            arguments: [
+                .string(Self.lockPrefix + token), .string(Self.waitPrefix + wait),
+                .integer(ttl.milliseconds(rounding: .up)),
+            ]
+        )
+    }
+
     /// Records `id` as done for `retention`, replacing the lock. Written even when the lock
     /// was no longer the caller's (it expired: another worker may have run the work
     /// concurrently), because the side effect happened.
@@ -99,6 +124,7 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
     private static let lockPrefix = "L"
     private static let donePrefix = "D"
     private static let scheduledPrefix = "S"
+    private static let waitPrefix = "W"
 
     private func key(_ id: String) -> String {
         BusinessKeys.doneMarker(stage: stage, key: id)
@@ -107,7 +133,7 @@ public struct RedisIdempotencyGuard: IdempotencyGuard {
 
 extension RedisScript {
     /// KEYS key; ARGV expected, new value, ttl ms. Sets the key to the new value only while it
-    /// holds the expected one: a lock becoming a scheduled marker, and back.
+    /// holds the expected one: a lock becoming a scheduled or waiting marker, and back.
     static let compareAndSet = RedisScript(
         """
         if redis.call('GET', KEYS[1]) == ARGV[1] then

@@ -13,6 +13,9 @@ struct RetryEnvelope: Codable, Sendable {
     var waitingSince: Int64?
     /// The stage's memo of the wait this delivery ends; nil for a retry.
     var waitMemo: String?
+    /// The id the delivery was scheduled under, carried on the re-published record so the
+    /// delivery knows itself from the wait it was (``PipelineHeaders/deliveryId``).
+    var deliveryId: String?
 
     struct Header: Codable, Sendable {
         var name: String
@@ -23,7 +26,10 @@ struct RetryEnvelope: Codable, Sendable {
     ///   - waitingSince: when the record began to wait; nil keeps what the record carries.
     ///   - waitMemo: the memo of the wait this delivery is for; a memo the record carried is
     ///     dropped, since it belonged to the wait that delivered it.
-    init(message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil, waitMemo: String? = nil) {
+    init(
+        message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil, waitMemo: String? = nil,
+        deliveryId: String? = nil
+    ) {
         topic = message.topic
         key = message.key.map(Array.init)
         value = Array(message.value)
@@ -34,11 +40,13 @@ struct RetryEnvelope: Codable, Sendable {
         self.lastError = lastError
         self.waitingSince = waitingSince.map(\.unixMilliseconds) ?? message.waitingSince.map(\.unixMilliseconds)
         self.waitMemo = waitMemo
+        self.deliveryId = deliveryId
     }
 
     /// Headers the envelope writes anew on the re-published record.
     private static let rewrittenHeaders: Set<String> = [
         PipelineHeaders.attempt, PipelineHeaders.lastError, PipelineHeaders.waitingSince, PipelineHeaders.waitMemo,
+        PipelineHeaders.deliveryId,
     ]
 
     /// Stable per delivery, so scheduling the same delivery twice (after a crash) is one retry.
@@ -61,6 +69,7 @@ struct RetryEnvelope: Codable, Sendable {
                 ]
                 + (waitingSince.map { [KafkaHeader(name: PipelineHeaders.waitingSince, string: String($0))] } ?? [])
                 + (waitMemo.map { [KafkaHeader(name: PipelineHeaders.waitMemo, string: $0)] } ?? [])
+                + (deliveryId.map { [KafkaHeader(name: PipelineHeaders.deliveryId, string: $0)] } ?? [])
         )
     }
 
@@ -80,6 +89,8 @@ public enum PipelineHeaders {
     public static let waitingSince = "iap_waiting_since"
     /// The stage's memo of the wait that delivered the record (``StageOutcome/Wait/memo``).
     public static let waitMemo = "iap_wait_memo"
+    /// The retry or wait id a re-published record was scheduled under.
+    public static let deliveryId = "iap_delivery_id"
     public static let sourceTopic = "source_topic"
     public static let sourcePartition = "source_partition"
     public static let sourceOffset = "source_offset"
@@ -92,6 +103,11 @@ extension KafkaMessage {
     /// The attempt counter the promoter wrote, 0 for a first delivery or a foreign header.
     var attempt: Int {
         headers.last(named: PipelineHeaders.attempt)?.stringValue.flatMap(Int.init) ?? 0
+    }
+
+    /// The retry or wait id this record was re-published from; nil for a first delivery.
+    var deliveryId: String? {
+        headers.last(named: PipelineHeaders.deliveryId)?.stringValue
     }
 
     /// The memo of the wait that delivered this record, from the header the runtime wrote.

@@ -104,11 +104,19 @@ public protocol IdempotencyGuard: Sendable {
     /// Releases the lock, noting that retry `attempt` is scheduled: until `ttl` passes, older
     /// deliveries of the id are ``IdempotencyState/superseded``.
     func postpone(_ id: String, token: String, untilAttempt attempt: Int, ttl: Duration) async throws
+    /// Releases the lock, noting that the wait scheduled under the delivery id `wait` stands for
+    /// the id until `ttl` passes: the next delivery to take the lock learns of it
+    /// (``IdempotencyState/acquiredOverWait(token:wait:)``), so that the wait it makes redundant
+    /// (match's transaction released by its order) is cancelled instead of delivered for nothing.
+    func park(_ id: String, token: String, wait: String, ttl: Duration) async throws
 }
 
 public enum IdempotencyState: Sendable, Hashable {
     case alreadyDone
     case acquired(token: String)
+    /// The lock, taken from a wait an earlier delivery of the id scheduled (``IdempotencyGuard/park(_:token:wait:ttl:)``):
+    /// once this delivery's outcome is durable, that wait is redundant.
+    case acquiredOverWait(token: String, wait: String)
     /// Another worker holds the lock right now.
     case busy
     /// An older copy of a delivery whose retry is scheduled (replayed after a crash): the

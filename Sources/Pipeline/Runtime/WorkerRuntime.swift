@@ -202,6 +202,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 return await act(outcome, message: message, lock: nil, log: log)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)
+            case .some(.acquiredOverWait(let token, let wait)):
+                lock = IdempotencyLock(key: key, token: token, guard: idempotency, replacing: wait)
             }
         }
 
@@ -230,6 +232,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         var key: String
         var token: String
         var `guard`: any IdempotencyGuard
+        /// The wait an earlier delivery of the key scheduled, which this one's outcome replaces.
+        var replacing: String?
     }
 
     /// Takes the business-id lock, waiting briefly while another worker holds it.
@@ -298,12 +302,11 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 log.info(
                     "retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
                 acted = await durably("schedule retry", log: log) {
-                    let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason).encoded()
+                    let id = RetryEnvelope.id(for: record, attempt: attempts)
+                    let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason, deliveryId: id)
+                        .encoded()
                     try await self.retries.schedule(
-                        ScheduledDelivery(
-                            id: RetryEnvelope.id(for: record, attempt: attempts), payload: payload, kind: .retry,
-                            delay: delay)
-                    )
+                        ScheduledDelivery(id: id, payload: payload, kind: .retry, delay: delay))
                 }
                 metrics.count(.retried)
                 // Outlives the delay by the promoter's lease and more, so the retry finds it.
@@ -327,24 +330,34 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 log.debug(
                     "waiting",
                     metadata: ["until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)"])
+                let id = RetryEnvelope.waitId(for: record)
+                // Back at the ceiling at the latest, to be dead-lettered if still waiting.
+                let due = min(wait.until, ceiling)
                 acted = await durably("schedule wait", log: log) {
                     let payload = try RetryEnvelope(
                         message: record, attempt: message.attempt, lastError: reason, waitingSince: wait.since,
-                        waitMemo: wait.memo
+                        waitMemo: wait.memo, deliveryId: id
                     ).encoded()
                     try await self.retries.schedule(
                         ScheduledDelivery(
-                            id: RetryEnvelope.waitId(for: record), payload: payload, kind: .wait, delay: .zero,
-                            // Back at the ceiling at the latest, to be dead-lettered if still waiting.
-                            notBefore: min(wait.until, ceiling),
+                            id: id, payload: payload, kind: .wait, delay: .zero, notBefore: due,
                             waiting: ScheduledDelivery.Waiting(on: wait.on, since: wait.since))
                     )
                 }
                 metrics.count(.waiting)
-                settle = .abandon
+                settle = .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600))
             }
         }
         guard acted != nil else { return false }
+        if let replaced = lock?.replacing, replaced != record.deliveryId {
+            // This delivery's outcome is durable and stands for the key now: the wait an earlier
+            // delivery scheduled would only come back to find it done (match: a transaction its
+            // order released). Cancelled, it is neither delivered nor owed after a Redis loss.
+            let cancelled: Void? = await durably("cancel the wait this delivery replaces", log: log) {
+                try await self.retries.acknowledge([replaced])
+            }
+            guard cancelled != nil else { return false }
+        }
         if let lock {
             let retention = configuration.idempotencyRetention
             let settle = settle
@@ -352,6 +365,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 switch settle {
                 case .done: try await lock.guard.complete(lock.key, token: lock.token, retention: retention)
                 case .abandon: try await lock.guard.abandon(lock.key, token: lock.token)
+                case .park(let wait, let ttl):
+                    try await lock.guard.park(lock.key, token: lock.token, wait: wait, ttl: ttl)
                 case .postpone(let attempt, let ttl):
                     try await lock.guard.postpone(lock.key, token: lock.token, untilAttempt: attempt, ttl: ttl)
                 }
@@ -362,11 +377,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// How a record's business-id lock ends: done (the side effect happened, or the record was
-    /// rejected or dead-lettered), abandoned (a wait: any delivery may look again), or postponed
-    /// for a scheduled retry.
+    /// rejected or dead-lettered), abandoned (another delivery may try at once), parked (a wait:
+    /// any delivery may look again, and learns which wait it replaces), or postponed for a
+    /// scheduled retry.
     private enum Settle {
         case done
         case abandon
+        case park(wait: String, ttl: Duration)
         case postpone(untilAttempt: Int, ttl: Duration)
     }
 
