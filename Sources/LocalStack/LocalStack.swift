@@ -40,7 +40,7 @@ public final class LocalStack: Sendable {
     private let environments: [String: [String: String]]
     /// The temp directory `start` made (no `stateDirectory` configured); `stop` removes it.
     private let ownedDirectory: String?
-    private let logger: Logger
+    let logger: Logger
 
     /// Starts everything and returns once every worker answers `/readyz` with 200.
     public static func start(_ configuration: LocalStackConfiguration, logger: Logger) async throws -> LocalStack {

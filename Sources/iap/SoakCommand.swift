@@ -14,10 +14,14 @@ struct SoakCommand: AsyncParsableCommand {
             Faults: --kill-workers SIGKILLs a random worker every few seconds and restarts it; --redis-restart kills
             redis-server (append-only file kept) and starts it again; --redis-loss empties Redis (FLUSHALL) mid-flight;
             --broker-faults takes the broker down for a few seconds and injects produce, commit and fetch errors;
-            --apple-faults RATE makes the simulator answer that share of Apple calls with a fault; --bad-input RATE
-            publishes that many fuzzed events (and gateway bodies) per purchase. --all-faults turns every one on.
-            The report (--json for JSON) counts purchases, grants, losses, double grants, rejections by reason,
-            calls made before a Retry-After, process deaths, committed offsets against the log end, and drain time.
+            --apple-faults RATE makes the simulator answer that share of Apple calls with a fault (--apple-faults-for
+            SECONDS: only for the first seconds, then Apple is healthy again); --bad-input RATE publishes that many fuzzed
+            events (and gateway bodies) per purchase. --all-faults turns every one on.
+            --backlog N publishes N bare transaction ids at once before the steady stream: with --rate-limit (the
+            shared Apple budget, calls/s) they wait for their turn at Apple, and none may be dead-lettered.
+            The report (--json for JSON) counts purchases, grants, losses, double grants, dead letters, rejections by
+            reason, calls made before a Retry-After, process deaths, committed offsets against the log end, and drain
+            time.
             """
     )
 
@@ -33,6 +37,11 @@ struct SoakCommand: AsyncParsableCommand {
     var brokerFaults = false
     @Option(name: .customLong("apple-faults"), help: "Share of Apple calls answered with a fault.") var appleFaults =
         0.0
+    @Option(
+        name: .customLong("apple-faults-for"),
+        help: "Seconds Apple's faults last from the first publish, then Apple is healthy (default: the whole run).")
+    var appleFaultsFor: Double?
+    @Option(help: "Bare transaction ids published at once before the steady stream (a backlog).") var backlog = 0
     @Option(name: .customLong("bad-input"), help: "Fuzzed events (and gateway bodies) per purchase.") var badInput = 0.0
     @Flag(
         name: .customLong("all-faults"),
@@ -55,13 +64,21 @@ struct SoakCommand: AsyncParsableCommand {
         soak.redisLoss = soak.redisLoss || redisLoss
         soak.brokerFaults = soak.brokerFaults || brokerFaults
         if appleFaults > 0 { soak.appleFaultRate = appleFaults }
+        if let appleFaultsFor {
+            guard appleFaultsFor > 0, appleFaultsFor.isFinite else {
+                throw ValidationError("--apple-faults-for takes a positive number of seconds, got \(appleFaultsFor)")
+            }
+            soak.appleFaultsFor = .milliseconds(Int64(appleFaultsFor * 1000))
+        }
+        guard backlog >= 0 else { throw ValidationError("--backlog takes a count, got \(backlog)") }
+        soak.backlog = backlog
         if badInput > 0 { soak.badInputRate = badInput }
 
         var configuration = try stack.configuration()
         // The soak's counts are of the four workers' own work; reconcile has its own tests.
         configuration.reconcile = false
         // The mock keeps ~5 MiB per partition (D7): a purchase is a few KiB on each of several topics.
-        configuration.partitions = max(configuration.partitions, purchases / 1_000 + 4)
+        configuration.partitions = max(configuration.partitions, (purchases + backlog) / 1_000 + 4)
         let runner = SoakRunner(configuration: soak, stack: configuration, logger: CLILogging.logger("iap.soak"))
         let report = try await runner.run { line in if !json { print(line) } }
         let encoder = JSONEncoder()

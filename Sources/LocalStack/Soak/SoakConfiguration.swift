@@ -16,9 +16,16 @@ public struct SoakConfiguration: Sendable {
     /// brought back up aborts the process if another socket took its port meanwhile, D13: the
     /// short soak in `make test` leaves the outage out.)
     public var brokerOutage: Duration? = .seconds(3)
-    /// Share of Apple requests answered with a fault (5xx, 429 with Retry-After, is-retryable
-    /// 211xx, timeouts, HTML 200s) for the whole run; 0 for none.
+    /// Share of Apple requests answered with a fault (5xx, 429 with Retry-After, 4040002,
+    /// is-retryable 211xx, timeouts, HTML 200s); 0 for none.
     public var appleFaultRate = 0.0
+    /// How long Apple's faults last from the first publish, then Apple is healthy again (an
+    /// outage); nil for the whole run.
+    public var appleFaultsFor: Duration?
+    /// Bare transaction ids published at once before the steady stream (one Apple call each):
+    /// a backlog, as after an outage, that must drain at the Apple budget
+    /// (`LocalStackConfiguration/appleRateLimit`) with nothing dead-lettered.
+    public var backlog = 0
     /// Bad records published per good purchase (fuzzed events, malformed gateway bodies).
     public var badInputRate = 0.0
     /// How long the pipeline may take to settle after the last publish.
@@ -38,6 +45,18 @@ public struct SoakConfiguration: Sendable {
         configuration.brokerFaults = true
         configuration.appleFaultRate = 0.1
         configuration.badInputRate = 0.05
+        return configuration
+    }
+
+    /// The issue-18 run as `make soak` adds it: a backlog of bare ids at once, Apple answering
+    /// half of all calls with faults (429s among them) for the first 50 s; with the stack's
+    /// budget set tight, every purchase must still be granted once and nothing dead-lettered.
+    public static func backlogUnderFaults(purchases: Int, backlog: Int) -> SoakConfiguration {
+        var configuration = SoakConfiguration()
+        configuration.purchases = purchases
+        configuration.backlog = backlog
+        configuration.appleFaultRate = 0.5
+        configuration.appleFaultsFor = .seconds(50)
         return configuration
     }
 }

@@ -20,6 +20,14 @@ public struct SoakReport: Codable, Sendable {
     }
 
     public var purchases = 0
+    /// Of ``purchases``, the bare ids published at once before the steady stream.
+    public var backlog = 0
+    /// Records on any dead-letter topic (`<input>.dlq`) at the end: every one is a purchase (or
+    /// a notification) an operator would have to replay. Waiting for Apple never puts one there.
+    public var deadLettered = 0
+    /// Commands redis-server processed from the first publish to the end, per purchase; nil
+    /// when the soak restarted Redis (its counter starts over).
+    public var redisCommandsPerPurchase: Double?
     /// Purchases whose entitlement names one grant eventId and the expected user.
     public var grantedOnce = 0
     /// Purchases with no grant at the end.
@@ -66,6 +74,7 @@ public struct SoakReport: Codable, Sendable {
         var failures: [String] = []
         if !settled { failures.append("did not settle within the drain timeout") }
         if !lost.isEmpty { failures.append("\(lost.count) purchases lost") }
+        if deadLettered > 0 { failures.append("\(deadLettered) records dead-lettered") }
         if !duplicateGrants.isEmpty { failures.append("\(duplicateGrants.count) purchases granted twice") }
         if !boundByHint.isEmpty {
             failures.append("\(boundByHint.count) purchases bound by a hint while their signed token named an order")
@@ -85,14 +94,16 @@ public struct SoakReport: Codable, Sendable {
 
     public var summary: String {
         """
-        purchases \(purchases): granted once \(grantedOnce), lost \(lost.count), granted twice \(duplicateGrants.count), \
-        bound by a hint \(boundByHint.count) (repeated deliveries of one eventId: \(repeatedDeliveries))
+        purchases \(purchases) (a backlog of \(backlog) at once): granted once \(grantedOnce), lost \(lost.count), \
+        granted twice \(duplicateGrants.count), bound by a hint \(boundByHint.count), dead-lettered \(deadLettered) \
+        (repeated deliveries of one eventId: \(repeatedDeliveries))
         bad input \(badInputs): rejected \(badInputsRejected); gateway bad bodies \(gatewayBadBodies), passed on or deferred (not 4xx) \(gatewayBadBodiesNot4xx)
         rejected by reason: \(rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         faults: \(kills) kills, \(redisRestarts) Redis restarts, \(redisLosses) Redis losses, \(brokerOutages) broker outages, \
         \(brokerErrorsInjected) broker errors, \(appleRequests) Apple requests with faults \(appleFaultsInjected.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         workers restarted after a lost state: \(stateLostRestarts); deaths: \(deaths.count); calls before Retry-After: \(callsBeforeRetryAfter)
-        offsets short of the log end: \(stuckOffsets.count); published in \(String(format: "%.1f", publishSeconds)) s, drained in \(String(format: "%.1f", drainSeconds)) s
+        Redis commands per purchase: \(redisCommandsPerPurchase.map { String(format: "%.1f", $0) } ?? "-") \
+        (a Redis restart starts redis-server's count over); offsets short of the log end: \(stuckOffsets.count); published in \(String(format: "%.1f", publishSeconds)) s, drained in \(String(format: "%.1f", drainSeconds)) s
         \((lost + duplicateGrants + boundByHint).isEmpty ? "" : "first affected: lost \(lost.prefix(5)), granted twice \(duplicateGrants.prefix(5)), bound by a hint \(boundByHint.prefix(5))\n")\
         \(passed ? "PASSED" : "FAILED: " + failures.joined(separator: "; "))
         """

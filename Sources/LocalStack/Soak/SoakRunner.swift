@@ -50,9 +50,12 @@ public struct SoakRunner: Sendable {
 
     private func soak(_ stack: LocalStack, progress: @escaping @Sendable (String) -> Void) async throws -> SoakReport {
         let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
-        progress("making \(configuration.purchases) purchases on the simulator…")
+        progress(
+            "making \(configuration.purchases + configuration.backlog) purchases on the simulator"
+                + (configuration.backlog > 0 ? " (\(configuration.backlog) of them a backlog of bare ids)…" : "…"))
         let workload = try await SoakWorkload.make(
-            count: configuration.purchases, simulator: simulator, bundleId: stack.endpoints.bundleId)
+            count: configuration.purchases, backlog: configuration.backlog, simulator: simulator,
+            bundleId: stack.endpoints.bundleId)
         let observer = try TopicObserver(
             bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements", "iap.rejected"], logger: logger)
         let producer = try KafkaProducer(
@@ -64,17 +67,34 @@ public struct SoakRunner: Sendable {
 
         var report = SoakReport()
         report.purchases = workload.purchases.count
+        report.backlog = configuration.backlog
         var random = SeededGenerator(seed: configuration.seed)
         let clock = ContinuousClock()
         let started = clock.now
+        let redisCommandsBefore = try await stack.redisCommandsProcessed()
+        let healer = configuration.appleFaultsFor.map { lasting in
+            Task {
+                try await Task.sleep(for: lasting)
+                progress("Apple is healthy again after \(lasting)")
+                try await setAppleFaults(stack, rate: 0)
+            }
+        }
+        defer { healer?.cancel() }
+        let backlog = workload.purchases.filter(\.inBacklog)
+        if !backlog.isEmpty {
+            progress("publishing a backlog of \(backlog.count) bare transaction ids at once")
+            for chunk in stride(from: 0, to: backlog.count, by: 1_000) {
+                try await sendDurably(producer, backlog[chunk..<min(chunk + 1_000, backlog.count)].map(\.record))
+            }
+        }
+        let steady = workload.purchases.filter { !$0.inBacklog }
         let killer = configuration.killWorkersEvery.map { every in
             Task { await killWorkers(stack, every: every, events: events, seed: configuration.seed) }
         }
         var pendingOrders: [(due: ContinuousClock.Instant, record: KafkaRecord)] = []
         var faults = FaultPoints(configuration)
-        for (index, purchase) in workload.purchases.enumerated() {
-            try await faults.reach(
-                Double(index) / Double(workload.purchases.count), stack: stack, events: events, progress: progress)
+        for (index, purchase) in steady.enumerated() {
+            try await faults.reach(Double(index) / Double(steady.count), stack: stack, events: events, progress: progress)
             var batch = [purchase.record]
             if let order = purchase.order {
                 pendingOrders.append((clock.now + .milliseconds(Int.random(in: 200...2_000, using: &random)), order))
@@ -99,7 +119,7 @@ public struct SoakRunner: Sendable {
             let pace = started + .milliseconds(Int64((index + 1) * 1000 / max(configuration.rate, 1)))
             if pace > clock.now { try await Task.sleep(until: pace, clock: clock) }
             if index % max(configuration.rate, 1) == 0 {
-                progress("published \(index + 1)/\(workload.purchases.count) · " + settledLine(observer, workload))
+                progress("published \(index + 1)/\(steady.count) · " + settledLine(observer, workload))
             }
         }
         try await sendDurably(producer, pendingOrders.map(\.record))
@@ -128,8 +148,15 @@ public struct SoakRunner: Sendable {
         supervisor.cancel()
         _ = await supervisor.value
 
+        // Counted before the Redis faults' restarts reset the server's counter would be wrong:
+        // only a run without them says what a purchase costs Redis.
+        if !configuration.redisRestart {
+            report.redisCommandsPerPurchase =
+                Double(try await stack.redisCommandsProcessed() - redisCommandsBefore) / Double(max(report.purchases, 1))
+        }
         tally(&report, observer: observer, workload: workload)
         report.stuckOffsets = try await stuckOffsets(stack)
+        report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
         let stats = try await simulator.stats()
         report.callsBeforeRetryAfter = stats.callsBeforeRetryAfter
@@ -234,7 +261,7 @@ public struct SoakRunner: Sendable {
     private func setAppleFaults(_ stack: LocalStack, rate: Double) async throws {
         // A 2 s Retry-After: long enough that a retry ignoring it would show as an early call.
         let body: [String: Any] = [
-            "rate": rate, "kinds": ["5000001", "429", "21100", "21199", "timeout", "html"], "latencyMs": 0,
+            "rate": rate, "kinds": ["5000001", "429", "4040002", "21100", "21199", "timeout", "html"], "latencyMs": 0,
             "retryAfterMs": 2_000,
         ]
         var request = HTTPClientRequest(url: stack.endpoints.simulator + "/sim/v1/faults")

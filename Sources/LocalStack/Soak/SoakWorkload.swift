@@ -25,13 +25,17 @@ struct SoakWorkload: Sendable {
         var record: KafkaRecord
         /// Published a moment after `record` (kind `ordered`).
         var order: KafkaRecord?
+        /// Published at once with the rest of the backlog, before the steady stream.
+        var inBacklog = false
     }
 
     var purchases: [Purchase]
 
     /// Makes `count` purchases, the kinds in a fixed rotation (4 signed, 3 bare ids, 1 receipt,
-    /// 2 ordered of every 10).
-    static func make(count: Int, simulator: SimulatorClient, bundleId: String) async throws -> SoakWorkload {
+    /// 2 ordered of every 10), and `backlog` bare ids more.
+    static func make(count: Int, backlog: Int = 0, simulator: SimulatorClient, bundleId: String) async throws
+        -> SoakWorkload
+    {
         let rotation: [Kind] = [
             .signed, .bareId, .signed, .ordered, .bareId, .signed, .receipt, .bareId, .signed, .ordered,
         ]
@@ -41,8 +45,9 @@ struct SoakWorkload: Sendable {
             for lane in 0..<lanes {
                 group.addTask {
                     var made: [Purchase] = []
-                    for index in stride(from: lane, to: count, by: lanes) {
-                        let kind = rotation[index % rotation.count]
+                    for index in stride(from: lane, to: count + backlog, by: lanes) {
+                        let inBacklog = index >= count
+                        let kind = inBacklog ? .bareId : rotation[index % rotation.count]
                         let token = kind == .ordered ? UUID().uuidString.lowercased() : nil
                         let transaction = try await simulator.purchase(
                             productId: "soak_\(index % 7)", type: "Consumable", bundleId: bundleId,
@@ -68,7 +73,7 @@ struct SoakWorkload: Sendable {
                         made.append(
                             Purchase(
                                 transactionId: transaction.transactionId, kind: kind, expectedUser: user,
-                                record: try topics.record(event), order: order
+                                record: try topics.record(event), order: order, inBacklog: inBacklog
                             ))
                     }
                     return made

@@ -18,6 +18,10 @@ struct BenchE2ECommand: AsyncParsableCommand {
             Purchases are made on the simulator first, then published at --rate (0: as fast as possible) as StoreKit 2
             signed transactions (verified locally) or, with --bare-ids, as bare transaction ids (one Apple call each).
             Latency is the grant record's timestamp minus the purchase event's publish time.
+            --apple-rate-limit sets the shared Apple budget (off by default: the pipeline is measured, not Apple's
+            quota) and --apple-429-seconds has the simulator answer every call 429 for the first seconds of the
+            run: a backlog that must drain at the budget. The report adds records dead-lettered and Redis commands
+            per purchase (redis-server's total_commands_processed over the run, warm-up excluded).
             """
     )
 
@@ -27,6 +31,16 @@ struct BenchE2ECommand: AsyncParsableCommand {
     var appleLatency = 0
     @Flag(name: .customLong("bare-ids"), help: "Publish bare transaction ids (verify asks Apple for each).")
     var bareIds = false
+    @Option(
+        name: .customLong("apple-rate-limit"),
+        help: "Shared Apple calls per second per endpoint (IAP_APPLE_RATE_LIMIT; 0: off, the default).")
+    var appleRateLimit = 0
+    @Option(
+        name: .customLong("apple-429-seconds"),
+        help: "Seconds from the first publish during which the simulator answers every Apple call 429.")
+    var apple429Seconds = 0.0
+    @Option(name: .customLong("apple-retry-after-ms"), help: "The Retry-After of those 429s, in milliseconds.")
+    var appleRetryAfterMs = 2_000
     @Flag(
         name: .customLong("verify-only"),
         help:
@@ -54,7 +68,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.partitions = partitions
         configuration.gateway = false  // no simulator notifications: measure the purchase path alone
         configuration.appleLatency = .milliseconds(appleLatency)
-        configuration.appleRateLimit = 0  // measure the pipeline, not Apple's quota
+        configuration.appleRateLimit = appleRateLimit
         configuration.replicas = replicas
         configuration.brokers = brokers
         if verifyOnly { configuration.workers = ["iap-verify"] }
@@ -107,6 +121,14 @@ struct BenchE2ECommand: AsyncParsableCommand {
 
         let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: [target.resultTopic], logger: logger)
         try await warmUp(stack, target: target, observer: observer)
+        let redisCommandsBefore = try await stack.redisCommandsProcessed()
+        let outage: Task<Void, any Error>? =
+            apple429Seconds > 0
+            ? Task { [apple429Seconds, appleRetryAfterMs] in
+                try await simulator.setFaults(["rate": 1, "kinds": ["429"], "retryAfterMs": appleRetryAfterMs])
+                try await Task.sleep(for: .milliseconds(Int64(apple429Seconds * 1000)))
+                try await simulator.setFaults([:])
+            } : nil
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
         producerConfiguration.linger = .milliseconds(2)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]
@@ -145,7 +167,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
         // Only records not looked at yet: re-parsing every result each second cost the bench
         // process (which also hosts the broker) several CPU-seconds on long runs.
         var examined = 0
-        let deadline = clock.now + .seconds(max(120, purchases / 100))
+        // A budget drains a backlog at its rate (sandbox is a tenth of it; these are production).
+        let budgeted = appleRateLimit > 0 && bareIds ? Int(Double(purchases) / Double(appleRateLimit) * 1.5) : 0
+        let deadline = clock.now + .seconds(max(120, purchases / 100, budgeted + Int(apple429Seconds) + 60))
         while clock.now < deadline {
             let records = observer.records
             defer { examined = records.count }
@@ -169,6 +193,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
         }
         await observer.close()
         await producer.close()
+        try await outage?.value
+        let redisCommands = try await stack.redisCommandsProcessed() - redisCommandsBefore
+        let deadLettered = try await stack.deadLettered()
 
         latencies.sort()
         func percentile(_ p: Double) -> Int64 {
@@ -181,6 +208,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
             "replicas": replicas, "partitions": partitions, "verifyOnly": verifyOnly,
             "publishSeconds": publishedIn / .seconds(1), "endToEndSeconds": seconds,
             "purchasesPerSecond": Int(Double(latencies.count) / max(seconds, 0.001)),
+            "appleRateLimit": appleRateLimit, "apple429Seconds": apple429Seconds, "deadLettered": deadLettered,
+            "redisCommandsPerPurchase": Double(redisCommands) / Double(max(purchases, 1)),
             "latencyMs": [
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
@@ -197,6 +226,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
             print(
                 "publish→\(target.resultTopic) latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)"
             )
+            print(
+                "dead-lettered \(deadLettered) · Redis commands per purchase "
+                    + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1))))
         }
         if latencies.count < purchases { throw ExitCode(1) }
     }

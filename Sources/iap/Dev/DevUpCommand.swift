@@ -65,7 +65,8 @@ struct LocalStackOptions: ParsableArguments {
     @Option(name: .customLong("apple-latency"), help: "Milliseconds the simulator adds to every Apple call.")
     var appleLatency = 0
     @Option(
-        name: .customLong("apple-rate-limit"), help: "Shared Apple calls per second across verify replicas (0: off).")
+        name: [.customLong("apple-rate-limit"), .customLong("rate-limit")],
+        help: "Shared Apple calls per second per endpoint across every replica (IAP_APPLE_RATE_LIMIT; 0: off).")
     var appleRateLimit = 40
     @Flag(
         name: .customLong("no-gateway"),
