@@ -18,6 +18,8 @@ struct PurchaseRequest: Decodable, Sendable {
     var subscriptionGroupIdentifier: String?
     var price: Int64?
     var currency: String?
+    /// False: the purchase's notification is in history but every delivery attempt fails.
+    var deliver: Bool?
 }
 
 /// A transaction the control API created: the contract's fields plus the order id (for

@@ -161,7 +161,8 @@ actor Store {
             }
         }
         let notification = try notify(
-            type: type, subtype: subtype, transaction: transactions[transactionId] ?? transaction)
+            type: type, subtype: subtype, transaction: transactions[transactionId] ?? transaction,
+            deliver: request.deliver ?? true)
         return try response(for: transactionId, signedPayload: notification)
     }
 

@@ -44,7 +44,8 @@ public struct SimulatorClient: Sendable {
     /// `type`: `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription`, `Non-Renewing Subscription`.
     public func purchase(
         productId: String, type: String, bundleId: String, quantity: Int = 1, appAccountToken: String? = nil,
-        environment: String = "Production", familyShared: Bool = false, expiresInSeconds: Double? = nil
+        environment: String = "Production", familyShared: Bool = false, expiresInSeconds: Double? = nil,
+        deliver: Bool = true
     ) async throws -> Transaction {
         var body: [String: Any] = [
             "productId": productId, "type": type, "bundleId": bundleId, "quantity": quantity,
@@ -53,6 +54,7 @@ public struct SimulatorClient: Sendable {
         if let appAccountToken { body["appAccountToken"] = appAccountToken }
         if familyShared { body["inAppOwnershipType"] = "FAMILY_SHARED" }
         if let expiresInSeconds { body["expiresInSeconds"] = expiresInSeconds }
+        if !deliver { body["deliver"] = false }
         return try await exchange("/sim/v1/purchases", body: body)
     }
 
