@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Hosting
 import Kafka
 import Pipeline
 import Redis

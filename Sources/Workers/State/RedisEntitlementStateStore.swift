@@ -81,7 +81,7 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
                     StateStorage.setIfAbsent(
                         keys.entitlement($0.originalTransactionId), try StateStorage.encode($0), ttl: retention)
                 })
-            let fresh = zip(batch, replies).filter { $0.1 != .null }.map(\.0)
+            let fresh = zip(batch, replies).filter { $0.1 != .null }.map { $0.0 }
             written += fresh.count
             let indexed: [[RedisValue]] = fresh.compactMap { state in
                 Self.accessEnd(state).map {

@@ -30,7 +30,7 @@ import Workers
             try Self.binding("100", "u-1"), try Self.binding("101", "u-2"), try Self.binding("102", "u-3"),
             try Self.binding("100", "u-1"),  // every matched record carries its binding again
             KafkaRecord(topic: "iap.ownership", key: "103", value: "not a binding"),
-            KafkaRecord(topic: "iap.ownership", key: "102", value: []),
+            KafkaRecord(topic: "iap.ownership", key: Array("102".utf8), value: []),
         ])
         await producer.close()
         try await withRedisClient { _, client in
