@@ -68,15 +68,24 @@ extension EndToEndTests {
                 try await Task.sleep(for: .milliseconds(300))
                 _ = try await producer.send(try firstHalf.filter { $0.kind == .lateOrder }.compactMap { try $0.order.map(topics.record) })
                 _ = try await producer.send(
-                    try secondHalf.map { try topics.record($0.event) }
-                        + secondHalf.compactMap { try $0.order.map(topics.record) })
-                try await Task.sleep(for: .milliseconds(200))
+                    try secondHalf.filter { $0.kind == .ordered }.compactMap { try $0.order.map(topics.record) }
+                        + secondHalf.map { try topics.record($0.event) })
+                try await Self.waitUntil("the second half under way", observer) {
+                    Set(Self.entitlements(observer).map(\.transactionId)).intersection(secondHalf.map(\.transactionId))
+                        .count >= 3
+                }
                 try await stack.loseRedisData()
+                let grantedAtLoss = Set(Self.entitlements(observer).map(\.transactionId)).count
+                // Their purchases waited in match's emptied Redis; the journal still has them.
+                _ = try await producer.send(
+                    try secondHalf.filter { $0.kind == .lateOrder }.compactMap { try $0.order.map(topics.record) })
+                #expect(grantedAtLoss < Self.purchases, "Redis lost its data after everything was granted")
                 try await Self.waitUntil("every purchase granted after the loss", observer, timeout: .seconds(240)) {
                     Set(Self.entitlements(observer).map(\.transactionId)).isSuperset(of: made.map(\.transactionId))
                 }
                 try await Self.drain(stack)
                 let before = Self.entitlements(observer)
+                let restartsAfterFirstLoss = supervisor.restarts.withLock { $0 }
                 Self.expectEachGrantedOnceToItsUser(before, made)
 
                 // Redis forgets again, at rest; then every purchase comes again, and the token-less
@@ -109,6 +118,9 @@ extension EndToEndTests {
                 #expect(!after.contains { $0.userId == "stranger" }, "a stranger was granted a purchase")
                 #expect(supervisor.restarts.withLock { $0 }.keys.contains { $0.hasPrefix("iap-match") }, "match noticed the loss")
                 #expect(supervisor.restarts.withLock { $0 }.keys.contains { $0.hasPrefix("iap-grant") }, "grant noticed the loss")
+                print(
+                    "FIGURES purchases=\(made.count) grantedAtLoss=\(grantedAtLoss) restartsAfterFirstLoss=\(restartsAfterFirstLoss) recordsBefore=\(before.count) recordsAfter=\(after.count) distinctEventIds=\(Set(after.map(\.eventId)).count) conflicts=\(conflicts.count) tokenless=\(tokenless.count) strangerGrants=\(after.filter { $0.userId == "stranger" }.count) restarts=\(supervisor.restarts.withLock { $0 })"
+                )
                 await supervisor.stop()
                 await observer.close()
             }
