@@ -88,20 +88,25 @@ extension EndToEndTests {
                 let restartsAfterFirstLoss = supervisor.restarts.withLock { $0 }
                 Self.expectEachGrantedOnceToItsUser(before, made)
 
-                // Redis forgets again, at rest; then every purchase comes again, and the token-less
-                // ones from a stranger: every record passes every guard and is decided against what
-                // was rebuilt.
+                // Redis forgets again, at rest. Another user publishes the token-less purchases
+                // first, then every purchase comes again from its own user: every record passes
+                // every guard and is decided against what was rebuilt.
                 try await stack.loseRedisData()
-                let strangers = made.filter(\.kind.isTokenless).map { purchase in
+                let tokenless = made.filter(\.kind.isTokenless)
+                let strangers = tokenless.map { purchase in
                     var event = purchase.event
                     event.eventId = "stranger-" + event.eventId
                     event.userId = "stranger"
                     return event
                 }
-                _ = try await producer.send(try made.map { try topics.record($0.event) } + strangers.map(topics.record))
-                try await Self.waitUntil("every stranger refused", observer, timeout: .seconds(240)) {
-                    Self.conflicts(observer).count >= strangers.count
+                _ = try await producer.send(try strangers.map(topics.record))
+                try await Self.waitUntil("every stranger's replay decided", observer, timeout: .seconds(240)) {
+                    let decided = Set(Self.conflicts(observer)).union(
+                        Self.entitlements(observer).filter { $0.userId == "stranger" }.map(\.transactionId))
+                    return decided.isSuperset(of: tokenless.map(\.transactionId))
                 }
+                try await Self.drain(stack)
+                _ = try await producer.send(try made.map { try topics.record($0.event) })
                 try await Self.drain(stack)
                 await producer.close()
 
@@ -111,7 +116,6 @@ extension EndToEndTests {
                     "the replay published \(after.count - before.count) entitlement records: \(after.dropFirst(before.count))")
                 Self.expectEachGrantedOnceToItsUser(after, made)
                 let conflicts = Self.conflicts(observer)
-                let tokenless = made.filter(\.kind.isTokenless)
                 #expect(
                     Set(conflicts) == Set(tokenless.map(\.transactionId)),
                     "each stranger's replay refused as ownership_conflict: \(conflicts.count) refusals for \(tokenless.count) replays")
