@@ -41,10 +41,11 @@ extension EndToEndTests {
         }
 
         @Test func aReplayAfterRedisLostItsDataGrantsNothingAndStrangersAreRefused() async throws {
-            try await EndToEnd.withStack({ configuration in
-                // The marker is looked at rarely: the stores' checks stop match and grant (D35).
-                configuration.workerEnvironment["IAP_GENERATION_CHECK_SECONDS"] = "20"
-            }) { stack in
+            // The marker is looked at rarely: the stores' checks stop match and grant (D35).
+            let rarely: (inout LocalStackConfiguration) -> Void = {
+                $0.workerEnvironment["IAP_GENERATION_CHECK_SECONDS"] = "20"
+            }
+            try await EndToEnd.withStack(rarely) { stack in
                 let topics = ContractTopics()
                 let made = try await Self.make(stack)
                 let observer = try TopicObserver(
@@ -64,9 +65,11 @@ extension EndToEndTests {
                     Set(Self.entitlements(observer).map(\.transactionId)).isSuperset(
                         of: firstHalf.filter { $0.kind != .lateOrder }.map(\.transactionId))
                 }
-                _ = try await producer.send(try firstHalf.filter { $0.kind == .lateOrder }.map { try topics.record($0.event) })
+                _ = try await producer.send(
+                    try firstHalf.filter { $0.kind == .lateOrder }.map { try topics.record($0.event) })
                 try await Task.sleep(for: .milliseconds(300))
-                _ = try await producer.send(try firstHalf.filter { $0.kind == .lateOrder }.compactMap { try $0.order.map(topics.record) })
+                _ = try await producer.send(
+                    try firstHalf.filter { $0.kind == .lateOrder }.compactMap { try $0.order.map(topics.record) })
                 _ = try await producer.send(
                     try secondHalf.filter { $0.kind == .ordered }.compactMap { try $0.order.map(topics.record) }
                         + secondHalf.map { try topics.record($0.event) })
@@ -101,7 +104,7 @@ extension EndToEndTests {
                 }
                 _ = try await producer.send(try strangers.map(topics.record))
                 try await Self.waitUntil("every stranger's replay decided", observer, timeout: .seconds(240)) {
-                    let decided = Set(Self.conflicts(observer)).union(
+                    let decided = Set(Self.conflicts(observer).filter { $0.user == "stranger" }.map(\.key)).union(
                         Self.entitlements(observer).filter { $0.userId == "stranger" }.map(\.transactionId))
                     return decided.isSuperset(of: tokenless.map(\.transactionId))
                 }
@@ -113,18 +116,25 @@ extension EndToEndTests {
                 let after = Self.entitlements(observer)
                 #expect(
                     after.count == before.count,
-                    "the replay published \(after.count - before.count) entitlement records: \(after.dropFirst(before.count))")
+                    "the replay published \(after.count - before.count) entitlement records: \(after.dropFirst(before.count))"
+                )
                 Self.expectEachGrantedOnceToItsUser(after, made)
                 let conflicts = Self.conflicts(observer)
+                let strangersRefused = conflicts.filter { $0.user == "stranger" }.map(\.key)
                 #expect(
-                    Set(conflicts) == Set(tokenless.map(\.transactionId)),
-                    "each stranger's replay refused as ownership_conflict: \(conflicts.count) refusals for \(tokenless.count) replays")
-                #expect(!after.contains { $0.userId == "stranger" }, "a stranger was granted a purchase")
-                #expect(supervisor.restarts.withLock { $0 }.keys.contains { $0.hasPrefix("iap-match") }, "match noticed the loss")
-                #expect(supervisor.restarts.withLock { $0 }.keys.contains { $0.hasPrefix("iap-grant") }, "grant noticed the loss")
-                print(
-                    "FIGURES purchases=\(made.count) grantedAtLoss=\(grantedAtLoss) restartsAfterFirstLoss=\(restartsAfterFirstLoss) recordsBefore=\(before.count) recordsAfter=\(after.count) distinctEventIds=\(Set(after.map(\.eventId)).count) conflicts=\(conflicts.count) tokenless=\(tokenless.count) strangerGrants=\(after.filter { $0.userId == "stranger" }.count) restarts=\(supervisor.restarts.withLock { $0 })"
+                    Set(strangersRefused) == Set(tokenless.map(\.transactionId)),
+                    "each stranger's replay refused as ownership_conflict: \(strangersRefused.count) refusals for \(tokenless.count) replays"
                 )
+                #expect(
+                    !conflicts.contains { $0.user != "stranger" },
+                    "an owner's own replay was refused as ownership_conflict")
+                #expect(!after.contains { $0.userId == "stranger" }, "a stranger was granted a purchase")
+                let restarts = supervisor.restarts.withLock { $0 }
+                for worker in ["iap-match", "iap-grant"] {
+                    #expect(
+                        restartsAfterFirstLoss[worker, default: 0] >= 1, "\(worker) did not stop for the first loss")
+                    #expect(restarts[worker, default: 0] >= 2, "\(worker) did not stop for the second loss")
+                }
                 await supervisor.stop()
                 await observer.close()
             }
@@ -160,7 +170,8 @@ extension EndToEndTests {
                         appAccountToken: $0)
                 }
                 made.append(
-                    Purchase(transactionId: transaction.transactionId, kind: kind, user: user, event: event, order: order))
+                    Purchase(
+                        transactionId: transaction.transactionId, kind: kind, user: user, event: event, order: order))
             }
             return made
         }
@@ -185,14 +196,22 @@ extension EndToEndTests {
             }
         }
 
-        /// The keys (originalTransactionIds) of `ownership_conflict` refusals.
-        static func conflicts(_ observer: TopicObserver) -> [String] {
+        struct Conflict {
+            /// The record key: the purchase's originalTransactionId.
+            var key: String
+            /// The publisher's userId (match's refusal quotes the verified record, hints included).
+            var user: String?
+        }
+
+        /// Every `ownership_conflict` refusal.
+        static func conflicts(_ observer: TopicObserver) -> [Conflict] {
             observer.records.compactMap { record in
                 guard record.topic == "iap.rejected",
                     let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any],
                     object["reason"] as? String == "ownership_conflict", let key = record.key
                 else { return nil }
-                return String(decoding: key, as: UTF8.self)
+                let hints = (object["event"] as? [String: Any])?["hints"] as? [String: Any]
+                return Conflict(key: String(decoding: key, as: UTF8.self), user: hints?["userId"] as? String)
             }
         }
 
@@ -203,7 +222,9 @@ extension EndToEndTests {
             let byTransaction = Dictionary(grouping: entitlements, by: \.transactionId)
             for purchase in made {
                 let records = byTransaction[purchase.transactionId] ?? []
-                #expect(!records.isEmpty, "\(purchase.kind) \(purchase.transactionId) was lost", sourceLocation: sourceLocation)
+                #expect(
+                    !records.isEmpty, "\(purchase.kind) \(purchase.transactionId) was lost",
+                    sourceLocation: sourceLocation)
                 #expect(
                     Set(records.map(\.eventId)).count <= 1,
                     "\(purchase.kind) \(purchase.transactionId) was granted under \(Set(records.map(\.eventId)).count) eventIds",

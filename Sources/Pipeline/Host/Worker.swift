@@ -94,7 +94,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         self.producer = producer
         self.redis = redis
         self.retries = retries
-        self.recovery = StateRecovery(generation: fence.generation, steps: recoverySteps(resources) + [restoreDeliveries])
+        self.recovery = StateRecovery(
+            generation: fence.generation, steps: recoverySteps(resources) + [restoreDeliveries])
         self.fence = fence
         self.settings = settings
         self.idempotencyRetention = idempotencyRetention

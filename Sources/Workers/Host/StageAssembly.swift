@@ -101,7 +101,8 @@ struct StageAssembly {
             }
             try await run(recoverySteps: rebuild) { resources in
                 GrantHandler(
-                    rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence)),
+                    rules: GrantRules(
+                        store: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence)),
                     entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources))
             }
         }

@@ -65,7 +65,9 @@ public enum StateRebuild {
         let snapshot = try await CompactedTopicSnapshot.read(
             topic: topic, bootstrapServers: bootstrapServers, kafkaProperties: kafkaProperties,
             purpose: "iap-entitlement-states-rebuild", logger: logger, idleTimeout: idleTimeout,
-            decode: { bytes throws(Rejection) in try EventDecoder.decode(EntitlementStateRecord.self, from: bytes).state },
+            decode: { bytes throws(Rejection) in
+                try EventDecoder.decode(EntitlementStateRecord.self, from: bytes).state
+            },
             fallbackKey: \.originalTransactionId
         )
         let written = try await store.putIfAbsent(Array(snapshot.latest.values))

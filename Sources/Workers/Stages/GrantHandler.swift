@@ -18,8 +18,7 @@ public struct GrantHandler: MessageHandler {
     /// Answers `CONSUMPTION_REQUEST`s when `IAP_CONSUMPTION_ANSWER` is on (decision D34).
     private let consumption: ConsumptionStep?
 
-    public init(rules: GrantRules, entitlementsTopic: String, stateTopic: String, consumption: ConsumptionStep? = nil)
-    {
+    public init(rules: GrantRules, entitlementsTopic: String, stateTopic: String, consumption: ConsumptionStep? = nil) {
         self.rules = rules
         self.entitlementsTopic = entitlementsTopic
         self.stateTopic = stateTopic
