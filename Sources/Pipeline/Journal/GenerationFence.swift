@@ -59,7 +59,8 @@ public final class GenerationFence: Sendable {
         if let lost { throw lost }
     }
 
-    /// Returns the first loss a check found; never returns while none was found.
+    /// The first loss a check found: waits until there is one, and returns nil only when the
+    /// waiting task is cancelled (the watch stopping with its worker).
     func firstLoss() async -> StateLost? {
         for await lost in alarms { return lost }
         return nil
