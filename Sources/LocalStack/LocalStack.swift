@@ -209,6 +209,25 @@ public final class LocalStack: Sendable {
         _ = await child.waitForExit()
     }
 
+    /// Instances whose process ended on its own (a worker that found its Redis state lost exits 75
+    /// for its supervisor to restart it), in name order.
+    public var exited: [String] {
+        children.withLock { children in children.filter { !$0.value.isRunning }.map(\.key).sorted() }
+    }
+
+    /// `FLUSHALL`: Redis forgets everything, as after a failover to an asynchronously replicated
+    /// replica or a restart without persistence.
+    public func loseRedisData() async throws {
+        let client = RedisClient(configuration: try redis.configuration(poolSize: 1))
+        do {
+            _ = try await client.send("FLUSHALL")
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+        await client.shutdown()
+    }
+
     /// Starts an instance again (after ``kill(_:)``) and waits for its `/readyz`.
     public func restart(_ name: String) async throws {
         if let child = process(name), child.isRunning { await child.stop(grace: configuration.shutdownGrace) }

@@ -89,6 +89,8 @@ import Testing
 
     @Test func entitlementState() throws { try Self.check(ContractFixtures.state) }
 
+    @Test func entitlementStateRecord() throws { try Self.check(EntitlementStateRecord(state: ContractFixtures.state)) }
+
     /// The check itself finds what it must: nil, an empty collection, deep inside a value.
     @Test func unsetFieldsAreFound() {
         var verified = ContractFixtures.verified

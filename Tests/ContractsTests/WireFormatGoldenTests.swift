@@ -95,4 +95,20 @@ import Testing
             #"{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}"#
         )
     }
+
+    /// Match's bindings on `iap.ownership` (decision D35).
+    @Test func ownershipBinding() throws {
+        try Self.check(
+            OwnershipBinding(originalTransactionId: "2000000000000001", userId: "u-123"),
+            #"{"originalTransactionId":"2000000000000001","schema":"iap.ownership.v1","userId":"u-123"}"#
+        )
+    }
+
+    /// Grant's states on `iap.entitlement-states` (decision D35): the state exactly as Redis holds it.
+    @Test func entitlementStateRecord() throws {
+        try Self.check(
+            EntitlementStateRecord(state: ContractFixtures.state),
+            #"{"schema":"iap.entitlement-state.v1","state":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}}"#
+        )
+    }
 }

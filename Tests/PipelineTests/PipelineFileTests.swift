@@ -15,7 +15,8 @@ import Topology
         #expect(
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
-                "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected",
+                "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected", "iap.ownership",
+                "iap.entitlement-states",
             ])
         let orders = try #require(file.topics.first { $0.name == "iap.orders" })
         #expect(orders.cleanupPolicy == .compact)
@@ -25,7 +26,9 @@ import Topology
         #expect(intake.retry.initialBackoff == .milliseconds(500))
         let match = try file.stage(named: "match")
         #expect(match.inputs == ["iap.verified", "iap.orders"])
-        #expect(match.outputs == ["iap.matched", "iap.unmatched"])
+        #expect(match.outputs == ["iap.matched", "iap.unmatched", "iap.ownership"])
+        #expect(file.topics.first { $0.name == "iap.ownership" }?.cleanupPolicy == .compact)
+        #expect(file.topics.first { $0.name == "iap.entitlement-states" }?.cleanupPolicy == .compact)
         #expect(match.windows["unmatched"]?.duration == .seconds(86400))
         #expect(try file.stage(named: "verify").retry.maxBackoff == .seconds(900))
     }
@@ -54,7 +57,8 @@ import Topology
             ])
         #expect(
             try file.topics(for: "grant").map(\.name) == [
-                "iap.matched", "iap.entitlements", "iap.rejected", "iap.matched.dlq", "iap-grant.delayed",
+                "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.rejected", "iap.matched.dlq",
+                "iap-grant.delayed",
             ])
     }
 

@@ -26,6 +26,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     private let redis: RedisClient
     private let retries: JournaledRetryStore
     private let recovery: StateRecovery
+    private let fence: GenerationFence
     private let settings: WorkerSettings
     private let idempotencyRetention: Duration
     private let logger: Logger
@@ -65,7 +66,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
             commandTimeout: settings.redisCommandTimeout, tls: settings.redisTLS, reconnect: settings.redisReconnect
         )
         let redis = RedisClient(configuration: redisConfiguration, logger: logger)
-        let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger)
+        let fence = GenerationFence(generation: StateGeneration(client: redis, stage: stage.name))
+        let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger, fence: fence)
         let handler = try makeHandler(resources)
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
@@ -93,8 +95,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         self.redis = redis
         self.retries = retries
         self.recovery = StateRecovery(
-            generation: StateGeneration(client: redis, stage: stage.name),
-            steps: recoverySteps(resources) + [restoreDeliveries])
+            generation: fence.generation, steps: recoverySteps(resources) + [restoreDeliveries])
+        self.fence = fence
         self.settings = settings
         self.idempotencyRetention = idempotencyRetention
         self.logger = logger
@@ -138,6 +140,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     private func makeStageServices(generation: String, readiness: ReadinessFlag) throws -> [ServiceGroupConfiguration
         .ServiceConfiguration]
     {
+        fence.arm(generation)
         let factory = PrometheusMetricsFactory(registry: registry)
         var consumerConfiguration = KafkaConsumerConfiguration(
             bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
@@ -171,9 +174,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
                     interval: settings.readinessInterval)),
             // A lost state fails the group gracefully: the runtime drains and commits first.
             .init(
-                service: GenerationWatch(
-                    generation: recovery.generation, expected: generation, interval: settings.generationCheckInterval,
-                    logger: logger),
+                service: GenerationWatch(fence: fence, interval: settings.generationCheckInterval, logger: logger),
                 failureTerminationBehavior: .gracefullyShutdownGroup
             ),
             .init(
@@ -194,4 +195,7 @@ public struct WorkerResources: Sendable {
     public let metricsFactory: PrometheusMetricsFactory
     /// Carries the worker's `stage` metadata.
     public let logger: Logger
+    /// For state stores whose missing values would read as first sightings: armed with the
+    /// marker the worker recovered under before the consumer starts (``GenerationFence``).
+    public let fence: GenerationFence
 }

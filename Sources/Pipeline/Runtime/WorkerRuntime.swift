@@ -86,7 +86,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private func runLane(startingWith first: KafkaMessage) async {
         var next: KafkaMessage? = first
         while let message = next {
-            guard await process(message) else { return }  // cancelled: leave it unfinished
+            guard await process(message) else { return }  // cancelled or state lost: leave it unfinished
             next = state.withLock { state in
                 let (position, following) = state.finish(message)
                 if let position { storeLocked([position]) }
@@ -166,7 +166,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     // MARK: One record
 
-    /// Processes one record to a durable end. Returns false only when cancelled first.
+    /// Processes one record to a durable end. Returns false only when cancelled first, or when the
+    /// stage found its Redis state lost (``StateLost``): either way the record stays unfinished.
     private func process(_ record: KafkaMessage) async -> Bool {
         let message = InboundMessage(
             record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
@@ -211,6 +212,11 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         do {
             outcome = try await handler.handle(prepared.work, message: message)
         } catch is CancellationError {
+            await release(lock)
+            return false
+        } catch is StateLost {
+            // Decided against a Redis that lost its data: nothing is acted on, and the record
+            // stays unfinished (its offset is not stored) for the restart that rebuilds first.
             await release(lock)
             return false
         } catch {

@@ -46,29 +46,36 @@ struct StageAssembly {
         case .match:
             let topics = MatchHandler.Topics(
                 verified: try spec.input("verified"), matched: try spec.output("matched"),
-                unmatched: try spec.output("unmatched")
+                unmatched: try spec.output("unmatched"), ownership: try spec.output("ownership")
             )
             var configuration = MatchConfiguration(tokenScheme: stageSettings.tokenScheme)
             if let window = spec.windows["unmatched"] { configuration.waitWindow = window.duration }
             if let grace = spec.windows["orderGrace"] { configuration.orderGrace = grace.duration }
             let ordersTopic = try spec.input("orders")
-            let rebuildOrders = { (resources: WorkerResources) in
+            let rebuild = { [settings] (resources: WorkerResources) in
                 [
-                    StateRecovery.Step("order index from \(ordersTopic)") { [settings] in
+                    StateRecovery.Step("order index from \(ordersTopic)") {
                         let report = try await OrderIndexRebuild.run(
                             bootstrapServers: settings.kafkaBrokers, topic: ordersTopic,
-                            index: RedisOrderIndex(client: resources.redis),
-                            logger: resources.logger
+                            index: RedisOrderIndex(client: resources.redis), logger: resources.logger,
+                            kafkaProperties: settings.kafkaProperties
                         )
                         return
                             "\(report.written) orders written, \(report.alreadyPresent) present, \(report.deleted) deleted"
-                    }
+                    },
+                    StateRecovery.Step("ownership bindings from \(topics.ownership)") {
+                        try await StateRebuild.ownership(
+                            from: topics.ownership, bootstrapServers: settings.kafkaBrokers,
+                            kafkaProperties: settings.kafkaProperties,
+                            into: RedisOwnershipStore(client: resources.redis), logger: resources.logger
+                        ).summary
+                    },
                 ]
             }
-            try await run(recoverySteps: rebuildOrders) { resources in
+            try await run(recoverySteps: rebuild) { resources in
                 let rules = MatchRules(
                     configuration: configuration, orders: RedisOrderIndex(client: resources.redis),
-                    ownership: RedisOwnershipStore(client: resources.redis),
+                    ownership: RedisOwnershipStore(client: resources.redis, fence: resources.fence),
                     waiting: RedisWaitingTransactionStore(client: resources.redis)
                 )
                 return MatchHandler(rules: rules, topics: topics)
@@ -80,10 +87,23 @@ struct StageAssembly {
             try await run { _ in WebhookHandler(url: url, signer: WebhookSigner(secret: secret), timeout: timeout) }
         case .grant:
             let output = try spec.output("entitlements")
-            try await run { resources in
+            let stateTopic = try spec.output("state")
+            let rebuild = { [settings] (resources: WorkerResources) in
+                [
+                    StateRecovery.Step("entitlement states from \(stateTopic)") {
+                        try await StateRebuild.entitlementStates(
+                            from: stateTopic, bootstrapServers: settings.kafkaBrokers,
+                            kafkaProperties: settings.kafkaProperties,
+                            into: RedisEntitlementStateStore(client: resources.redis), logger: resources.logger
+                        ).summary
+                    }
+                ]
+            }
+            try await run(recoverySteps: rebuild) { resources in
                 GrantHandler(
-                    rules: GrantRules(store: RedisEntitlementStateStore(client: resources.redis)),
-                    entitlementsTopic: output, consumption: try consumptionStep(resources))
+                    rules: GrantRules(
+                        store: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence)),
+                    entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources))
             }
         }
     }
@@ -109,7 +129,7 @@ struct StageAssembly {
         let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
         let answerer = ConsumptionAnswerer(
             configuration: configuration,
-            states: RedisEntitlementStateStore(client: resources.redis),
+            states: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence),
             ledger: RedisConsumptionLedger(client: resources.redis),
             sender: try AppStoreConsumptionSender(
                 api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),

@@ -9,6 +9,10 @@ public import Topology
 public struct StageLayout: Sendable {
     /// Output roles the stage writes to.
     public var outputs: [String]
+    /// Output roles holding the durable copy of state the stage keeps in Redis (decision D35):
+    /// they must be compacted topics, since a time retention would forget a purchase's binding
+    /// or state while the purchase lives on.
+    public var durable: [String] = []
     /// Input roles the stage tells apart (a stage that reads all inputs alike names none).
     public var inputs: [String] = []
     /// Window names the stage reads, with their defaults.
@@ -20,10 +24,10 @@ public struct StageLayout: Sendable {
         case .verify: StageLayout(outputs: ["verified"])
         case .match:
             StageLayout(
-                outputs: ["matched", "unmatched"], inputs: ["verified", "orders"],
+                outputs: ["matched", "unmatched", "ownership"], durable: ["ownership"], inputs: ["verified", "orders"],
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace]
             )
-        case .grant: StageLayout(outputs: ["entitlements"])
+        case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"])
         case .webhook: StageLayout(outputs: [])
         }
     }
@@ -33,9 +37,20 @@ public struct StageLayout: Sendable {
     /// How long match keeps a parked transaction.
     static let waitingRetention = RedisWaitingTransactionStore.defaultRetention
 
-    /// Refuses a missing role, an unknown window and windows that do not fit in one another.
+    /// Refuses a missing role, a durable role on a topic that is not compacted, an unknown window
+    /// and windows that do not fit in one another.
     public func check(_ spec: StageSpec, in file: PipelineFile) throws(PipelineFileError) {
         for role in outputs { _ = try spec.output(role) }
+        for role in durable {
+            let topic = try spec.output(role)
+            guard file.allTopics.first(where: { $0.name == topic })?.cleanupPolicy == .compact else {
+                throw PipelineFileError(
+                    code: .contradiction,
+                    message:
+                        "stage '\(spec.name)' keeps its \(role) in '\(topic)', which must be compacted (cleanupPolicy: compact)"
+                )
+            }
+        }
         for role in inputs { _ = try spec.input(role) }
         for name in spec.windows.keys.sorted() where windows[name] == nil {
             let known = windows.isEmpty ? "none" : windows.keys.sorted().joined(separator: ", ")

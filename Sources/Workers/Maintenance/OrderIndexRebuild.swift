@@ -1,5 +1,4 @@
 import Contracts
-import Foundation
 import Kafka
 public import Logging
 import Purchases
@@ -7,12 +6,10 @@ import Purchases
 /// Rebuilds the Redis order index from the compacted `iap.orders` topic (`iap orders rebuild`):
 /// after Redis lost its data, after orders expired under a `retention`, or to check the index.
 ///
-/// It reads every partition up to the end it has at the start (``BoundedTopicRead``) in a
-/// throwaway consumer group that commits nothing, so match's own group and offsets are
-/// untouched and match may keep running. Like compaction, it keeps the latest record per Kafka
-/// key (the appAccountToken) and lets a tombstone delete its key; it then writes each order
-/// with ``RedisOrderIndex/putIfAbsent(_:)``, so an order match stored meanwhile is never
-/// replaced by an older copy.
+/// It reads the topic as compaction leaves it (``CompactedTopicSnapshot``: the latest record
+/// per Kafka key, the appAccountToken, in a throwaway group, so match may keep running) and
+/// writes each order with ``RedisOrderIndex/putIfAbsent(_:)``, so an order match stored
+/// meanwhile is never replaced by an older copy.
 public enum OrderIndexRebuild {
     public struct Report: Codable, Equatable, Sendable {
         /// Records read, tombstones and malformed ones included.
@@ -35,41 +32,22 @@ public enum OrderIndexRebuild {
     /// record arrives for `idleTimeout` before every partition was read to its end.
     public static func run(
         bootstrapServers: String, topic: String, index: RedisOrderIndex, logger: Logger,
-        idleTimeout: Duration = .seconds(30)
+        kafkaProperties: [String: String] = [:], idleTimeout: Duration = .seconds(30)
     ) async throws -> Report {
-        let configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: "iap-orders-rebuild-\(UUID().uuidString)", topic: topic,
-            clientId: "iap-orders-rebuild"
+        let snapshot = try await CompactedTopicSnapshot.read(
+            topic: topic, bootstrapServers: bootstrapServers, kafkaProperties: kafkaProperties,
+            purpose: "iap-orders-rebuild", logger: logger, idleTimeout: idleTimeout,
+            decode: { bytes throws(Rejection) in try EventDecoder.decode(OrderEvent.self, from: bytes) },
+            fallbackKey: { "orderId:\($0.orderId)" }
         )
-        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
-            records, _ in records
-        }
         var report = Report()
-        var latest: [String: OrderEvent?] = [:]
-        report.records = records.count
-        for record in records {
-            let key = record.key.map { String(decoding: $0, as: UTF8.self) }
-            if record.value.isEmpty {
-                if let key { latest[key] = .some(nil) }
-                continue
-            }
-            do throws(Rejection) {
-                let order = try EventDecoder.decode(OrderEvent.self, from: record.value)
-                latest[key ?? "orderId:\(order.orderId)"] = order
-            } catch {
-                report.malformed += 1
-                logger.warning(
-                    "skipped a record that is not an order",
-                    metadata: [
-                        "partition": "\(record.partition)", "offset": "\(record.offset)", "reason": "\(error)",
-                    ])
-            }
-        }
-        for case let order? in latest.values {
-            report.orders += 1
+        report.records = snapshot.records
+        report.malformed = snapshot.malformed
+        report.deleted = snapshot.deleted
+        report.orders = snapshot.latest.count
+        for order in snapshot.latest.values {
             if try await index.putIfAbsent(order) { report.written += 1 } else { report.alreadyPresent += 1 }
         }
-        report.deleted = latest.values.count { $0 == nil }
         return report
     }
 }

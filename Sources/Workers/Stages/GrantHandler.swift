@@ -7,15 +7,21 @@ public import Purchases
 /// decides against the purchase's state; the entitlement events are written first and the
 /// state saved only after Kafka acknowledged them, so a crash in between replays into the
 /// same events (same `eventId`s) rather than into a state that believes they were sent.
+///
+/// The new state travels in the same produce as the events (`iap.entitlement-state.v1` on the
+/// compacted state topic), also when the change publishes nothing: the state's durable copy,
+/// from which a Redis that lost its data is rebuilt (decision D35).
 public struct GrantHandler: MessageHandler {
     private let rules: GrantRules
     private let entitlementsTopic: String
+    private let stateTopic: String
     /// Answers `CONSUMPTION_REQUEST`s when `IAP_CONSUMPTION_ANSWER` is on (decision D34).
     private let consumption: ConsumptionStep?
 
-    public init(rules: GrantRules, entitlementsTopic: String, consumption: ConsumptionStep? = nil) {
+    public init(rules: GrantRules, entitlementsTopic: String, stateTopic: String, consumption: ConsumptionStep? = nil) {
         self.rules = rules
         self.entitlementsTopic = entitlementsTopic
+        self.stateTopic = stateTopic
         self.consumption = consumption
     }
 
@@ -27,11 +33,14 @@ public struct GrantHandler: MessageHandler {
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
         if let held = try await consumption?.run(matched, message: message) { return held }
         let decision = try await rules.decide(matched)
-        guard !decision.changes.isEmpty else {
-            try await rules.commit(decision)
+        var records = try decision.events.map { try KafkaRecord.event($0, topic: entitlementsTopic, key: $0.userId) }
+        if let state = decision.newState {
+            let record = EntitlementStateRecord(state: state)
+            records.append(try .event(record, topic: stateTopic, key: record.partitionKey))
+        }
+        guard !records.isEmpty else {
             return .skip(reason: decision.ignored?.description ?? "no effective change")
         }
-        let records = try decision.events.map { try KafkaRecord.event($0, topic: entitlementsTopic, key: $0.userId) }
         let rules = self.rules
         return .deliver(records) { try await rules.commit(decision) }
     }

@@ -9,17 +9,24 @@ public import Purchases
 /// (``MatchRules``). A transaction with no order yet waits until its window's deadline (a
 /// runtime wait, journaled in Kafka, not charged to the retry budget); its order arriving
 /// releases it at once by re-publishing it to the verified topic (decisions D9, D19).
+///
+/// Every matched record is produced with the binding it rests on (`iap.ownership.v1`), in the
+/// same produce: the binding's durable copy, from which a Redis that lost its data is rebuilt
+/// (decision D35).
 public struct MatchHandler: MessageHandler {
-    /// Where match reads verified transactions and writes its two outcomes.
+    /// Where match reads verified transactions and writes its outcomes and bindings.
     public struct Topics: Sendable {
         public var verified: String
         public var matched: String
         public var unmatched: String
+        /// The compacted topic of ownership bindings.
+        public var ownership: String
 
-        public init(verified: String, matched: String, unmatched: String) {
+        public init(verified: String, matched: String, unmatched: String, ownership: String) {
             self.verified = verified
             self.matched = matched
             self.unmatched = unmatched
+            self.ownership = ownership
         }
     }
 
@@ -59,7 +66,14 @@ public struct MatchHandler: MessageHandler {
             let waitingSince = message.waitingSince.map { Timestamp($0) }
             switch try await rules.match(verified, now: Timestamp(Date()), waitingSince: waitingSince) {
             case .matched(let matched):
-                return .produce([try .event(matched, topic: topics.matched, key: matched.partitionKey)])
+                // Also when the binding is not new: a delivery that bound the purchase in Redis
+                // and died before its produce left the binding in Redis only.
+                let binding = OwnershipBinding(
+                    originalTransactionId: matched.transaction.originalTransactionId, userId: matched.userId)
+                return .produce([
+                    try .event(binding, topic: topics.ownership, key: binding.partitionKey),
+                    try .event(matched, topic: topics.matched, key: matched.partitionKey),
+                ])
             case .wait(let since, let deadline):
                 // Looked at again at the deadline; the order's arrival releases it earlier.
                 return .wait(

@@ -1,5 +1,6 @@
 import AppStore
 import Contracts
+public import Pipeline
 public import Purchases
 public import Redis
 
@@ -21,22 +22,34 @@ public import Redis
 /// state with access is in it, scored by when that access ends (its expiresDate, or in a grace
 /// period the grace period's end); any other state is not. Reconcile's sweep reads the members
 /// whose access end passed without a notification saying what happened.
+///
+/// Every state grant saves was delivered to the compacted `iap.entitlement-states` first
+/// (decision D35); ``putIfAbsent(_:)`` restores states (and their index entries) from there
+/// after Redis lost its data. With a `fence`, a read that finds no state is checked against the
+/// stage's marker, so an emptied Redis is never taken for a first sighting.
 public struct RedisEntitlementStateStore: EntitlementStateStore {
     private let client: RedisClient
     public let keys: StateKeys
     /// Expiry from the latest save; nil (the default) keeps states forever.
     public let retention: Duration?
+    private let fence: GenerationFence?
 
-    public init(client: RedisClient, keys: StateKeys = .standard, retention: Duration? = nil) {
+    /// - Parameter fence: grant's (``WorkerResources/fence``); nil for tools that only read.
+    public init(
+        client: RedisClient, keys: StateKeys = .standard, retention: Duration? = nil, fence: GenerationFence? = nil
+    ) {
         StateStorage.checkTTL(retention, "entitlement state retention")
         self.client = client
         self.keys = keys
         self.retention = retention
+        self.fence = fence
     }
 
     public func state(originalTransactionId: String) async throws -> EntitlementState? {
         let key = keys.entitlement(originalTransactionId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
+        let (replies, marker) = try await StateStorage.pipeline(client, [["GET", .string(key)]], fence: fence)
+        guard let json = try StateStorage.bytes(replies[0], key: key) else {
+            if let fence, let marker { try fence.check(marker) }
             return nil
         }
         return try StateStorage.decode(EntitlementState.self, from: json, key: key)
@@ -53,6 +66,34 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
             }
         try await StateStorage.pipeline(
             client, [StateStorage.set(key, try StateStorage.encode(state), ttl: retention), index])
+    }
+
+    /// Writes each state unless Redis holds one for its purchase already (saved since the loss,
+    /// so newer than the topic's copy), and indexes the written ones as ``save(_:)`` would.
+    /// Returns how many were written. Two round trips per `batchSize` states.
+    public func putIfAbsent(_ states: [EntitlementState], batchSize: Int = 500) async throws -> Int {
+        var written = 0
+        for start in stride(from: 0, to: states.count, by: batchSize) {
+            let batch = Array(states[start..<min(start + batchSize, states.count)])
+            let replies = try await StateStorage.pipeline(
+                client,
+                try batch.map {
+                    StateStorage.setIfAbsent(
+                        keys.entitlement($0.originalTransactionId), try StateStorage.encode($0), ttl: retention)
+                })
+            let fresh = zip(batch, replies).filter { $0.1 != .null }.map { $0.0 }
+            written += fresh.count
+            let indexed: [[RedisValue]] = fresh.compactMap { state in
+                Self.accessEnd(state).map {
+                    [
+                        "ZADD", .string(keys.subscriptionExpiries), .integer($0.millisecondsSince1970),
+                        .string(state.originalTransactionId),
+                    ]
+                }
+            }
+            if !indexed.isEmpty { try await StateStorage.pipeline(client, indexed) }
+        }
+        return written
     }
 
     /// When the access of an auto-renewable state ends, if it has access.

@@ -11,14 +11,14 @@ public import Purchases
 /// | `iap:order:{<orderId>}` | string: `iap.order.v1` JSON | ``RedisOrderIndex`` `put` | `retention` (default none) |
 /// | `iap:order:{<orderId>}:claim` | string: the claiming originalTransactionId | ``RedisOrderIndex`` `claim` | `retention` (default none) |
 /// | `iap:order-token:{<appAccountToken>}` | string: orderId | ``RedisOrderIndex`` `put` | `retention` (default none) |
-/// | `iap:owner:{<originalTransactionId>}` | string: userId | ``RedisOwnershipStore`` `bind` | `retention` (default none) |
+/// | `iap:owner:{<originalTransactionId>}` | string: userId | ``RedisOwnershipStore`` `bind`; `putIfAbsent` when rebuilt from `iap.ownership` (D35) | `retention` (default none) |
 /// | `iap:wait:record:{<recordKey>}` | hash: `since` (ms), `transaction` (`iap.verified.v1` JSON) | ``RedisWaitingTransactionStore`` `park` | `retention` from the first park (default 8 days) |
 /// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park` | `retention` from the latest park (default 8 days) |
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
-/// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save` | `retention` (default none) |
+/// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save`; `putIfAbsent` when rebuilt from `iap.entitlement-states` (D35) | `retention` (default none) |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
 /// | `iap:apple-gate:{<endpoint>:<environment>}` | hash: `next` (when the budget is next free, ms), `pause` (Apple's 429 holds calls until, ms) | ``RedisAppleCallGate`` | a minute after both passed |
-/// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` | none (members leave when their state stops being active) |
+/// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` and `putIfAbsent` | none (members leave when their state stops being active) |
 /// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
 /// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |
 ///

@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import Pipeline
 import Purchases
 import Redis
 
@@ -74,6 +75,18 @@ enum StateStorage {
         return replies
     }
 
+    /// Sends `commands` and, last in the same round trip, `GET` of the fence's marker (none
+    /// without a fence): the replies to `commands`, and the marker's for
+    /// ``GenerationFence/check(_:)`` when a decision would rest on a missing value.
+    static func pipeline(_ client: RedisClient, _ commands: [[RedisValue]], fence: GenerationFence?) async throws
+        -> (replies: [RedisReply], marker: RedisReply?)
+    {
+        guard let fence else { return (try await pipeline(client, commands), nil) }
+        var replies = try await pipeline(client, commands + [["GET", .string(fence.key)]])
+        let marker = replies.removeLast()
+        return (replies, marker)
+    }
+
     /// Runs `commands` as one `MULTI`/`EXEC` transaction in one round trip and returns their
     /// replies: other clients see all of the writes or none, and reads see one moment. Every
     /// key must be in one slot on a Redis Cluster; this project's Redis is one server (hiredis
@@ -123,12 +136,15 @@ enum StateStorage {
     /// Stores `candidate` unless `key` holds a value already, and returns the value held
     /// afterwards: `SET NX` decides atomically and the `GET` pipelined behind it reads the
     /// winner. Two plain commands in one round trip cost Redis a fraction of a script
-    /// (decision D16).
-    static func firstWins(_ client: RedisClient, key: String, candidate: String, ttl: Duration?) async throws -> String
-    {
+    /// (decision D16). With a `fence`, a `SET` that found the key empty is checked against the
+    /// marker read in the same round trip: an empty key may be a lost one.
+    static func firstWins(
+        _ client: RedisClient, key: String, candidate: String, ttl: Duration?, fence: GenerationFence? = nil
+    ) async throws -> String {
         let setIfAbsent = setIfAbsent(key, .string(candidate), ttl: ttl)
         while true {
-            let replies = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]])
+            let (replies, marker) = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]], fence: fence)
+            if let fence, let marker, replies[0] != .null { try fence.check(marker) }
             if let held = try bytes(replies[1], key: key) { return String(decoding: held, as: UTF8.self) }
             // The winner's value expired between the two commands: decide again.
         }

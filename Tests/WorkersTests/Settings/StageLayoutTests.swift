@@ -16,6 +16,7 @@ import Workers
                   - {name: o, partitions: 1, cleanupPolicy: compact}
                   - {name: m, partitions: 1}
                   - {name: u, partitions: 1}
+                  - {name: w, partitions: 1, cleanupPolicy: compact}
                 \(topics)
                 stages:
                   - \(match)
@@ -40,20 +41,30 @@ import Workers
     }
 
     @Test func rolesAreRequiredByName() throws {
-        let byPosition = try file(match: "{name: match, consumerGroup: g, inputs: [v, o], outputs: [m, u]}")
+        let byPosition = try file(match: "{name: match, consumerGroup: g, inputs: [v, o], outputs: [m, u, w]}")
         #expect(refusal(byPosition) == .missingRole)
         let named = try file(
             match:
-                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}}"
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u, ownership: w}}"
         )
         #expect(refusal(named) == nil)
         #expect(try named.stage(named: "match").inputs == ["v", "o"], "the file's order is kept")
     }
 
+    /// Bindings must outlive the purchase (renewals and refunds come years later): a state topic
+    /// with a time retention would forget them (decision D35).
+    @Test func aStateTopicThatIsNotCompactedIsRefused() throws {
+        let file = try file(
+            match:
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u, ownership: u}}"
+        )
+        #expect(refusal(file) == .contradiction)
+    }
+
     @Test func aMistypedWindowIsRefused() throws {
         let file = try file(
             match: """
-                {name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, windows: {unmached: 1h}}
+                {name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u, ownership: w}, windows: {unmached: 1h}}
                 """)
         #expect(refusal(file) == .unknownWindow)
     }
@@ -65,7 +76,7 @@ import Workers
     func durationsThatDoNotOutlastEachOtherAreRefused(_ extra: String) throws {
         let file = try file(
             match:
-                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u}, \(extra)}"
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u, ownership: w}, \(extra)}"
         )
         #expect(refusal(file) == .contradiction)
     }

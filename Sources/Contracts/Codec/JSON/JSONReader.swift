@@ -12,6 +12,13 @@ public struct JSONReader {
         /// position (a missing field, an unknown enumeration value, a wrong `schema`).
         public var offset: Int
         public var detail: String
+
+        /// Public for readers outside this module (grant's state record, which lives beside
+        /// its state type in `Purchases`).
+        public init(offset: Int, detail: String) {
+            self.offset = offset
+            self.detail = detail
+        }
     }
 
     private let bytes: [UInt8]
