@@ -111,8 +111,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
         let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency()) {
-            // Three attempts 100 ms apart would be spent in well under a second; the wait lasts 3 s.
-            $0.retryPolicy.maxWait = .seconds(3)
+            // Three attempts 100 ms apart would be spent in well under a second; the wait lasts 6 s.
+            $0.retryPolicy.maxWait = .seconds(6)
         }
         try await TestEvents.publish(producer, [(id: "patient", action: "wait")])
         let dlq = ConsumerProbe(
