@@ -57,10 +57,14 @@ fuzz-smoke: setup
 fuzz: setup
 	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SECONDS)
 
-## soak: 10,000 purchases through the embedded stack with every fault on (docs/reliability.md);
-## exits non-zero on any loss, double grant, early Apple call, death or stuck offset
+## soak: 10,000 purchases through the embedded stack with every fault on, then a backlog of 5,000
+## bare ids under a 40/s Apple budget with half of Apple's answers faults (429s among them) for
+## 50 s (docs/reliability.md); exits non-zero on any loss, double grant, dead letter, early Apple
+## call, death or stuck offset
 soak: build
 	$(SWIFT) run -c $(CONFIG) iap soak --purchases 10000 --rate 100 --all-faults --drain-timeout 600
+	$(SWIFT) run -c $(CONFIG) iap soak --purchases 1200 --backlog 5000 --rate-limit 40 --apple-faults 0.5 \
+	  --apple-faults-for 50 --drain-timeout 900
 
 ## demo: the whole pipeline on the embedded stack; exits 0 when every purchase reached its end state
 demo: build

@@ -48,15 +48,4 @@ public struct SoakConfiguration: Sendable {
         return configuration
     }
 
-    /// The issue-18 run as `make soak` adds it: a backlog of bare ids at once, Apple answering
-    /// half of all calls with faults (429s among them) for the first 50 s; with the stack's
-    /// budget set tight, every purchase must still be granted once and nothing dead-lettered.
-    public static func backlogUnderFaults(purchases: Int, backlog: Int) -> SoakConfiguration {
-        var configuration = SoakConfiguration()
-        configuration.purchases = purchases
-        configuration.backlog = backlog
-        configuration.appleFaultRate = 0.5
-        configuration.appleFaultsFor = .seconds(50)
-        return configuration
-    }
 }
