@@ -116,7 +116,8 @@ import Testing
                     waiting: .init(on: on, since: startedAt))
             }
             #expect(try await store.waiting() == WaitingSummary())
-            try await store.schedule(wait("a1", "apple:transactionInfo:Production", since.addingTimeInterval(60), dueIn: -1))
+            try await store.schedule(
+                wait("a1", "apple:transactionInfo:Production", since.addingTimeInterval(60), dueIn: -1))
             try await store.schedule(wait("a2", "apple:transactionInfo:Production", since, dueIn: 3600))
             try await store.schedule(wait("a2", "apple:transactionInfo:Production", since, dueIn: 3600))
             try await store.schedule(wait("o1", "order", since.addingTimeInterval(120), dueIn: 3600))

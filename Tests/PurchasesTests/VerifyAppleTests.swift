@@ -2,8 +2,8 @@ import AppStore
 import Contracts
 import Foundation
 import Purchases
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 /// Verify: bare ids and receipts are looked up with Apple (through the gate and the cache),

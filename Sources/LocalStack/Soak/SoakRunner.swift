@@ -94,7 +94,8 @@ public struct SoakRunner: Sendable {
         var pendingOrders: [(due: ContinuousClock.Instant, record: KafkaRecord)] = []
         var faults = FaultPoints(configuration)
         for (index, purchase) in steady.enumerated() {
-            try await faults.reach(Double(index) / Double(steady.count), stack: stack, events: events, progress: progress)
+            try await faults.reach(
+                Double(index) / Double(steady.count), stack: stack, events: events, progress: progress)
             var batch = [purchase.record]
             if let order = purchase.order {
                 pendingOrders.append((clock.now + .milliseconds(Int.random(in: 200...2_000, using: &random)), order))
@@ -152,7 +153,8 @@ public struct SoakRunner: Sendable {
         // only a run without them says what a purchase costs Redis.
         if !configuration.redisRestart {
             report.redisCommandsPerPurchase =
-                Double(try await stack.redisCommandsProcessed() - redisCommandsBefore) / Double(max(report.purchases, 1))
+                Double(try await stack.redisCommandsProcessed() - redisCommandsBefore)
+                / Double(max(report.purchases, 1))
         }
         tally(&report, observer: observer, workload: workload)
         report.stuckOffsets = try await stuckOffsets(stack)

@@ -309,8 +309,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     "retry scheduled", metadata: ["attempt": "\(attempts)", "delay": "\(delay)", "reason": "\(reason)"])
                 acted = await durably("schedule retry", log: log) {
                     let id = RetryEnvelope.id(for: record, attempt: attempts)
-                    let payload = try RetryEnvelope(message: record, attempt: attempts, lastError: reason, deliveryId: id)
-                        .encoded()
+                    let payload = try RetryEnvelope(
+                        message: record, attempt: attempts, lastError: reason, deliveryId: id
+                    )
+                    .encoded()
                     try await self.retries.schedule(
                         ScheduledDelivery(id: id, payload: payload, kind: .retry, delay: delay))
                 }
@@ -335,7 +337,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             } else {
                 log.debug(
                     "waiting",
-                    metadata: ["until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)"])
+                    metadata: [
+                        "until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)",
+                    ])
                 let id = RetryEnvelope.waitId(for: record)
                 // Back at the ceiling at the latest, to be dead-lettered if still waiting.
                 let due = min(wait.until, ceiling)

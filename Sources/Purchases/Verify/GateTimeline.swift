@@ -31,7 +31,8 @@ public struct GateTimeline: Sendable, Hashable {
                 return
             }
             let interval = 1000 / callsPerSecond
-            self.init(interval: interval, burst: max(0, (callsPerSecond.rounded(.down) - 1)) * interval, lateness: lateness)
+            self.init(
+                interval: interval, burst: max(0, (callsPerSecond.rounded(.down) - 1)) * interval, lateness: lateness)
         }
 
         public init(interval: Double, burst: Double, lateness: Int64) {

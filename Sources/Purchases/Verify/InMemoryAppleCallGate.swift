@@ -28,7 +28,9 @@ public actor InMemoryAppleCallGate: AppleCallGate {
     public func acquire(_ call: AppleCall, holding booking: GateBooking?) -> GateDecision {
         let now = now()
         let booked = booking.flatMap { $0.call == call ? $0.at : nil }
-        return decision(for: call, timelines[call, default: GateTimeline()].ask(now: now, booked: booked, rules: rules(call)), now: now)
+        return decision(
+            for: call, timelines[call, default: GateTimeline()].ask(now: now, booked: booked, rules: rules(call)),
+            now: now)
     }
 
     public func backOff(_ call: AppleCall, for delay: Duration) -> GateSlot {

@@ -132,11 +132,13 @@ private final class BookingHolder: AppleCallGate {
     }
 
     func acquire(_ call: AppleCall, holding held: GateBooking?) async throws -> GateDecision {
-        let booked = held ?? booking.withLock { booking in
-            guard booking?.call == call else { return nil }
-            defer { booking = nil }
-            return booking
-        }
+        let booked =
+            held
+            ?? booking.withLock { booking in
+                guard booking?.call == call else { return nil }
+                defer { booking = nil }
+                return booking
+            }
         return try await gate.acquire(call, holding: booked)
     }
 

@@ -78,7 +78,8 @@ public struct RedisAppleCallGate: AppleCallGate {
             throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
         }
         guard verdict == 1 else { return .proceed }
-        guard fields.count == 4, var slot = fields[1].integer, let now = fields[2].integer, let paused = fields[3].integer
+        guard fields.count == 4, var slot = fields[1].integer, let now = fields[2].integer,
+            let paused = fields[3].integer
         else {
             throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
         }

@@ -110,7 +110,8 @@ final class ScriptedGate: AppleCallGate {
     static func slot(_ call: AppleCall, _ delay: Duration, _ cause: GateSlot.Cause) -> GateSlot {
         GateSlot(
             delay: delay,
-            booking: GateBooking(call, at: Int64(Date().timeIntervalSince1970 * 1000) + delay.milliseconds(rounding: .up)),
+            booking: GateBooking(
+                call, at: Int64(Date().timeIntervalSince1970 * 1000) + delay.milliseconds(rounding: .up)),
             cause: cause)
     }
 

@@ -99,7 +99,8 @@ import Testing
 
         struct BookedGate: AppleCallGate {
             static let slot = GateSlot(
-                delay: .milliseconds(20), booking: GateBooking(AppleCall(.transactionInfo, environment: .production), at: 1),
+                delay: .milliseconds(20),
+                booking: GateBooking(AppleCall(.transactionInfo, environment: .production), at: 1),
                 cause: .budget)
             func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
                 .wait(Self.slot)

@@ -97,7 +97,8 @@ import Workers
             let production = AppleCall(.transactionInfo, environment: .production)
             #expect(try await gate.acquire(production, holding: nil) == .proceed)
             #expect(try await gate.acquire(production, holding: nil) != .proceed)
-            #expect(try await gate.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
+            #expect(
+                try await gate.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
             let sandbox = AppleCall(.transactionInfo, environment: .sandbox)
             #expect(try await gate.acquire(sandbox, holding: nil) == .proceed)
             guard case .wait(let slot) = try await gate.acquire(sandbox, holding: nil) else {
@@ -136,8 +137,10 @@ import Workers
             if callsPerSecond > 0 {
                 #expect(zip(slots, slots.dropFirst()).allSatisfy { $1 - $0 == 100 }, "at the rate, in order")
             }
-            #expect(try await other.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
-            #expect(try await other.acquire(AppleCall(.transactionInfo, environment: .sandbox), holding: nil) == .proceed)
+            #expect(
+                try await other.acquire(AppleCall(.verifyReceipt, environment: .production), holding: nil) == .proceed)
+            #expect(
+                try await other.acquire(AppleCall(.transactionInfo, environment: .sandbox), holding: nil) == .proceed)
         }
     }
 

@@ -21,7 +21,8 @@ import Topology
     /// Two attempts 100–200 ms apart: without waits, anything slower than a blink is a dead letter.
     static func impatient(_ spec: inout StageSpec) {
         spec.retry = RetryPolicy(
-            initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(200), multiplier: 2, jitter: 0, maxAttempts: 2)
+            initialBackoff: .milliseconds(100), maxBackoff: .milliseconds(200), multiplier: 2, jitter: 0, maxAttempts: 2
+        )
     }
 
     @Test func applesRateLimitForLongerThanEveryRetryIsWaitedOutNotDeadLettered() async throws {
@@ -101,8 +102,10 @@ import Topology
     static func publish(_ ids: [String], to stage: StageRun) async throws {
         let topic = try stage.spec.input("verify")
         let records = try ids.map { id in
-            let purchase = PurchaseEvent(eventId: "e-\(id)", bundleId: bundleId, userId: "u-\(id)", payload: .transactionId(id))
-            guard case .forward(let request, let key, _) = IntakeRules().purchase(purchase, receivedAt: Timestamp(Date()))
+            let purchase = PurchaseEvent(
+                eventId: "e-\(id)", bundleId: bundleId, userId: "u-\(id)", payload: .transactionId(id))
+            guard
+                case .forward(let request, let key, _) = IntakeRules().purchase(purchase, receivedAt: Timestamp(Date()))
             else { throw TestFailure("intake refused a bare id") }
             return KafkaRecord(topic: topic, key: Array(key.utf8), value: try EventEncoder.encode(request))
         }
