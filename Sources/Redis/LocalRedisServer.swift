@@ -182,9 +182,37 @@ public final class LocalRedisServer: Sendable {
         }
     }
 
-    /// Asks the kernel for an unused port by binding to port 0, then releases it (another process
-    /// may take it before it is used; callers retry or accept that).
+    /// A loopback port nothing listens on, for a server a child process will bind later.
+    ///
+    /// Taken below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`) when there is
+    /// room: an outgoing connection's source port always comes from that range, so the
+    /// thousands of loopback connections a test run opens cannot take the port between this
+    /// check and the child's `bind` (the end-to-end runs saw a worker die with "Address already
+    /// in use" that way). Another caller picking the same port at random is the remaining,
+    /// much smaller, chance. Without room below the range: the kernel's choice of port 0.
     public static func freeLoopbackPort() throws -> Int {
+        let ephemeralStart = ephemeralPortRange().lowerBound
+        if ephemeralStart > 12_000 {
+            for _ in 0..<64 {
+                let candidate = Int.random(in: 10_000..<ephemeralStart)
+                if (try? bindLoopback(port: candidate)) == candidate { return candidate }
+            }
+        }
+        return try bindLoopback(port: 0)
+    }
+
+    /// `/proc/sys/net/ipv4/ip_local_port_range`, Linux's default where it cannot be read.
+    private static func ephemeralPortRange() -> ClosedRange<Int> {
+        let fallback = 32_768...60_999
+        guard let text = try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)
+        else { return fallback }
+        let bounds = text.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        guard bounds.count == 2, bounds[0] <= bounds[1] else { return fallback }
+        return bounds[0]...bounds[1]
+    }
+
+    /// Binds `port` on 127.0.0.1 (0: the kernel's choice), releases it, and returns the port.
+    private static func bindLoopback(port: Int) throws -> Int {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -194,7 +222,7 @@ public final class LocalRedisServer: Sendable {
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
