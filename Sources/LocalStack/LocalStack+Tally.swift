@@ -15,22 +15,36 @@ extension LocalStack {
         return Int(try await admin.watermarks(partitions).values.reduce(0) { $0 + ($1.high - $1.low) })
     }
 
-    /// Commands redis-server processed since it started (`INFO stats`): the difference over a
-    /// run, divided by its purchases, is what each purchase cost Redis.
-    public func redisCommandsProcessed() async throws -> Int {
+    /// Commands redis-server processed since it started, by command (`INFO commandstats`):
+    /// the difference over a run, divided by its purchases, is what each purchase cost Redis,
+    /// and of what.
+    public func redisCommandsProcessed() async throws -> [String: Int] {
         let client = RedisClient(configuration: try redis.configuration(poolSize: 1))
         let info: String
         do {
-            info = try await client.send("INFO", "stats").string ?? ""
+            info = try await client.send("INFO", "commandstats").string ?? ""
         } catch {
             await client.shutdown()
             throw error
         }
         await client.shutdown()
-        let line = info.split(whereSeparator: \.isNewline).first { $0.hasPrefix("total_commands_processed:") }
-        guard let value = line.flatMap({ Int($0.split(separator: ":").last ?? "") }) else {
-            throw LocalStackError("redis-server's INFO stats has no total_commands_processed")
+        var calls: [String: Int] = [:]
+        // cmdstat_get:calls=123,usec=456,...
+        for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix("cmdstat_") {
+            let parts = line.dropFirst("cmdstat_".count).split(separator: ":", maxSplits: 1)
+            guard parts.count == 2,
+                let field = parts[1].split(separator: ",").first(where: { $0.hasPrefix("calls=") }),
+                let count = Int(field.dropFirst("calls=".count))
+            else { continue }
+            calls[String(parts[0])] = count
         }
-        return value
+        return calls
+    }
+}
+
+extension Dictionary where Key == String, Value == Int {
+    /// Per-command counts of `self` minus `earlier` (commands only in `self` count from zero).
+    public func subtracting(_ earlier: [String: Int]) -> [String: Int] {
+        merging(earlier.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
     }
 }

@@ -54,7 +54,8 @@ final class TestStage: MessageHandler {
             return .wait(
                 .init(
                     until: Date().addingTimeInterval(Double(event.retryAfterMs ?? 500) / 1000),
-                    since: message.waitingSince ?? Date(), on: "gate", reason: "waiting for the gate"))
+                    since: message.waitingSince ?? Date(), on: "gate", reason: "waiting for the gate",
+                    releasable: true))
         case "block":
             try await gate.wait()
         default:

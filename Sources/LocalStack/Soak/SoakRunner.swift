@@ -149,12 +149,11 @@ public struct SoakRunner: Sendable {
         supervisor.cancel()
         _ = await supervisor.value
 
-        // Counted before the Redis faults' restarts reset the server's counter would be wrong:
-        // only a run without them says what a purchase costs Redis.
+        // A Redis restart starts the server's counts over: only a run without one says what a
+        // purchase cost Redis.
         if !configuration.redisRestart {
-            report.redisCommandsPerPurchase =
-                Double(try await stack.redisCommandsProcessed() - redisCommandsBefore)
-                / Double(max(report.purchases, 1))
+            let commands = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore).values.reduce(0, +)
+            report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
         tally(&report, observer: observer, workload: workload)
         report.stuckOffsets = try await stuckOffsets(stack)

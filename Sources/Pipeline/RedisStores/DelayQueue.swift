@@ -9,11 +9,13 @@ public import Redis
 /// it. A claimer that crashes in between loses nothing: the item comes back after the lease.
 /// Delivery is therefore at-least-once; consumers dedupe with ``RedisIdempotencyGuard``.
 ///
-/// Keys share the hash tag `{<name>}`: `iap:delay:{<name>}:due` (ZSET id → due ms),
-/// `:payloads` (HASH id → payload) and `:claims` (HASH id → times claimed). Items scheduled as
-/// waits are also counted, in the same scripts: `:waiting` (ZSET id → since ms), `:waiting-on`
-/// (HASH id → what it waits for) and `:waiting-counts` (HASH what → items), so the waiting
-/// gauges cost two reads, however many items wait.
+/// Keys share the hash tag `{<name>}`: `iap:delay:{<name>}:due` (ZSET id → due ms) and
+/// `:payloads` (HASH id → payload). Items scheduled as waits are also indexed, in the same
+/// scripts, for the waiting gauges: `:waiting` (ZSET id → band × 10¹³ + since ms) and
+/// `:waiting-bands` (HASH what a wait waits for → its band, 0, 1, … in order of first use).
+/// Each label owns a band of scores, so one `ZCOUNT` and one `ZRANGEBYSCORE … LIMIT 0 1` per
+/// label read its count and its oldest wait however many items wait, and acknowledging an item
+/// needs no lookup of its label: `ZREM` by id.
 public struct DelayQueue: Sendable {
     /// Upper bound for one claim, keeping each script run short and its reply bounded.
     public static let maximumClaim = 1000
@@ -26,11 +28,12 @@ public struct DelayQueue: Sendable {
         self.client = client
         self.name = name
         let base = "iap:delay:{\(name)}"
-        self.keys = [
-            base + ":due", base + ":payloads", base + ":claims", base + ":waiting", base + ":waiting-on",
-            base + ":waiting-counts",
-        ]
+        self.keys = [base + ":due", base + ":payloads", base + ":waiting", base + ":waiting-bands"]
     }
+
+    /// The width of one label's band of `:waiting` scores: more milliseconds than since the
+    /// epoch (until the year 2286), few enough bands times it to stay exact in a double.
+    static let band: Int64 = 10_000_000_000_000
 
     /// Schedules `payload` under `id` to be due `after` from the server's now. Returns false
     /// (and changes nothing) when `id` is already scheduled, so a redelivered Kafka message
@@ -55,30 +58,48 @@ public struct DelayQueue: Sendable {
             keys: keys,
             arguments: [
                 .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds),
-                .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0),
+                .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0), .integer(Self.band),
             ]
         )
         return reply.integer == 1
     }
 
     /// The waits scheduled and not acknowledged: how many per label, and the earliest `since`
-    /// (UNIX ms) of them all.
+    /// (UNIX ms) of them all. Two round trips: the labels, then two reads per label.
     public func waiting() async throws -> (counts: [String: Int], oldestSinceMilliseconds: Int64?) {
-        let replies = try await client.pipeline([
-            ["HGETALL", .string(keys[5])], ["ZRANGE", .string(keys[3]), "0", "0", "WITHSCORES"],
-        ])
-        guard let fields = replies[0].array, fields.count % 2 == 0, let oldest = replies[1].array else {
-            throw RedisError(code: .unexpectedReply, message: "delay queue waiting read returned \(replies)")
+        let registry = try await client.send("HGETALL", .string(keys[3]))
+        guard let fields = registry.array, fields.count % 2 == 0 else {
+            throw RedisError(code: .unexpectedReply, message: "delay queue wait bands returned \(registry)")
         }
-        var counts: [String: Int] = [:]
-        for index in stride(from: 0, to: fields.count, by: 2) {
-            guard let label = fields[index].string, let count = fields[index + 1].string.flatMap(Int.init) else {
-                throw RedisError(code: .unexpectedReply, message: "delay queue waiting counts returned \(replies[0])")
+        let bands: [(label: String, band: Int64)] = try stride(from: 0, to: fields.count, by: 2).map { index in
+            guard let label = fields[index].string, let band = fields[index + 1].string.flatMap(Int64.init) else {
+                throw RedisError(code: .unexpectedReply, message: "delay queue wait bands returned \(registry)")
             }
-            if count > 0 { counts[label] = count }
+            return (label, band)
         }
-        let since = oldest.count == 2 ? oldest[1].string.flatMap(Double.init).map { Int64($0) } : nil
-        return (counts, since)
+        guard !bands.isEmpty else { return ([:], nil) }
+        let replies = try await client.pipeline(
+            bands.flatMap { entry -> [[RedisValue]] in
+                let low = RedisValue.integer(entry.band * Self.band)
+                let high = RedisValue.string("(\((entry.band + 1) * Self.band)")
+                return [
+                    ["ZCOUNT", .string(keys[2]), low, high],
+                    ["ZRANGEBYSCORE", .string(keys[2]), low, high, "WITHSCORES", "LIMIT", "0", "1"],
+                ]
+            })
+        var counts: [String: Int] = [:]
+        var oldest: Int64?
+        for (index, entry) in bands.enumerated() {
+            guard let count = replies[2 * index].integer, let first = replies[2 * index + 1].array else {
+                throw RedisError(code: .unexpectedReply, message: "delay queue waiting read returned \(replies)")
+            }
+            if count > 0 { counts[entry.label] = Int(count) }
+            if first.count == 2, let score = first[1].string.flatMap(Double.init) {
+                let since = Int64(score) - entry.band * Self.band
+                oldest = min(oldest ?? since, since)
+            }
+        }
+        return (counts, oldest)
     }
 
     /// Claims up to `limit` (at most ``maximumClaim``) due items for `lease`: they are not
@@ -88,16 +109,14 @@ public struct DelayQueue: Sendable {
         let reply = try await client.run(
             .claimDelayed, keys: keys,
             arguments: [.integer(Int64(capped)), .integer(lease.milliseconds(rounding: .up))])
-        guard let fields = reply.array, fields.count % 3 == 0 else {
+        guard let fields = reply.array, fields.count % 2 == 0 else {
             throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
         }
-        return try stride(from: 0, to: fields.count, by: 3).map { index in
-            guard let id = fields[index].string, let payload = fields[index + 1].bytes,
-                let claims = fields[index + 2].integer
-            else {
+        return try stride(from: 0, to: fields.count, by: 2).map { index in
+            guard let id = fields[index].string, let payload = fields[index + 1].bytes else {
                 throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
             }
-            return DelayedItem(id: id, payload: payload, claimCount: Int(claims))
+            return DelayedItem(id: id, payload: payload)
         }
     }
 
@@ -123,37 +142,16 @@ public struct DelayQueue: Sendable {
 public struct DelayedItem: Sendable, Hashable {
     public let id: String
     public let payload: [UInt8]
-    /// How many times the item has been claimed, this claim included; above 1 means an
-    /// earlier claimer's lease ran out without an acknowledgement.
-    public let claimCount: Int
 
-    public init(id: String, payload: [UInt8], claimCount: Int) {
+    public init(id: String, payload: [UInt8]) {
         self.id = id
         self.payload = payload
-        self.claimCount = claimCount
     }
 }
 
 extension RedisScript {
-    /// Lua that forgets the wait of item `id` (a no-op for a retry): its `since`, its label and
-    /// its count. KEYS as every delay queue script: due, payloads, claims, waiting, waiting-on,
-    /// waiting-counts.
-    private static let forgetWait = """
-        local function forget_wait(id)
-          local on = redis.call('HGET', KEYS[5], id)
-          if on then
-            redis.call('HDEL', KEYS[5], id)
-            redis.call('ZREM', KEYS[4], id)
-            if redis.call('HINCRBY', KEYS[6], on, -1) <= 0 then
-              redis.call('HDEL', KEYS[6], on)
-            end
-          end
-        end
-
-        """
-
-    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV id, payload,
-    /// delay ms, not-before ms, waiting label ('' for a retry), waiting since ms.
+    /// KEYS due, payloads, waiting, waiting-bands; ARGV id, payload, delay ms, not-before ms,
+    /// waiting label ('' for a retry), waiting since ms, the band width.
     static let scheduleDelayed = RedisScript(
         ServerClock.nowMilliseconds + """
             local due = math.max(now_ms + tonumber(ARGV[3]), tonumber(ARGV[4]))
@@ -161,20 +159,23 @@ extension RedisScript {
             if added == 1 then
               redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
               if ARGV[5] ~= '' then
-                redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
-                redis.call('HSET', KEYS[5], ARGV[1], ARGV[5])
-                redis.call('HINCRBY', KEYS[6], ARGV[5], 1)
+                local band = redis.call('HGET', KEYS[4], ARGV[5])
+                if not band then
+                  band = redis.call('HLEN', KEYS[4])
+                  redis.call('HSET', KEYS[4], ARGV[5], band)
+                end
+                local score = tonumber(band) * tonumber(ARGV[7]) + tonumber(ARGV[6])
+                redis.call('ZADD', KEYS[3], string.format('%.0f', score), ARGV[1])
               end
             end
             return added
             """
     )
 
-    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV limit, lease ms.
-    /// Returns {id, payload, claims, ...}. Members are re-scored one by one (no unpack of large
-    /// tables).
+    /// KEYS due, payloads, waiting, waiting-bands; ARGV limit, lease ms. Returns
+    /// {id, payload, ...}. Members are re-scored one by one (no unpack of large tables).
     static let claimDelayed = RedisScript(
-        ServerClock.nowMilliseconds + forgetWait + """
+        ServerClock.nowMilliseconds + """
             local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', string.format('%.0f', now_ms), 'LIMIT', 0, tonumber(ARGV[1]))
             local lease_until = string.format('%.0f', now_ms + tonumber(ARGV[2]))
             local out = {}
@@ -184,27 +185,25 @@ extension RedisScript {
                 redis.call('ZADD', KEYS[1], 'XX', lease_until, id)
                 out[#out + 1] = id
                 out[#out + 1] = payload
-                out[#out + 1] = redis.call('HINCRBY', KEYS[3], id, 1)
               else
                 redis.call('ZREM', KEYS[1], id)
-                forget_wait(id)
+                redis.call('ZREM', KEYS[3], id)
               end
             end
             return out
             """
     )
 
-    /// KEYS due, payloads, claims, waiting, waiting-on, waiting-counts; ARGV ids.
+    /// KEYS due, payloads, waiting, waiting-bands; ARGV ids.
     static let acknowledgeDelayed = RedisScript(
-        forgetWait + """
-            for _, id in ipairs(ARGV) do
-              redis.call('ZREM', KEYS[1], id)
-              redis.call('HDEL', KEYS[2], id)
-              redis.call('HDEL', KEYS[3], id)
-              forget_wait(id)
-            end
-            return 0
-            """
+        """
+        for _, id in ipairs(ARGV) do
+          redis.call('ZREM', KEYS[1], id)
+          redis.call('HDEL', KEYS[2], id)
+          redis.call('ZREM', KEYS[3], id)
+        end
+        return 0
+        """
     )
 
     /// KEYS due (and the others, unused). Returns ms until the earliest due item (0 if due), or nil when empty.

@@ -45,13 +45,22 @@ extension StageOutcome {
         /// (``InboundMessage/waitMemo``): what the stage must know to pick up where it waited
         /// (verify: the Apple call slot it booked).
         public var memo: String?
+        /// Whether another delivery of the same business id may end the wait before ``until``
+        /// (match: the order's arrival re-publishes the transaction). The runtime then notes the
+        /// wait on the idempotency marker, so that delivery cancels it instead of leaving it to
+        /// be delivered for nothing. False for a wait only time ends (verify's Apple slot): the
+        /// next delivery takes the lock without looking for a wait to cancel.
+        public var releasable: Bool
 
-        public init(until: Date, since: Date, on: String, reason: String, memo: String? = nil) {
+        public init(
+            until: Date, since: Date, on: String, reason: String, memo: String? = nil, releasable: Bool = false
+        ) {
             self.until = until
             self.since = since
             self.on = on
             self.reason = reason
             self.memo = memo
+            self.releasable = releasable
         }
     }
 }

@@ -355,7 +355,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     )
                 }
                 metrics.count(.waiting)
-                settle = .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600))
+                settle =
+                    wait.releasable ? .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)) : .abandon
             }
         }
         guard acted != nil else { return false }

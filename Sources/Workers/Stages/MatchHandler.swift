@@ -79,7 +79,7 @@ public struct MatchHandler: MessageHandler {
                 return .wait(
                     .init(
                         until: deadline.date, since: since.date, on: Self.waitingFor,
-                        reason: "waiting for an order or user since \(since)"))
+                        reason: "waiting for an order or user since \(since)", releasable: true))
             case .unmatched(let unmatched):
                 return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
             case .reject(let rejection):

@@ -7,10 +7,11 @@ public import Redis
 /// through Redis: one ``GateTimeline`` per endpoint and environment, kept by one script that
 /// reads the Redis server's clock, so replicas with skewed clocks book from one timeline.
 ///
-/// Key (``StateKeys``): `iap:apple-gate:{<endpoint>:<environment>}`, a hash with `next` (when
-/// the budget is next free, ms) and `pause` (until when Apple's 429 holds calls back, ms),
-/// expiring a minute after both have passed. Asking costs one round trip, a booking held or
-/// not; a 429 costs one more.
+/// Key (``StateKeys``): `iap:apple-gate:{<endpoint>:<environment>}`, the string
+/// `<next>|<pause>`: when the budget is next free and until when Apple's 429 holds calls back
+/// (ms), expiring a minute after both have passed. One string, so a booking costs a `GET` and a
+/// `SET … PX` inside the script. Asking costs one round trip, a booking held or not; a 429 costs
+/// one more.
 ///
 /// Production calls get ``callsPerSecond``; every other environment (sandbox; Xcode and local
 /// testing never reach Apple) gets ``sandboxRate``, a share of it, as Apple allows sandbox
@@ -102,14 +103,18 @@ extension RedisScript {
             local interval = tonumber(ARGV[1])
             local burst = tonumber(ARGV[2])
             local lateness = tonumber(ARGV[3])
-            local state = redis.call('HMGET', KEYS[1], 'next', 'pause')
-            local next_free = tonumber(state[1]) or 0
-            local pause = tonumber(state[2]) or 0
+            local next_free, pause = 0, 0
+            local state = redis.call('GET', KEYS[1])
+            if state then
+              local n, p = string.match(state, '^([^|]+)|(.+)$')
+              next_free, pause = tonumber(n) or 0, tonumber(p) or 0
+            end
 
             local function save()
-              redis.call('HSET', KEYS[1], 'next', string.format('%.3f', next_free), 'pause', string.format('%.0f', pause))
               local ends = math.max(next_free, pause)
-              redis.call('PEXPIRE', KEYS[1], math.max(0, math.ceil(ends - now_ms)) + 60000)
+              redis.call(
+                'SET', KEYS[1], string.format('%.3f|%.0f', next_free, pause),
+                'PX', math.max(0, math.ceil(ends - now_ms)) + 60000)
             end
 
             local function wait(slot, paused)

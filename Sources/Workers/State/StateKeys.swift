@@ -17,7 +17,7 @@ public import Purchases
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save`; `putIfAbsent` when rebuilt from `iap.entitlement-states` (D35) | `retention` (default none) |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
-/// | `iap:apple-gate:{<endpoint>:<environment>}` | hash: `next` (when the budget is next free, ms), `pause` (Apple's 429 holds calls until, ms) | ``RedisAppleCallGate`` | a minute after both passed |
+/// | `iap:apple-gate:{<endpoint>:<environment>}` | string: `<next>\|<pause>` (when the budget is next free, until when Apple's 429 holds calls; ms) | ``RedisAppleCallGate`` | a minute after both passed |
 /// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` and `putIfAbsent` | none (members leave when their state stops being active) |
 /// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
 /// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |

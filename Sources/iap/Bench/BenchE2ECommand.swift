@@ -194,7 +194,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
         await observer.close()
         await producer.close()
         try await outage?.value
-        let redisCommands = try await stack.redisCommandsProcessed() - redisCommandsBefore
+        let redisByCommand = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore)
+        let redisCommands = redisByCommand.values.reduce(0, +)
         let deadLettered = try await stack.deadLettered()
 
         latencies.sort()
@@ -210,6 +211,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
             "purchasesPerSecond": Int(Double(latencies.count) / max(seconds, 0.001)),
             "appleRateLimit": appleRateLimit, "apple429Seconds": apple429Seconds, "deadLettered": deadLettered,
             "redisCommandsPerPurchase": Double(redisCommands) / Double(max(purchases, 1)),
+            "redisCommandsByName": redisByCommand,
             "latencyMs": [
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
@@ -226,9 +228,13 @@ struct BenchE2ECommand: AsyncParsableCommand {
             print(
                 "publish→\(target.resultTopic) latency ms: p50 \(percentile(0.5)) · p90 \(percentile(0.9)) · p99 \(percentile(0.99)) · max \(latencies.last ?? -1)"
             )
+            let perPurchase = redisByCommand.sorted { $0.value > $1.value }.prefix(8).map {
+                "\($0.key) " + String(format: "%.1f", Double($0.value) / Double(max(purchases, 1)))
+            }
             print(
                 "dead-lettered \(deadLettered) · Redis commands per purchase "
-                    + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1))))
+                    + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1)))
+                    + " (\(perPurchase.joined(separator: ", ")))")
         }
         if latencies.count < purchases { throw ExitCode(1) }
     }
