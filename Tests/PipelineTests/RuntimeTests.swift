@@ -111,10 +111,11 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
         let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency()) {
-            // Three attempts 100 ms apart would be spent in well under a second; the wait lasts 6 s.
-            $0.retryPolicy.maxWait = .seconds(6)
+            // Three attempts 100 ms apart would be spent in well under a second; waits of 100 ms
+            // go on for 10 s.
+            $0.retryPolicy.maxWait = .seconds(10)
         }
-        try await TestEvents.publish(producer, [(id: "patient", action: "wait")])
+        try await TestEvents.publish(producer, [(id: "patient", action: "wait")], extra: ",\"retryAfterMs\":100")
         let dlq = ConsumerProbe(
             try KafkaConsumer(
                 configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]),
