@@ -45,7 +45,7 @@ struct OrdersCommand: AsyncParsableCommand {
             environment[RedisSettings.url.name] = redisURL
             let redis = try RedisSettings(reader: SettingsReader(environment: environment))
             let client = RedisClient(configuration: try redis.configuration(), logger: CLILogging.logger("iap.redis"))
-            let report: OrderIndexRebuild.Report
+            let report: RebuildReport
             do {
                 report = try await OrderIndexRebuild.run(
                     bootstrapServers: brokers, topic: topic, index: RedisOrderIndex(client: client),
@@ -61,7 +61,7 @@ struct OrdersCommand: AsyncParsableCommand {
             } else {
                 print(
                     """
-                    read \(report.records) records of \(topic): \(report.orders) orders (latest per key), \
+                    read \(report.records) records of \(topic): \(report.values) orders (latest per key), \
                     \(report.deleted) deleted by tombstones, \(report.malformed) malformed skipped
                     wrote \(report.written) orders; \(report.alreadyPresent) were already in the index and kept
                     """)

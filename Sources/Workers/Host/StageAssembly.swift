@@ -55,13 +55,11 @@ struct StageAssembly {
             let rebuild = { [settings] (resources: WorkerResources) in
                 [
                     StateRecovery.Step("order index from \(ordersTopic)") {
-                        let report = try await OrderIndexRebuild.run(
+                        try await OrderIndexRebuild.run(
                             bootstrapServers: settings.kafkaBrokers, topic: ordersTopic,
                             index: RedisOrderIndex(client: resources.redis), logger: resources.logger,
                             kafkaProperties: settings.kafkaProperties
-                        )
-                        return
-                            "\(report.written) orders written, \(report.alreadyPresent) present, \(report.deleted) deleted"
+                        ).summary
                     },
                     StateRecovery.Step("ownership bindings from \(topics.ownership)") {
                         try await StateRebuild.ownership(

@@ -49,9 +49,9 @@ import Workers
             let report = try await OrderIndexRebuild.run(
                 bootstrapServers: cluster.bootstrapServers, topic: "iap.orders", index: index, logger: TestKafka.logger
             )
-            var expected = OrderIndexRebuild.Report()
+            var expected = RebuildReport()
             expected.records = 6
-            expected.orders = 2
+            expected.values = 2
             expected.written = 1
             expected.alreadyPresent = 1
             expected.malformed = 1
@@ -79,7 +79,7 @@ import Workers
                 bootstrapServers: cluster.bootstrapServers, topic: "iap.orders", index: RedisOrderIndex(client: client),
                 logger: TestKafka.logger, idleTimeout: .seconds(1)
             )
-            #expect(report == OrderIndexRebuild.Report())
+            #expect(report == RebuildReport())
         }
     }
 }

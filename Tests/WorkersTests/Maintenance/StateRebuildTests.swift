@@ -41,7 +41,7 @@ import Workers
             let report = try await StateRebuild.ownership(
                 from: "iap.ownership", bootstrapServers: cluster.bootstrapServers, into: store,
                 logger: TestKafka.logger)
-            var expected = StateRebuild.Report()
+            var expected = RebuildReport()
             expected.records = 6
             expected.values = 2
             expected.written = 1
@@ -104,7 +104,7 @@ import Workers
             let report = try await StateRebuild.ownership(
                 from: "iap.ownership", bootstrapServers: cluster.bootstrapServers,
                 into: RedisOwnershipStore(client: client), logger: TestKafka.logger, idleTimeout: .seconds(1))
-            #expect(report == StateRebuild.Report())
+            #expect(report == RebuildReport())
         }
     }
 }
