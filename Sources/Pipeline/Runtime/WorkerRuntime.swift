@@ -321,43 +321,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 settle = .postpone(untilAttempt: attempts, ttl: delay + .seconds(600))
             }
         case .wait(let wait):
-            let reason = Excerpt.of(wait.reason)
-            let ceiling = wait.since.addingTimeInterval(configuration.retryPolicy.maxWait.seconds)
-            if Date() >= ceiling {
-                func hours(_ seconds: Double) -> String { String(format: "%.1f h", seconds / 3600) }
-                let lastError =
-                    "waited \(hours(Date().timeIntervalSince(wait.since))) for \(wait.on) since "
-                    + "\(wait.since.formatted(.iso8601)), past the stage's retry.maxWait of "
-                    + "\(hours(configuration.retryPolicy.maxWait.seconds)): \(reason)"
-                log.warning("waited past the ceiling; dead-lettering", metadata: ["error": "\(lastError)"])
-                let dead = RejectRecord.deadLetter(
-                    record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup)
-                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
-                metrics.count(.deadLettered)
-            } else {
-                log.debug(
-                    "waiting",
-                    metadata: [
-                        "until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)",
-                    ])
-                let id = RetryEnvelope.waitId(for: record)
-                // Back at the ceiling at the latest, to be dead-lettered if still waiting.
-                let due = min(wait.until, ceiling)
-                acted = await durably("schedule wait", log: log) {
-                    let payload = try RetryEnvelope(
-                        message: record, attempt: message.attempt, lastError: reason, waitingSince: wait.since,
-                        waitMemo: wait.memo, deliveryId: id
-                    ).encoded()
-                    try await self.retries.schedule(
-                        ScheduledDelivery(
-                            id: id, payload: payload, kind: .wait, delay: .zero, notBefore: due,
-                            waiting: ScheduledDelivery.Waiting(on: wait.on, since: wait.since))
-                    )
-                }
-                metrics.count(.waiting)
-                settle =
-                    wait.releasable ? .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)) : .abandon
-            }
+            (acted, settle) = await act(on: wait, message: message, log: log)
         }
         guard acted != nil else { return false }
         if let replaced = lock?.replacing, replaced != record.deliveryId {
@@ -385,6 +349,47 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             guard settled != nil else { return false }
         }
         return true
+    }
+
+    /// Schedules a wait, or dead-letters the record when it has waited past the stage's
+    /// `retry.maxWait` since it first waited; nil when cancelled first.
+    private func act(on wait: StageOutcome.Wait, message: InboundMessage, log: RecordLog) async -> (Void?, Settle) {
+        let record = message.record
+        let reason = Excerpt.of(wait.reason)
+        let maxWait = configuration.retryPolicy.maxWait
+        let ceiling = wait.since.addingTimeInterval(maxWait.seconds)
+        guard Date() < ceiling else {
+            func hours(_ seconds: Double) -> String { String(format: "%.1f h", seconds / 3600) }
+            let lastError =
+                "waited \(hours(Date().timeIntervalSince(wait.since))) for \(wait.on) since "
+                + "\(wait.since.formatted(.iso8601)), past the stage's retry.maxWait of \(hours(maxWait.seconds)): "
+                + reason
+            log.warning("waited past the ceiling; dead-lettering", metadata: ["error": "\(lastError)"])
+            let dead = RejectRecord.deadLetter(
+                record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup)
+            let acted: Void? = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
+            metrics.count(.deadLettered)
+            return (acted, .done)
+        }
+        log.debug(
+            "waiting",
+            metadata: ["until": "\(wait.until)", "since": "\(wait.since)", "on": "\(wait.on)", "reason": "\(reason)"])
+        let id = RetryEnvelope.waitId(for: record)
+        // Back at the ceiling at the latest, to be dead-lettered if still waiting.
+        let due = min(wait.until, ceiling)
+        let acted: Void? = await durably("schedule wait", log: log) {
+            let payload = try RetryEnvelope(
+                message: record, attempt: message.attempt, lastError: reason, waitingSince: wait.since,
+                waitMemo: wait.memo, deliveryId: id
+            ).encoded()
+            try await self.retries.schedule(
+                ScheduledDelivery(
+                    id: id, payload: payload, kind: .wait, delay: .zero, notBefore: due,
+                    waiting: ScheduledDelivery.Waiting(on: wait.on, since: wait.since)))
+        }
+        metrics.count(.waiting)
+        guard wait.releasable else { return (acted, .abandon) }
+        return (acted, .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)))
     }
 
     /// How a record's business-id lock ends: done (the side effect happened, or the record was
