@@ -58,6 +58,11 @@ struct SimCommand: AsyncParsableCommand {
     var latencyMs = 0
 
     @Option(
+        name: .customLong("retry-after-ms"),
+        help: "Milliseconds a 429 fault asks callers to wait (its Retry-After, sent as a UNIX time in ms).")
+    var retryAfterMs = FaultConfiguration.defaultRetryAfterMs
+
+    @Option(
         name: .customLong("drop-notifications"),
         help:
             "Probability (0...1) that a notification never reaches the notify URL: every attempt fails, and history shows it failed."
@@ -102,7 +107,8 @@ struct SimCommand: AsyncParsableCommand {
                 leafValidity: .seconds(leafValiditySeconds), bundleId: bundleId, notifyURL: notifyURL,
                 retryTimeScale: retryTimeScale,
                 faults: FaultConfiguration(
-                    rate: faultRate, kinds: kinds, latencyMs: latencyMs, dropNotificationRate: dropNotifications),
+                    rate: faultRate, kinds: kinds, latencyMs: latencyMs, retryAfterMs: retryAfterMs,
+                    dropNotificationRate: dropNotifications),
                 apiKeys: apiKeys, sharedSecret: sharedSecret
             ),
             logger: logger
