@@ -77,11 +77,23 @@ import Topology
             #expect(took < .seconds(10), "the drained worker took \(took) to stop (revocation timeout 20 s)")
             #expect(fixture.log.lines.contains("worker stopped"))
 
-            await newcomer.close()
             let admin = try KafkaAdmin(bootstrapServers: fixture.cluster.bootstrapServers, logger: TestKafka.logger)
             let lag = try await admin.consumerLag(group: "test-stage", topics: ["in"])
-            let unread = lag.filter { $0.highWatermark > ($0.committedOffset ?? 0) }
-            #expect(unread.isEmpty, "the drained record was committed: \(lag)")
+            let unread = lag.filter { $0.highWatermark > ($0.committedOffset ?? 0) }.map(\.partition)
+            if !unread.isEmpty {
+                // The mock broker waits for a rebalance's members for the session timeout less a
+                // second (6 s here; a real broker waits max.poll.interval.ms), and the drained worker
+                // rejoins only after it closed. On a loaded machine that took longer: the broker
+                // evicted the worker and refused its commit. Then, and only then, the record is
+                // not committed but redelivered to the partition's next owner.
+                let worker = fixture.log.detailedLines
+                #expect(
+                    worker.contains { $0.contains("generation id is not valid") || $0.contains("Unknown member") },
+                    "the drained record was neither committed (\(lag)) nor refused by the broker: \(worker)")
+                let redelivered = try await newcomer.waitForMessages(1, timeout: .seconds(60))
+                #expect(redelivered.map(\.partition) == unread, "the record reached the newcomer")
+            }
+            await newcomer.close()
             await fixture.close()
         }
     }

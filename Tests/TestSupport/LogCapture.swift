@@ -3,7 +3,7 @@ import Synchronization
 
 /// Collects log messages in memory, so tests can assert what was logged and how often.
 public final class LogCapture: Sendable {
-    private let messages = Mutex<[String]>([])
+    private let messages = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
 
     public init() {}
 
@@ -15,10 +15,21 @@ public final class LogCapture: Sendable {
     }
 
     /// The messages logged so far, oldest first.
-    public var lines: [String] { messages.withLock { $0 } }
+    public var lines: [String] { messages.withLock { $0.map(\.message) } }
 
-    fileprivate func append(_ message: String) {
-        messages.withLock { $0.append(message) }
+    /// The messages logged so far with their metadata (`message key=value ...`), for failure
+    /// messages that must say why, not only what.
+    public var detailedLines: [String] {
+        messages.withLock { entries in
+            entries.map { entry in
+                ([entry.message] + entry.metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })
+                    .joined(separator: " ")
+            }
+        }
+    }
+
+    fileprivate func append(_ message: String, metadata: Logger.Metadata) {
+        messages.withLock { $0.append((message, metadata)) }
     }
 
     private struct Handler: LogHandler {
@@ -32,7 +43,7 @@ public final class LogCapture: Sendable {
         }
 
         func log(event: LogEvent) {
-            capture.append(event.message.description)
+            capture.append(event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 })
         }
     }
 }
