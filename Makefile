@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= debug
-APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus
+APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus jq
 # Validators the deployment and alert tests run: the Compose spec's schema, Kubernetes' schemas
 PIP_PACKAGES := check-jsonschema kubernetes-validate
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -361,6 +361,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Hosting",
+                "Kafka",
                 "Topology",
                 "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
