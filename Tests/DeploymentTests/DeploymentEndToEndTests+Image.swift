@@ -62,9 +62,10 @@ extension DeploymentEndToEndTests {
     /// Every image that is not ours names a version: a tag with at least major.minor, or a digest.
     /// `redis:7` or `debian:bookworm-slim` would change under a rebuild. Ours, in every
     /// kustomization that is applied (all but the base, which leaves the registry and tag to the
-    /// overlays), is the registry's image at the project's version, the simulator's `apple` too.
+    /// overlays), is the registry's image at the project's version (`BuildInfo.version`), the
+    /// simulator's `apple` too.
     @Test func everyImageIsPinned() async throws {
-        let version = try await Self.projectVersion()
+        let version = Self.projectVersion
         var images: [(origin: String, image: String)] = []
         for files in Self.composeVariants() {
             let document = try ComposeProject.load(files, variables: Self.appleVariables(keyFile: "/dev/null"))
@@ -102,10 +103,11 @@ extension DeploymentEndToEndTests {
         #expect(unpinned.isEmpty, "pin these to a version: \(unpinned.map { "\($0.origin): \($0.image)" })")
     }
 
-    /// `--version` of every executable the image holds says the version the overlays tag the
-    /// image with; the processes' `iap_build_info` is checked as each starts (NativeStack).
+    /// `--version` of every executable the image holds says the project's version (the one the
+    /// overlays tag the image with, checked above); the processes' `iap_build_info` is checked as
+    /// each starts (NativeStack).
     @Test func everyExecutableSaysTheProjectsVersion() async throws {
-        let version = try await Self.projectVersion()
+        let version = Self.projectVersion
         let binaries = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")
         for executable in try await DeploymentFiles.imageExecutables() {
             let (code, output) = try await Tools.run(binaries + "/" + executable, ["--version"])

@@ -49,7 +49,7 @@ extension DeploymentEndToEndTests {
         #expect(parameters == ["sasl": "sasl", "username": "username", "password": "password", "tls": "tls"])
 
         // The settings each process starts with are accepted, librdkafka's client included.
-        let stack = try await NativeStack(label: "managed-kafka", version: try await Self.projectVersion())
+        let stack = try await NativeStack(label: "managed-kafka")
         do {
             let project = try KubernetesProject.project(
                 rendered, overlay: Self.managedKafka, standIns: try await Self.documentedSecrets(stack),

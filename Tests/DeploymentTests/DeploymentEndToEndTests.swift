@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Hosting
 import Kafka
 import LocalStack
 import Logging
@@ -51,7 +52,7 @@ struct DeploymentEndToEndTests {
     /// override) starts with the file's environment and arguments and passes its healthcheck.
     @Test(arguments: DeploymentEndToEndTests.composeVariants())
     func everyComposeServiceStarts(_ files: [String]) async throws {
-        let stack = try await NativeStack(label: "compose", version: try await Self.projectVersion())
+        let stack = try await NativeStack(label: "compose")
         do {
             let credentials = try await Self.simulatorCredentials(stack)
             let project = try ComposeProject.project(
@@ -74,8 +75,7 @@ struct DeploymentEndToEndTests {
     @Test(arguments: try DeploymentFiles.overlays())
     func everyDeploymentStarts(_ overlay: String) async throws {
         let stack = try await NativeStack(
-            label: "k8s-\(URL(fileURLWithPath: overlay).lastPathComponent)",
-            version: try await Self.projectVersion())
+            label: "k8s-\(URL(fileURLWithPath: overlay).lastPathComponent)")
         do {
             let project = try KubernetesProject.project(
                 try await DeploymentFiles.render(overlay), overlay: overlay,
@@ -179,15 +179,10 @@ struct DeploymentEndToEndTests {
         ]
     }
 
-    /// The version the overlays tag the image with (components/iap-image): the project's
-    /// (BuildStamp.version).
-    static func projectVersion() async throws -> String {
-        let component = try #require(
-            try DeploymentFiles.documents(DeploymentFiles.path(Self.imageComponent + "/kustomization.yaml")).first)
-        let image = try #require(
-            sequence(component["images"]).map { mapping($0) }.first { text($0["name"]) == "iap-pipeline" })
-        return try #require(text(image["newTag"]), "\(Self.imageComponent) tags iap-pipeline")
-    }
+    /// The project's version: `BuildStamp.version`, the one place it is written (D37). The
+    /// overlays' image tag (components/iap-image), every executable's `--version` and every
+    /// process's `iap_build_info` are held to it.
+    static let projectVersion = BuildInfo.version
 
     static let imageComponent = "deploy/kubernetes/components/iap-image"
 

@@ -42,18 +42,17 @@ final class NativeStack {
     /// The image's /usr/local/bin: the product list's executables, nothing else.
     let binDirectory: String
     /// The version every process's `iap_build_info` must carry.
-    let version: String
+    let version = DeploymentEndToEndTests.projectVersion
     private(set) var children: [ChildProcess] = []
     /// `host:port` as the files write it → the local address standing in for it (after `start`).
     private(set) var addresses: [String: String] = [:]
 
-    init(label: String, version: String) async throws {
+    init(label: String) async throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent(
                 "iap-deploy-\(label)-\(UUID().uuidString.prefix(6))"
             ).path
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        self.version = version
         binDirectory = directory + "/image/usr/local/bin"
         try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
         let built = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")

@@ -70,7 +70,7 @@ import Topology
             ] {
                 #expect(metrics.contains("# TYPE \(family) "), "\(family) missing")
             }
-            #expect(metrics.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
+            #expect(metrics.contains(#"iap_build_info{version="\#(BuildInfo.version)",revision="unknown",swift=""#))
             #expect(metrics.contains(#"iap_ready{process="iap-test"} 1.0"#))
             // kafka_exporter's names come from the one lag exporter only (D26): no double counting.
             #expect(!metrics.contains("kafka_consumergroup_"))
