@@ -65,6 +65,9 @@ struct KafkaSettingsEndToEndTests {
             ["iap", "lag", "--pipeline", pipeline],
             ["iap", "lag", "--serve"],
             ["iap", "config", "check", "--stage", "intake"],
+            ["iap", "reconcile", "--json"],
+            // Its Kafka reader is made before Apple is asked for anything.
+            ["iap", "notifications", "test", "--timeout", "5"],
             ["iap-intake"], ["iap-verify"], ["iap-match"], ["iap-grant"], ["iap-reconcile"], ["iap-gateway"],
         ]
         for command in commands {
