@@ -7,11 +7,13 @@ import Topology
 /// no schema for, against the fields their projects document.
 extension DeploymentEndToEndTests {
     /// KEDA's Kafka scaler, trigger metadata it documents:
-    /// https://keda.sh/docs/latest/scalers/apache-kafka/ ("Trigger Specification", "Parameter list").
+    /// https://keda.sh/docs/latest/scalers/apache-kafka/ ("Trigger Specification", "Parameter list";
+    /// checked against the 2.18 page).
     static let kafkaScalerMetadata: Set<String> = [
         "bootstrapServers", "consumerGroup", "topic", "lagThreshold", "activationLagThreshold", "offsetResetPolicy",
         "allowIdleConsumers", "scaleToZeroOnInvalidOffset", "excludePersistentLag", "limitToPartitionsWithLag",
-        "version", "partitionLimitation", "sasl", "tls", "unsafeSsl",
+        "ensureEvenDistributionOfPartitions", "version", "partitionLimitation", "sasl", "saslTokenProvider", "tls",
+        "unsafeSsl", "awsRegion",
     ]
     /// The same page, "Authentication Parameters": what a TriggerAuthentication may hand the scaler.
     static let kafkaScalerAuthentication: Set<String> = [
