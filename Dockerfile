@@ -1,26 +1,29 @@
-# iap-pipeline image: every executable (iap, iap-gateway, iap-intake, iap-verify, iap-match,
-# iap-grant) plus pipelines/, one image for all services (docker-compose.yml, deploy/kubernetes).
+# iap-pipeline image: every executable product of Package.swift (scripts/image-executables: the
+# one list, which DeploymentEndToEndTests holds compose and Kubernetes to) plus pipelines/, one
+# image for all services (docker-compose.yml, deploy/kubernetes).
 #
 #   docker build -t iap-pipeline:local .
 #
 # Builder: the official Swift image on Debian bookworm, with the C libraries the system-library
 # targets link (librdkafka 2.0.2, hiredis 0.14.1 from Debian). Release build with the Swift
 # standard library and Foundation linked statically, so the runtime image needs only the C
-# libraries.
+# libraries. Both base images are pinned to a version: a rebuild gets the same toolchain and the
+# same Debian point release (librdkafka 2.0.2 and hiredis 0.14.1 on both sides).
 
-ARG SWIFT_IMAGE=swift:6.3-bookworm
-ARG RUNTIME_IMAGE=debian:bookworm-slim
+ARG SWIFT_IMAGE=swift:6.3.1-bookworm
+ARG RUNTIME_IMAGE=debian:12.13-slim
 
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        librdkafka-dev libhiredis-dev libssl-dev pkg-config \
+        librdkafka-dev libhiredis-dev libssl-dev pkg-config jq \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 
 # Dependencies first, so source edits do not refetch them. Package.resolved is optional (the
 # repository ignores it); the glob copies it when present.
 COPY Package.* ./
+COPY scripts/image-executables ./scripts/
 RUN swift package resolve
 
 # Tests/ is copied because the manifest declares its targets (SwiftPM checks their folders).
@@ -28,22 +31,24 @@ RUN swift package resolve
 # where the generated Bundle.module looks first.
 COPY Sources ./Sources
 COPY Tests ./Tests
-# iap_build_info{version,revision}: docker build --build-arg IAP_VERSION=1.2.0 --build-arg IAP_REVISION=$(git rev-parse HEAD)
-ARG IAP_VERSION=dev
+# iap_build_info{revision} and `--version`: docker build --build-arg IAP_REVISION=$(git rev-parse HEAD) .
+# (the version is the project's, BuildStamp.version, the same from a checkout)
 ARG IAP_REVISION=unknown
-RUN sed -i -e "s|static let version = \".*\"|static let version = \"${IAP_VERSION}\"|" \
-        -e "s|static let revision = \".*\"|static let revision = \"${IAP_REVISION}\"|" Sources/Hosting/Ops/BuildStamp.swift
+RUN sed -i -e "s|static let revision = \".*\"|static let revision = \"${IAP_REVISION}\"|" Sources/Hosting/Ops/BuildStamp.swift
 RUN swift build -c release --static-swift-stdlib \
     && mkdir -p /staging/bin \
     && bin="$(swift build -c release --show-bin-path)" \
-    && for product in iap iap-gateway iap-intake iap-verify iap-match iap-grant; do \
+    && products="$(scripts/image-executables)" \
+    && test -n "$products" \
+    && for product in $products; do \
          if [ -x "$bin/$product" ]; then cp "$bin/$product" /staging/bin/; else echo "missing executable: $product" >&2; exit 1; fi; \
        done \
     && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/bin/ \;
 
 FROM ${RUNTIME_IMAGE}
 # librdkafka1 (2.0.2) and libhiredis0.14 are the runtime halves of the -dev packages above;
-# curl serves the compose healthchecks; ca-certificates for Apple's HTTPS endpoints.
+# curl serves the compose healthchecks; ca-certificates for Apple's HTTPS endpoints and a managed
+# Kafka's TLS (librdkafka reads the system store when IAP_KAFKA_SSL_CA_LOCATION is unset).
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         librdkafka1 libhiredis0.14 libssl3 libstdc++6 ca-certificates curl tzdata \

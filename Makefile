@@ -3,7 +3,7 @@
 
 SWIFT        ?= swift
 CONFIG       ?= debug
-APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus
+APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus jq
 # Validators the deployment and alert tests run: the Compose spec's schema, Kubernetes' schemas
 PIP_PACKAGES := check-jsonschema kubernetes-validate
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -11,7 +11,7 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test format format-check fuzz fuzz-smoke soak demo bench clean
+.PHONY: setup build test format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
 
 ## setup: install the C libraries, redis-server, kcat and promtool from Debian, and the deployment
 ## validators from PyPI (each skipped when present)
@@ -29,13 +29,14 @@ setup:
 build: setup
 	$(SWIFT) build -c $(CONFIG)
 
-## test: unit and integration tests (mock Kafka cluster, a real redis-server started by the tests),
+## test: the format check (scripts/format-check) and the deployment files' check (scripts/deploy-check,
+## seconds), then unit and integration tests (mock Kafka cluster, a real redis-server started by the tests),
 ## then the end-to-end tests (the workers as processes) on their own: they open thousands of
 ## loopback connections, and a mock broker that a fault test brings back up aborts if another
-## socket took its port meanwhile (decision D13); then the format check (scripts/format-check);
-## last, a bounded run of every fuzz target
+## socket took its port meanwhile (decision D13); last, a bounded run of every fuzz target
 test: setup
 	SWIFT=$(SWIFT) scripts/format-check
+	scripts/deploy-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip EndToEndTests
 	$(SWIFT) test --skip-build --filter EndToEndTests
@@ -48,6 +49,11 @@ format:
 ## format-check: fail on any swift-format lint finding (part of `make test`)
 format-check:
 	SWIFT=$(SWIFT) scripts/format-check
+
+## deploy-check: every kustomization under deploy/ rendered by `kubectl kustomize` and accepted by
+## `kubernetes-validate --strict` (part of `make test`, and of DeploymentEndToEndTests)
+deploy-check: setup
+	scripts/deploy-check
 
 ## fuzz-smoke: the libFuzzer targets for FUZZ_SMOKE_SECONDS each, as `make test` runs them (Fuzz/README.md)
 fuzz-smoke: setup

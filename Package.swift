@@ -361,6 +361,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Hosting",
+                "Kafka",
                 "Topology",
                 "Workers",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -430,7 +431,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: [
-                "LocalStack", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
+                "LocalStack", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

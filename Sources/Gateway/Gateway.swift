@@ -38,16 +38,12 @@ public struct Gateway: HostedProcess {
         var logger = logger
         logger[metadataKey: "component"] = "gateway"
 
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
-        producerConfiguration.clientId = settings.clientId
+        var producerConfiguration = settings.kafka.producer(clientId: settings.clientId)
         // Give up in librdkafka when the request gives up: a record Apple was told to retry
         // should not linger in the local queue for the default five minutes.
         producerConfiguration.messageTimeout = settings.writeTimeout
-        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(
-            settings.kafkaProperties)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
-        let admin = try KafkaAdmin(
-            bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId + "-admin", logger: logger)
+        let admin = try settings.kafka.admin(clientId: settings.clientId + "-admin", logger: logger)
 
         let readiness = ReadinessFlag()
         let probe = KafkaTopicProbe(admin: admin, topic: topic, readiness: readiness)
@@ -75,7 +71,7 @@ public struct Gateway: HostedProcess {
         logger.info(
             "gateway starting",
             metadata: [
-                "topic": "\(topic)", "kafka": "\(settings.kafkaBrokers)", "client_id": "\(settings.clientId)",
+                "topic": "\(topic)", "kafka": "\(settings.kafka.bootstrapServers)", "client_id": "\(settings.clientId)",
                 "tls": "\(settings.tlsCertificatePath != nil)",
             ]
         )

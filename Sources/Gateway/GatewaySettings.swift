@@ -1,5 +1,6 @@
 public import Foundation
 public import Hosting
+public import Kafka
 public import Topology
 
 /// Settings of `iap-gateway`: the host's (``HostSettings``), the cluster's (``ClusterSettings``)
@@ -39,7 +40,8 @@ public struct GatewaySettings: Sendable {
         ]
     )
 
-    public var kafkaBrokers: String
+    /// The brokers (`KAFKA_BROKERS`, or `--brokers`) and the `IAP_KAFKA_*` properties.
+    public var kafka: KafkaCluster
     public var host: String
     public var port: Int
     public var pipelinePath: String
@@ -53,11 +55,12 @@ public struct GatewaySettings: Sendable {
     public var tlsKeyPath: String?
     public var shutdownGracePeriod: Duration
     public var clientId: String
-    public var kafkaProperties: [String: String]
 
     public init(reader: SettingsReader) throws(SettingsError) {
         let process = try HostSettings(process: "iap-gateway", reader: reader)
-        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        kafka = KafkaCluster(
+            bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
+            properties: ClusterSettings.kafkaProperties(reader))
         host = try reader.value(Self.listenHost)
         port = try reader.value(Self.listenPort)
         pipelinePath = try reader.value(ClusterSettings.pipeline)
@@ -70,7 +73,6 @@ public struct GatewaySettings: Sendable {
         tlsKeyPath = try reader.optional(Self.tlsKey)
         shutdownGracePeriod = process.shutdownGracePeriod
         clientId = process.identity.clientId
-        kafkaProperties = ClusterSettings.kafkaProperties(reader)
     }
 
     /// The environment alone (tests and embedded stacks).

@@ -14,12 +14,10 @@ public enum BoundedTopicRead {
     }
 
     /// The consumer settings of a one-off reader of `topic` in `groupId`.
-    public static func configuration(bootstrapServers: String, groupId: String, topic: String, clientId: String)
+    public static func configuration(cluster: KafkaCluster, groupId: String, topic: String, clientId: String)
         -> KafkaConsumerConfiguration
     {
-        var configuration = KafkaConsumerConfiguration(
-            bootstrapServers: bootstrapServers, groupId: groupId, topics: [topic])
-        configuration.clientId = clientId
+        var configuration = cluster.consumer(groupId: groupId, topics: [topic], clientId: clientId)
         // The smallest session a broker accepts by default (group.min.session.timeout.ms): a
         // one-off reader's group forms as fast as the broker allows.
         configuration.sessionTimeout = .seconds(6)
@@ -38,8 +36,11 @@ public enum BoundedTopicRead {
         guard configuration.topics.count == 1, let topic = configuration.topics.first else {
             throw Failure(description: "a bounded read takes exactly one topic")
         }
+        // The consumer's own cluster properties (SASL, TLS): an admin without them would not get
+        // past a secured cluster's handshake.
         let admin = try KafkaAdmin(
-            bootstrapServers: configuration.bootstrapServers, clientId: configuration.clientId, logger: logger)
+            bootstrapServers: configuration.bootstrapServers, clientId: configuration.clientId,
+            properties: configuration.additionalProperties, logger: logger)
         guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
             throw Failure(description: "topic \(topic) does not exist")
         }

@@ -25,16 +25,14 @@ public struct CompactedTopicSnapshot<Value: Sendable>: Sendable {
     /// arrives for `idleTimeout` before every partition was read to its end.
     ///
     /// - Parameter purpose: names the throwaway group and client, e.g. `iap-orders-rebuild`.
-    /// - Parameter kafkaProperties: the caller's librdkafka properties (security, timeouts).
+    /// - Parameter cluster: where the topic is and how to reach it (security, timeouts).
     public static func read(
-        topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:], purpose: String,
+        topic: String, cluster: KafkaCluster, purpose: String,
         logger: Logger, idleTimeout: Duration = .seconds(30),
         decode: ([UInt8]) throws -> Value, fallbackKey: (Value) -> String
     ) async throws -> Self {
-        var configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: "\(purpose)-\(UUID().uuidString)", topic: topic,
-            clientId: purpose)
-        configuration.additionalProperties.merge(kafkaProperties) { ours, _ in ours }
+        let configuration = BoundedTopicRead.configuration(
+            cluster: cluster, groupId: "\(purpose)-\(UUID().uuidString)", topic: topic, clientId: purpose)
         let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
             records, _ in records
         }

@@ -1,7 +1,7 @@
 public import AppStore
 import Basics
 import Contracts
-import Kafka
+public import Kafka
 public import Logging
 
 /// `iap notifications test`: asks Apple for a TEST notification and follows it through the
@@ -34,8 +34,7 @@ public struct NotificationSelfCheck: Sendable {
 
     public var client: AppStoreServerAPIClient
     public var checker: SignedDataChecker
-    public var bootstrapServers: String
-    public var kafkaProperties: [String: String]
+    public var cluster: KafkaCluster
     public var route: Route
     /// How long the hops may take, from the request on.
     public var timeout: Duration
@@ -46,13 +45,12 @@ public struct NotificationSelfCheck: Sendable {
     public var logger: Logger
 
     public init(
-        client: AppStoreServerAPIClient, checker: SignedDataChecker, bootstrapServers: String,
-        kafkaProperties: [String: String], route: Route, timeout: Duration, logger: Logger
+        client: AppStoreServerAPIClient, checker: SignedDataChecker, cluster: KafkaCluster, route: Route,
+        timeout: Duration, logger: Logger
     ) {
         self.client = client
         self.checker = checker
-        self.bootstrapServers = bootstrapServers
-        self.kafkaProperties = kafkaProperties
+        self.cluster = cluster
         self.route = route
         self.timeout = timeout
         self.logger = logger
@@ -61,8 +59,7 @@ public struct NotificationSelfCheck: Sendable {
     /// Runs the check; throws only when Kafka cannot be read (within ``setupTimeout``) before
     /// anything is requested.
     public func run() async throws -> NotificationSelfCheckReport {
-        let admin = try KafkaAdmin(
-            bootstrapServers: bootstrapServers, clientId: "iap-selfcheck", properties: kafkaProperties, logger: logger)
+        let admin = try cluster.admin(clientId: "iap-selfcheck", logger: logger)
         let setupDeadline = ContinuousClock.now + setupTimeout
         async let notificationsTail = tail(route.notificationsTopic, admin: admin, deadline: setupDeadline)
         async let verifyTail = tail(route.verifyTopic, admin: admin, deadline: setupDeadline)
@@ -255,7 +252,7 @@ public struct NotificationSelfCheck: Sendable {
             let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
             return .success(
                 try await TopicTail.start(
-                    bootstrapServers: bootstrapServers, properties: kafkaProperties, topic: topic, from: highs,
+                    cluster: cluster, topic: topic, from: highs,
                     deadline: deadline, logger: logger))
         } catch {
             return .failure(error)

@@ -1,5 +1,6 @@
 import AppStore
 public import Hosting
+public import Kafka
 public import Logging
 public import Pipeline
 import Purchases
@@ -12,15 +13,15 @@ public import Workers
 /// same settings layer as the workers, so the tools check and call exactly as verify does.
 public struct SupportSettings: Sendable {
     public var verify: StageSettings
-    public var kafkaBrokers: String
-    public var kafkaProperties: [String: String]
+    public var kafka: KafkaCluster
     public var redis: RedisSettings
     public var pipeline: PipelineFile
 
     public init(reader: SettingsReader) throws {
         verify = try StageSettings(stage: .verify, reader: reader)
-        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
-        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+        kafka = KafkaCluster(
+            bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
+            properties: ClusterSettings.kafkaProperties(reader))
         redis = try RedisSettings(reader: reader)
         pipeline = try PipelineFile.load(path: try reader.value(ClusterSettings.pipeline))
     }

@@ -35,14 +35,11 @@ public final class TopicTail: Sendable {
 
     /// - Parameter offsets: where each partition of `topic` starts (every partition of it).
     public static func start(
-        bootstrapServers: String, properties: [String: String], topic: String,
+        cluster: KafkaCluster, topic: String,
         from offsets: [TopicPartition: Int64], deadline: ContinuousClock.Instant, logger: Logger
     ) async throws -> TopicTail {
         let group = "iap-selfcheck-\(UUID().uuidString.lowercased())"
-        var configuration = KafkaConsumerConfiguration(
-            bootstrapServers: bootstrapServers, groupId: group, topics: [topic])
-        configuration.clientId = "iap-selfcheck"
-        configuration.additionalProperties = properties
+        var configuration = cluster.consumer(groupId: group, topics: [topic], clientId: "iap-selfcheck")
         configuration.sessionTimeout = .seconds(6)
         configuration.heartbeatInterval = .milliseconds(500)
         configuration.autoOffsetReset = "latest"

@@ -1,8 +1,9 @@
 import Foundation
 public import Hosting
 
-/// Where the Kafka cluster and the pipeline file are: read by the workers, the gateway and the
-/// `iap` tool alike.
+/// Where the Kafka cluster and the pipeline file are, and the librdkafka properties every client
+/// needs to reach it: read by the workers, the gateway, the lag exporter and every `iap` command
+/// alike, each making its `KafkaCluster` from `kafkaBrokers` and `kafkaProperties` (decision D38).
 public enum ClusterSettings {
     public static let kafkaBrokers = Setting<String>.text(
         "KAFKA_BROKERS", "Kafka bootstrap servers", default: "127.0.0.1:9092")
@@ -18,12 +19,22 @@ public enum ClusterSettings {
         summary: "Any librdkafka property, dots as underscores (`IAP_KAFKA_SESSION_TIMEOUT_MS` is `session.timeout.ms`)"
     )
 
+    /// Whether a librdkafka property carries a secret (`sasl.password`, `ssl.key.password`,
+    /// `ssl.key.pem`, an OAuth client secret), so `iap config check` shows `***` for it.
+    public static func isSecretKafkaProperty(_ property: String) -> Bool {
+        property.contains("password") || property.contains("secret") || property == "ssl.key.pem"
+    }
+
+    /// The librdkafka property an `IAP_KAFKA_<PROPERTY>` name stands for.
+    public static func kafkaProperty(named name: String) -> String {
+        name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
+    }
+
     /// The `IAP_KAFKA_<PROPERTY>` values as librdkafka properties.
     public static func kafkaProperties(_ reader: SettingsReader) -> [String: String] {
         var properties: [String: String] = [:]
         for (name, value) in reader.values(withPrefix: kafkaPropertyPrefix) {
-            properties[
-                name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")] = value
+            properties[kafkaProperty(named: name)] = value
         }
         return properties
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Gateway
 import Hosting
+import Kafka
 import Logging
 import Pipeline
 import Workers
@@ -23,7 +24,8 @@ struct GatewayCommand: AsyncParsableCommand {
             IAP_GATEWAY_TLS_CERTIFICATE, IAP_GATEWAY_TLS_KEY, IAP_SHUTDOWN_GRACE_SECONDS, IAP_CLIENT_ID, \
             IAP_KAFKA_<PROPERTY>, IAP_LOG_FORMAT, IAP_LOG_LEVEL, IAP_CONFIG_FILE (a file of NAME=value lines read after the \
             environment). `iap config keys` lists every key; see docs/operations.md.
-            """
+            """,
+        version: BuildInfo.versionLine
     )
 
     @Option(help: "Pipeline file the notifications topic is read from (env IAP_PIPELINE).") var pipeline: String?
@@ -50,7 +52,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
         var settings = try GatewaySettings(reader: reader)
         if let pipeline { settings.pipelinePath = pipeline }
-        if let brokers { settings.kafkaBrokers = brokers }
+        if let brokers { settings.kafka.bootstrapServers = brokers }
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let topic { settings.topic = topic }

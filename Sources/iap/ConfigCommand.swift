@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Gateway
 import Hosting
+import Kafka
+import Logging
 import Pipeline
 import Topology
 import Workers
@@ -61,6 +63,12 @@ struct ConfigCommand: AsyncParsableCommand {
             var file: PipelineFile?
             let path = try pipeline ?? reader.value(ClusterSettings.pipeline)
             attempt { file = try PipelineFile.load(path: path) }
+            // librdkafka checks every IAP_KAFKA_ property (its name, its value, the TLS files it
+            // names) when a client is made, as each process makes its clients at start.
+            attempt {
+                _ = try CLISettings(reader: reader).cluster(brokers: nil).admin(
+                    clientId: "iap-config-check", logger: CLILogging.logger("iap.config", level: .critical))
+            }
             for process in processes {
                 print("\n[\(process.rawValue)]")
                 for section in sections(for: process) { show(section, reader) }
@@ -127,6 +135,7 @@ struct ConfigCommand: AsyncParsableCommand {
         }
 
         private func show(_ section: SettingsSection, _ reader: SettingsReader) {
+            defer { if section.title == ClusterSettings.section.title { showKafkaProperties(reader) } }
             for setting in section.settings {
                 let shown: String
                 let source: String
@@ -141,6 +150,20 @@ struct ConfigCommand: AsyncParsableCommand {
                     source = "-"
                 }
                 print("  \(setting.name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(shown)  [\(source)]")
+            }
+        }
+
+        /// The `IAP_KAFKA_*` pass-through as librdkafka will see it, secrets redacted.
+        private func showKafkaProperties(_ reader: SettingsReader) {
+            for (name, _) in reader.values(withPrefix: ClusterSettings.kafkaPropertyPrefix).sorted(by: {
+                $0.key < $1.key
+            }) {
+                guard let (text, from) = reader.lookup(name) else { continue }
+                let property = ClusterSettings.kafkaProperty(named: name)
+                let shown = ClusterSettings.isSecretKafkaProperty(property) ? "***" : text
+                print(
+                    "  \(name.padding(toLength: 34, withPad: " ", startingAt: 0)) \(shown)  [\(from.rawValue); librdkafka \(property)]"
+                )
             }
         }
     }

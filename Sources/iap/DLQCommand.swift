@@ -18,11 +18,12 @@ struct DLQCommand: AsyncParsableCommand {
             discussion: "Pending counts what the iap-dlq-replay group has not committed past."
         )
 
-        @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
-        var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+        @Option(name: .long, help: "Kafka bootstrap servers (default: KAFKA_BROKERS).")
+        var brokers: String?
 
-        @Option(name: .long, help: "Pipeline file whose stage inputs name the dead-letter topics.")
-        var pipeline = "pipelines/iap.yaml"
+        @Option(
+            name: .long, help: "Pipeline file whose stage inputs name the dead-letter topics (default: IAP_PIPELINE).")
+        var pipeline: String?
 
         @Option(name: .long, help: "A dead-letter topic to list instead of the pipeline's; repeatable.")
         var topic: [String] = []
@@ -31,15 +32,17 @@ struct DLQCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
+            let settings = try await CLISettings.load()
             let topics: [String]
             if topic.isEmpty {
-                let file = try PipelineFile.load(path: pipeline)
+                let file = try PipelineFile.load(path: try settings.pipelinePath(pipeline))
                 var seen = Set<String>()
                 topics = file.stages.flatMap(\.inputs).map(file.dlqTopic(for:)).filter { seen.insert($0).inserted }
             } else {
                 topics = topic
             }
-            let admin = try KafkaAdmin(bootstrapServers: brokers, logger: CLILogging.logger("iap.dlq"))
+            let admin = try settings.cluster(brokers: brokers).admin(
+                clientId: "iap-dlq", logger: CLILogging.logger("iap.dlq"))
             let summaries = try await DeadLetterReplay.summarize(topics, admin: admin)
             if json {
                 for summary in summaries { try CLIInput.printJSONLine(summary) }
@@ -67,8 +70,8 @@ struct DLQCommand: AsyncParsableCommand {
                 """
         )
 
-        @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
-        var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+        @Option(name: .long, help: "Kafka bootstrap servers (default: KAFKA_BROKERS).")
+        var brokers: String?
 
         @Option(name: .long, help: "The dead-letter topic, e.g. iap.verify.dlq.")
         var topic: String
@@ -84,12 +87,13 @@ struct DLQCommand: AsyncParsableCommand {
 
         func run() async throws {
             let logger = CLILogging.logger("iap.dlq")
+            let cluster = try await CLISettings.load().cluster(brokers: brokers)
             let producer = try KafkaProducer(
-                configuration: KafkaProducerConfiguration(bootstrapServers: brokers), logger: logger)
+                configuration: cluster.producer(clientId: "iap-dlq-replay"), logger: logger)
             let report: DeadLetterReplay.Report
             do {
                 report = try await DeadLetterReplay.replay(
-                    topic: topic, bootstrapServers: brokers, producer: producer, limit: limit, dryRun: dryRun,
+                    topic: topic, cluster: cluster, producer: producer, limit: limit, dryRun: dryRun,
                     logger: logger
                 )
             } catch {

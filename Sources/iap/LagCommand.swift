@@ -18,7 +18,9 @@ struct LagCommand: AsyncParsableCommand {
             will read when it starts: high − low watermark (auto.offset.reset=earliest); COMMITTED shows "-".
 
             With neither --group nor --pipeline: every group on the cluster, on every partition of the topics it \
-            committed on (like kafka-consumer-groups --all-groups --describe).
+            committed on (like kafka-consumer-groups --all-groups --describe). A cluster that cannot list its groups \
+            (the embedded broker of `iap dev up`, a principal without Describe on the cluster) gets the groups of the \
+            pipeline file (IAP_PIPELINE) instead, with a note on stderr saying so.
 
             --serve: export kafka_exporter's series (kafka_consumergroup_lag, …) for every group of the pipeline file \
             (--pipeline or IAP_PIPELINE) plus any --group, on the ops port (IAP_OPS_PORT: /metrics, /healthz, \
@@ -27,7 +29,7 @@ struct LagCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
+    @Option(name: .long, help: "Kafka bootstrap servers (default: KAFKA_BROKERS).")
     var brokers: String?
 
     @Option(name: .long, help: "Consumer group and its topics as GROUP=TOPIC[,TOPIC…]; repeatable.")
@@ -49,18 +51,21 @@ struct LagCommand: AsyncParsableCommand {
     var serve = false
 
     func run() async throws {
-        let reader = try await SettingsReader.load()
-        if serve { return try await runExporter(reader) }
-        let brokers = try self.brokers ?? reader.value(ClusterSettings.kafkaBrokers)
-        let targets = try resolveTargets(pipelinePath: pipeline)
-        let admin = try KafkaAdmin(
-            bootstrapServers: brokers, properties: ClusterSettings.kafkaProperties(reader),
-            logger: CLILogging.logger("iap.lag"))
+        let settings = try await CLISettings.load()
+        if serve { return try await runExporter(settings.reader) }
+        var targets = try resolveTargets(pipelinePath: pipeline)
+        let admin = try settings.cluster(brokers: brokers).admin(
+            clientId: "iap-lag", logger: CLILogging.logger("iap.lag"))
         repeat {
             if targets.isEmpty {
-                let cluster = try await ClusterLag.survey(admin)
-                print(json ? LagCommand.jsonLines(cluster.rows) : LagCommand.table(cluster))
-            } else {
+                do {
+                    let cluster = try await ClusterLag.survey(admin)
+                    print(json ? LagCommand.jsonLines(cluster.rows) : LagCommand.table(cluster))
+                } catch {
+                    targets = try pipelineGroups(settings, because: error)
+                }
+            }
+            if !targets.isEmpty {
                 var rows: [ConsumerLag] = []
                 for target in targets {
                     rows += try await admin.consumerLag(group: target.group, topics: target.topics)
@@ -75,15 +80,33 @@ struct LagCommand: AsyncParsableCommand {
     }
 
     private func runExporter(_ reader: SettingsReader) async throws {
-        try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
         let host = try HostSettings(process: "iap-lag-exporter", reader: reader)
         LoggingBootstrap.bootstrap(format: host.logFormat, level: host.logLevel)
         var settings = try LagExporterSettings(reader: reader)
-        if let brokers { settings.kafkaBrokers = brokers }
+        if let brokers { settings.kafka.bootstrapServers = brokers }
         let targets = try resolveTargets(pipelinePath: pipeline ?? settings.pipelinePath)
         guard !targets.isEmpty else { throw ValidationError("the pipeline file names no consumer group") }
         try await LagExporterProcess(settings: settings, targets: targets, logger: Logger(label: "iap.lag-exporter"))
             .run()
+    }
+
+    /// The pipeline file's groups, for a cluster that cannot list its own: said on stderr, so
+    /// nobody takes the table for the whole cluster and `--json` output stays clean.
+    private func pipelineGroups(_ settings: CLISettings, because listing: any Error) throws -> [LagTarget] {
+        let path = try settings.pipelinePath(nil)
+        let targets: [LagTarget]
+        do {
+            targets = LagTarget.targets(of: try PipelineFile.load(path: path))
+        } catch {
+            throw ValidationError(
+                "the cluster's consumer groups cannot be listed (\(listing)), and the pipeline file \(path) "
+                    + "cannot be read instead: \(error)")
+        }
+        FileHandle.standardError.write(
+            Data(
+                ("iap lag: the cluster's consumer groups cannot be listed (\(listing)); showing the groups of "
+                    + "\(path) instead (--group GROUP=TOPIC adds others)\n").utf8))
+        return targets
     }
 
     private func resolveTargets(pipelinePath: String?) throws -> [LagTarget] {

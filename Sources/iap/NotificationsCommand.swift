@@ -43,8 +43,8 @@ struct NotificationsCommand: AsyncParsableCommand {
                 let logger = CLILogging.logger("iap.notifications")
                 let lookups = try settings.appleLookups(logger: logger)
                 let check = NotificationSelfCheck(
-                    client: lookups.client, checker: lookups.checker, bootstrapServers: settings.kafkaBrokers,
-                    kafkaProperties: settings.kafkaProperties, route: try settings.notificationRoute(),
+                    client: lookups.client, checker: lookups.checker, cluster: settings.kafka,
+                    route: try settings.notificationRoute(),
                     timeout: .milliseconds(Int64(timeout * 1000)), logger: logger)
                 let result = try await check.run()
                 report = result

@@ -1,6 +1,4 @@
 import ArgumentParser
-import Foundation
-import Hosting
 import Pipeline
 import Redis
 import Workers
@@ -25,11 +23,11 @@ struct OrdersCommand: AsyncParsableCommand {
                 """
         )
 
-        @Option(name: .long, help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
-        var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+        @Option(name: .long, help: "Kafka bootstrap servers (default: KAFKA_BROKERS).")
+        var brokers: String?
 
-        @Option(name: .customLong("redis-url"), help: "Redis of the match stage (env REDIS_URL).")
-        var redisURL: String = ProcessInfo.processInfo.environment["REDIS_URL"] ?? "redis://127.0.0.1:6379"
+        @Option(name: .customLong("redis-url"), help: "Redis of the match stage (default: REDIS_URL).")
+        var redisURL: String?
 
         @Option(name: .long, help: "The orders topic.")
         var topic = "iap.orders"
@@ -41,14 +39,15 @@ struct OrdersCommand: AsyncParsableCommand {
         var json = false
 
         func run() async throws {
-            var environment = ProcessInfo.processInfo.environment
-            environment[RedisSettings.url.name] = redisURL
-            let redis = try RedisSettings(reader: SettingsReader(environment: environment))
+            let settings = try await CLISettings.load()
+            let cluster = try settings.cluster(brokers: brokers)
+            var redis = try RedisSettings(reader: settings.reader)
+            if let redisURL { redis.url = redisURL }
             let client = RedisClient(configuration: try redis.configuration(), logger: CLILogging.logger("iap.redis"))
             let report: RebuildReport
             do {
                 report = try await OrderIndexRebuild.run(
-                    bootstrapServers: brokers, topic: topic, index: RedisOrderIndex(client: client),
+                    cluster: cluster, topic: topic, index: RedisOrderIndex(client: client),
                     logger: CLILogging.logger("iap.orders"), idleTimeout: .seconds(idleTimeout)
                 )
             } catch {

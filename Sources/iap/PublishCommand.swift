@@ -17,7 +17,7 @@ struct PublishCommand: AsyncParsableCommand {
 }
 
 struct PublishOptions: ParsableArguments {
-    @Option(help: "Kafka bootstrap servers (default: $KAFKA_BROKERS or 127.0.0.1:9092).") var brokers: String?
+    @Option(help: "Kafka bootstrap servers (default: KAFKA_BROKERS).") var brokers: String?
     @Option(name: .customLong("purchases-topic")) var purchasesTopic = "iap.purchases"
     @Option(name: .customLong("orders-topic")) var ordersTopic = "iap.orders"
 
@@ -30,10 +30,9 @@ struct PublishOptions: ParsableArguments {
 
     /// Writes the records and waits until the broker acknowledged every one.
     func send(_ records: [KafkaRecord]) async throws {
-        let bootstrap = brokers ?? ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
+        let cluster = try await CLISettings.load().cluster(brokers: brokers)
         let producer = try KafkaProducer(
-            configuration: KafkaProducerConfiguration(bootstrapServers: bootstrap),
-            logger: CLILogging.logger("iap.publish"))
+            configuration: cluster.producer(clientId: "iap-publish"), logger: CLILogging.logger("iap.publish"))
         do {
             _ = try await producer.send(records)
         } catch {

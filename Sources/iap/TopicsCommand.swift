@@ -1,7 +1,5 @@
 import ArgumentParser
-import Foundation
 import Kafka
-import Pipeline
 import Topology
 
 /// `iap topics`: topic administration against a real Kafka cluster.
@@ -22,14 +20,14 @@ struct TopicsCreateCommand: AsyncParsableCommand {
             "The embedded dev broker creates its topics itself: the mock cluster does not implement CreateTopics."
     )
 
-    @Option(help: "Kafka bootstrap servers (env KAFKA_BROKERS).")
-    var brokers: String = ProcessInfo.processInfo.environment["KAFKA_BROKERS"] ?? "127.0.0.1:9092"
-    @Option(help: "Pipeline file.") var pipeline = "pipelines/iap.yaml"
+    @Option(help: "Kafka bootstrap servers (default: KAFKA_BROKERS).") var brokers: String?
+    @Option(help: "Pipeline file (default: IAP_PIPELINE).") var pipeline: String?
     @Option(help: "Override the replication factor (e.g. 1 on a single-broker cluster).") var replicationFactor: Int?
     @Flag(help: "Print what would be created without contacting Kafka.") var dryRun = false
 
     func run() async throws {
-        let file = try PipelineFile.load(path: pipeline)
+        let settings = try await CLISettings.load()
+        let file = try PipelineFile.load(path: try settings.pipelinePath(pipeline))
         let specifications = file.allTopics.map { topic in
             var config = ["cleanup.policy": topic.cleanupPolicy.rawValue]
             if let retention = topic.retention {
@@ -46,7 +44,8 @@ struct TopicsCreateCommand: AsyncParsableCommand {
             print("\(topic.name) partitions=\(topic.partitions) replicationFactor=\(topic.replicationFactor) \(config)")
         }
         guard !dryRun else { return }
-        let admin = try KafkaAdmin(bootstrapServers: brokers, logger: CLILogging.logger("iap.topics"))
+        let admin = try settings.cluster(brokers: brokers).admin(
+            clientId: "iap-topics", logger: CLILogging.logger("iap.topics"))
         try await admin.createTopics(specifications)
         print("created or already present: \(specifications.count) topics")
     }

@@ -129,7 +129,8 @@ enum KubernetesProject {
         return result
     }
 
-    /// `standIns`: the Secrets created out of band (`kubectl create secret`), by name and key.
+    /// `overlay`: the kustomization it was rendered from, for messages. `standIns`: the Secrets
+    /// created out of band (`kubectl create secret`), by name and key.
     static func project(
         _ rendered: [[String: Any]], overlay: String, standIns: [String: [String: Data]], brokers: String,
         directory: String
@@ -143,7 +144,7 @@ enum KubernetesProject {
             for (key, value) in mapping(document["stringData"]) { data[key] = Data((text(value) ?? "").utf8) }
             secrets[name] = data
         }
-        let file = "deploy/kubernetes/overlays/\(overlay)"
+        let file = overlay
         func source(_ kind: String, _ name: String) throws -> [String: Data] {
             let found = kind == "ConfigMap" ? configMaps[name] : secrets[name]
             guard let found else {

@@ -1,10 +1,11 @@
 import Foundation
+import Synchronization
 import Yams
 
 /// The shipped deployment files as the test reads them: docker-compose.yml (plus override files,
-/// merged and interpolated as compose does for what these files use) and the Kubernetes
-/// overlays, rendered without kustomize (each `resources` entry, file or directory, in order;
-/// `namespace` applied). Patches are refused, so nothing is silently left out of the render.
+/// merged and interpolated as compose does for what these files use), every kustomization under
+/// deploy/ as `kubectl kustomize` renders it (the tool `kubectl apply -k` runs), and the image's
+/// executables as the Dockerfile lists them (scripts/image-executables).
 enum DeploymentFiles {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
@@ -15,12 +16,16 @@ enum DeploymentFiles {
     static func documents(_ path: String, interpolating variables: [String: String]? = nil) throws -> [[String: Any]] {
         var text = try String(contentsOfFile: path, encoding: .utf8)
         if let variables { text = try interpolate(text, variables, file: path) }
+        return try documents(yaml: text, origin: path)
+    }
+
+    static func documents(yaml text: String, origin: String) throws -> [[String: Any]] {
         var sequence = try Yams.load_all(yaml: text)
         var documents: [[String: Any]] = []
         while let document = sequence.next() {
             if let document = document as? [String: Any] { documents.append(document) }
         }
-        if let error = sequence.error { throw DeploymentError("\(path): \(error)") }
+        if let error = sequence.error { throw DeploymentError("\(origin): \(error)") }
         return documents
     }
 
@@ -56,46 +61,64 @@ enum DeploymentFiles {
         return merged
     }
 
-    /// The resources of a kustomization directory, recursively, with its namespace applied.
-    static func render(kustomization directory: String) throws -> [[String: Any]] {
-        guard let kustomization = try documents(directory + "/kustomization.yaml").first else {
-            throw DeploymentError("\(directory)/kustomization.yaml is empty")
+    /// Every kustomization under deploy/ that `kubectl kustomize` can build (components are
+    /// built as part of what includes them), by its path from the repository root.
+    static func kustomizations() throws -> [String] {
+        let deploy = path("deploy")
+        guard let files = FileManager.default.enumerator(atPath: deploy) else { throw DeploymentError("no \(deploy)") }
+        var result: [String] = []
+        for case let file as String in files where file.hasSuffix("kustomization.yaml") {
+            let document = try documents(deploy + "/" + file).first ?? [:]
+            guard text(document["kind"]) != "Component" else { continue }
+            result.append("deploy/" + String(file.dropLast("/kustomization.yaml".count)))
         }
-        let supported: Set<String> = ["apiVersion", "kind", "namespace", "resources", "images"]
-        let unsupported = Set(kustomization.keys).subtracting(supported)
-        guard unsupported.isEmpty else {
-            throw DeploymentError(
-                "\(directory)/kustomization.yaml uses \(unsupported.sorted()), which this test does not render; "
-                    + "teach DeploymentFiles.render, or the shipped manifests go unchecked")
-        }
-        var rendered: [[String: Any]] = []
-        for resource in kustomization["resources"] as? [String] ?? [] {
-            let path = URL(fileURLWithPath: directory + "/" + resource).standardized.path
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw DeploymentError("\(directory)/kustomization.yaml names \(resource), which does not exist")
-            }
-            rendered += isDirectory.boolValue ? try render(kustomization: path) : try documents(path)
-        }
-        if let namespace = kustomization["namespace"] as? String {
-            rendered = rendered.map { document in
-                guard document["kind"] as? String != "Namespace" else { return document }
-                var document = document
-                var metadata = document["metadata"] as? [String: Any] ?? [:]
-                metadata["namespace"] = namespace
-                document["metadata"] = metadata
-                return document
-            }
-        }
-        return rendered
+        return result.sorted()
     }
 
-    /// The overlays every cluster is applied with (`deploy/kubernetes/overlays/*`).
+    /// What `kubectl kustomize <directory>` prints: the manifests `kubectl apply -k` would send.
+    /// A missing kubectl fails the test (Tools.which), it does not skip it.
+    static func kustomize(_ directory: String) async throws -> String {
+        if let cached = rendered.withLock({ $0[directory] }) { return cached }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("iap-kustomize-\(UUID()).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (code, output) = try await Tools.run("kubectl", ["kustomize", path(directory), "--output", file])
+        guard code == 0, let yaml = FileManager.default.contents(atPath: file) else {
+            throw DeploymentError("kubectl kustomize \(directory) failed:\n\(output)")
+        }
+        let text = String(decoding: yaml, as: UTF8.self)
+        rendered.withLock { $0[directory] = text }
+        return text
+    }
+
+    /// The objects `kubectl kustomize <directory>` renders.
+    static func render(_ directory: String) async throws -> [[String: Any]] {
+        try documents(yaml: try await kustomize(directory), origin: "kubectl kustomize \(directory)")
+    }
+
+    private static let rendered = Mutex<[String: String]>([:])
+
+    /// The executables the image holds: scripts/image-executables, which the Dockerfile runs to
+    /// copy them (every executable product of Package.swift).
+    static func imageExecutables() async throws -> Set<String> {
+        if let cached = executables.withLock({ $0 }) { return cached }
+        let (code, output) = try await Tools.run(path("scripts/image-executables"), [])
+        guard code == 0 else { throw DeploymentError("scripts/image-executables failed:\n\(output)") }
+        // One product name a line; anything else is a diagnostic of swift's on stderr.
+        let names = Set(
+            output.split(separator: "\n").map(String.init).filter { $0.wholeMatch(of: /[A-Za-z0-9_-]+/) != nil })
+        guard !names.isEmpty else { throw DeploymentError("scripts/image-executables listed nothing") }
+        executables.withLock { $0 = names }
+        return names
+    }
+
+    private static let executables = Mutex<Set<String>?>(nil)
+
+    /// The overlays every cluster is applied with, `deploy/kubernetes/overlays/*`, by path.
     static func overlays() throws -> [String] {
         let directory = path("deploy/kubernetes/overlays")
         return try FileManager.default.contentsOfDirectory(atPath: directory).sorted().filter {
             FileManager.default.fileExists(atPath: directory + "/" + $0 + "/kustomization.yaml")
-        }
+        }.map { "deploy/kubernetes/overlays/" + $0 }
     }
 
     /// The compose files: docker-compose.yml and every docker-compose.*.yml override.

@@ -26,8 +26,10 @@ struct DeployedProcess {
 
 /// The stand-ins for what a deployment file expects around its processes: librdkafka's mock
 /// cluster for the brokers, a `redis-server` child, free local ports for every listening port,
-/// and the processes themselves, started natively from `.build/debug` with exactly the
-/// environment and arguments the file gives them, host names, ports and mounted paths rewritten.
+/// the image's executables (a directory holding exactly what scripts/image-executables lists,
+/// linked from `.build/debug`, as the image's /usr/local/bin holds exactly those), and the
+/// processes themselves, started from it with exactly the environment and arguments the file
+/// gives them, host names, ports and mounted paths rewritten.
 final class NativeStack {
     static let workerExecutables: Set<String> = [
         "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-reconcile", "iap-gateway",
@@ -37,7 +39,10 @@ final class NativeStack {
     let directory: String
     let cluster: KafkaMockCluster
     let redis: LocalRedisServer
+    /// The image's /usr/local/bin: the product list's executables, nothing else.
     let binDirectory: String
+    /// The version every process's `iap_build_info` must carry.
+    let version = DeploymentEndToEndTests.projectVersion
     private(set) var children: [ChildProcess] = []
     /// `host:port` as the files write it → the local address standing in for it (after `start`).
     private(set) var addresses: [String: String] = [:]
@@ -48,10 +53,20 @@ final class NativeStack {
                 "iap-deploy-\(label)-\(UUID().uuidString.prefix(6))"
             ).path
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
-        binDirectory = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")
-        for executable in Self.workerExecutables.union(["iap"])
-        where !FileManager.default.isExecutableFile(atPath: binDirectory + "/" + executable) {
-            throw DeploymentError("\(binDirectory)/\(executable) is missing: run `swift build --build-tests` first")
+        binDirectory = directory + "/image/usr/local/bin"
+        try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
+        let built = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")
+        for executable in try await DeploymentFiles.imageExecutables() {
+            guard FileManager.default.isExecutableFile(atPath: built + "/" + executable) else {
+                throw DeploymentError("\(built)/\(executable) is missing: run `swift build --build-tests` first")
+            }
+            try FileManager.default.createSymbolicLink(
+                atPath: binDirectory + "/" + executable, withDestinationPath: built + "/" + executable)
+        }
+        // The resource bundles the Dockerfile copies next to the executables.
+        for bundle in try FileManager.default.contentsOfDirectory(atPath: built) where bundle.hasSuffix(".resources") {
+            try FileManager.default.createSymbolicLink(
+                atPath: binDirectory + "/" + bundle, withDestinationPath: built + "/" + bundle)
         }
         cluster = try KafkaMockCluster(brokers: 1, logger: Logger(label: "deployment-tests"))
         // Every topic of the shipped pipeline file, as `iap topics create` makes them.
@@ -79,6 +94,26 @@ final class NativeStack {
     func start(
         _ processes: [DeployedProcess], hosts: [String: String], aliases: [String: (process: String, port: Int)] = [:]
     ) async throws {
+        for (process, rewriter) in try rewriters(processes, hosts: hosts, aliases: aliases) {
+            try await launch(process, rewriter: rewriter)
+        }
+    }
+
+    /// Runs only `iap config check` for each process, with its environment as `start` would give
+    /// it: for files whose processes cannot run here (a SASL cluster).
+    func checkSettings(
+        _ processes: [DeployedProcess], hosts: [String: String], aliases: [String: (process: String, port: Int)] = [:]
+    ) async throws {
+        for (process, rewriter) in try rewriters(processes, hosts: hosts, aliases: aliases) {
+            try await checkSettings(
+                process, arguments: arguments(process, rewriter), environment: environment(process, rewriter))
+        }
+    }
+
+    /// Each process, in dependency order, with what rewrites its values.
+    private func rewriters(
+        _ processes: [DeployedProcess], hosts: [String: String], aliases: [String: (process: String, port: Int)]
+    ) throws -> [(DeployedProcess, Rewriter)] {
         var ports: [String: [Int: Int]] = [:]
         var hosts = hosts
         for process in processes {
@@ -94,12 +129,9 @@ final class NativeStack {
             }
             hosts[alias] = "127.0.0.1:\(local)"
         }
-        let hostsSnapshot = hosts
         addresses = hosts
-        for process in try ordered(processes) {
-            let rewriter = Rewriter(
-                hosts: hostsSnapshot, ownPorts: ports[process.name] ?? [:], paths: process.paths)
-            try await launch(process, rewriter: rewriter)
+        return try ordered(processes).map { process in
+            (process, Rewriter(hosts: hosts, ownPorts: ports[process.name] ?? [:], paths: process.paths))
         }
     }
 
@@ -118,14 +150,19 @@ final class NativeStack {
         return result
     }
 
-    private func launch(_ process: DeployedProcess, rewriter: Rewriter) async throws {
-        guard let executableName = process.command.first else {
+    /// The image's executable of `process`: the test fails on a command the image lacks.
+    private func executable(_ process: DeployedProcess) throws -> String {
+        guard let name = process.command.first else {
             throw DeploymentError("\(process.file): \(process.name) has no command")
         }
-        let executable = binDirectory + "/" + executableName
-        guard FileManager.default.isExecutableFile(atPath: executable) else {
-            throw DeploymentError("\(process.file): \(process.name) runs \(executableName), which the image lacks")
+        guard FileManager.default.isExecutableFile(atPath: binDirectory + "/" + name) else {
+            throw DeploymentError(
+                "\(process.file): \(process.name) runs \(name), which the image lacks (scripts/image-executables)")
         }
+        return binDirectory + "/" + name
+    }
+
+    private func arguments(_ process: DeployedProcess, _ rewriter: Rewriter) -> [String] {
         var arguments = Array(process.command.dropFirst()).map { rewriter.argument($0) }
         if process.readiness == nil, process.command.starts(with: ["iap", "topics", "create"]) {
             // librdkafka's mock cluster does not serve CreateTopics: the stand-in broker already
@@ -133,25 +170,42 @@ final class NativeStack {
             // (they parse, the pipeline file loads, the plan prints) instead of timing out.
             arguments.append("--dry-run")
         }
+        return arguments
+    }
+
+    private func environment(_ process: DeployedProcess, _ rewriter: Rewriter) -> [String: String] {
         var environment: [String: String] = [:]
         for (key, value) in process.environment { environment[key] = rewriter.value(key: key, value) }
         // The image's PATH: the executables, then the system.
         environment["PATH"] = binDirectory + ":/usr/bin:/bin"
-        let origin = "\(process.file): \(process.name)"
+        return environment
+    }
 
-        if Self.workerExecutables.contains(executableName) {
-            // What the process would refuse, said plainly before it is started.
-            let stage = executableName == "iap-gateway" ? "gateway" : String(executableName.dropFirst(4))
-            var check = ["config", "check", "--stage", stage]
-            if let index = arguments.firstIndex(of: "--pipeline"), index + 1 < arguments.count {
-                check += ["--pipeline", arguments[index + 1]]
-            }
-            let (code, output) = try await Tools.run(
-                binDirectory + "/iap", check, environment: environment, log: logPath("\(process.name)-config-check"))
-            guard code == 0 else {
-                throw DeploymentError("\(origin): `iap config check --stage \(stage)` refused:\n\(output)")
-            }
+    /// What the process would refuse, said plainly before it is started.
+    private func checkSettings(_ process: DeployedProcess, arguments: [String], environment: [String: String])
+        async throws
+    {
+        let name = URL(fileURLWithPath: try executable(process)).lastPathComponent
+        guard Self.workerExecutables.contains(name) else { return }
+        let stage = name == "iap-gateway" ? "gateway" : String(name.dropFirst(4))
+        var check = ["config", "check", "--stage", stage]
+        if let index = arguments.firstIndex(of: "--pipeline"), index + 1 < arguments.count {
+            check += ["--pipeline", arguments[index + 1]]
         }
+        let (code, output) = try await Tools.run(
+            binDirectory + "/iap", check, environment: environment, log: logPath("\(process.name)-config-check"))
+        guard code == 0 else {
+            throw DeploymentError(
+                "\(process.file): \(process.name): `iap config check --stage \(stage)` refused:\n\(output)")
+        }
+    }
+
+    private func launch(_ process: DeployedProcess, rewriter: Rewriter) async throws {
+        let executable = try executable(process)
+        let arguments = arguments(process, rewriter)
+        let environment = environment(process, rewriter)
+        let origin = "\(process.file): \(process.name)"
+        try await checkSettings(process, arguments: arguments, environment: environment)
 
         let child = try ChildProcess(
             name: process.name, executable: executable, arguments: arguments, environment: environment,
@@ -175,7 +229,12 @@ final class NativeStack {
             guard child.isRunning else {
                 throw DeploymentError("\(origin) exited while starting; its log ends:\n\(child.logTail())")
             }
-            if await Self.answers200(url) { return }
+            if await Self.answers200(url) {
+                if readiness.path == "/readyz" {
+                    try await requireBuildInfo("http://127.0.0.1:\(local)/metrics", origin)
+                }
+                return
+            }
             guard ContinuousClock.now < deadline else {
                 throw DeploymentError(
                     "\(origin): \(readiness.path) not 200 within \(Self.readinessBound); its log ends:\n"
@@ -186,6 +245,18 @@ final class NativeStack {
     }
 
     private func logPath(_ name: String) -> String { directory + "/logs/\(name).log" }
+
+    /// The process says which build it is: `iap_build_info` with the project's version.
+    private func requireBuildInfo(_ url: String, _ origin: String) async throws {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
+        let body = String(buffer: try await response.body.collect(upTo: 8 << 20))
+        let info = body.split(separator: "\n").first { $0.hasPrefix("iap_build_info{") }
+        guard let info, info.contains("version=\"\(version)\"") else {
+            throw DeploymentError(
+                "\(origin): /metrics has no iap_build_info with version \"\(version)\": \(info.map(String.init) ?? "none")"
+            )
+        }
+    }
 
     private static func answers200(_ url: String) async -> Bool {
         var request = HTTPClientRequest(url: url)
@@ -252,7 +323,10 @@ enum Tools {
             return try ChildProcess.locate(tool)
         } catch {
             throw DeploymentError(
-                "\(tool) is not on PATH: `make setup` installs it (Makefile APT_PACKAGES, PIP_PACKAGES)")
+                tool == "kubectl"
+                    ? "kubectl is not on PATH: the test renders with `kubectl kustomize` (kustomize v5; the build "
+                        + "machines' image has kubectl v1.32), as `kubectl apply -k` does"
+                    : "\(tool) is not on PATH: `make setup` installs it (Makefile APT_PACKAGES, PIP_PACKAGES)")
         }
     }
 

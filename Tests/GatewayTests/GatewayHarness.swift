@@ -38,7 +38,7 @@ enum GatewayHarness {
 
     static func settings(_ cluster: KafkaMockCluster) throws -> GatewaySettings {
         var settings = try GatewaySettings(environment: [:])
-        settings.kafkaBrokers = cluster.bootstrapServers
+        settings.kafka.bootstrapServers = cluster.bootstrapServers
         settings.host = "127.0.0.1"
         settings.port = 0
         settings.opsHost = "127.0.0.1"

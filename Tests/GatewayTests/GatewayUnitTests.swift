@@ -2,6 +2,7 @@ import AppStore
 import Contracts
 import Foundation
 import Hosting
+import Kafka
 import Pipeline
 import Testing
 import Topology
@@ -11,7 +12,7 @@ import Topology
 @Suite(.timeLimit(.minutes(2))) struct GatewaySettingsTests {
     @Test func defaults() throws {
         let settings = try GatewaySettings(environment: ["HOSTNAME": "gw-0"])
-        #expect(settings.kafkaBrokers == "127.0.0.1:9092")
+        #expect(settings.kafka.bootstrapServers == "127.0.0.1:9092")
         #expect(settings.host == "0.0.0.0")
         #expect(settings.port == 8080)
         #expect(settings.opsPort == 9100)
@@ -31,7 +32,7 @@ import Topology
             "IAP_SHUTDOWN_GRACE_SECONDS": "12",
             "IAP_CLIENT_ID": "gw", "IAP_KAFKA_COMPRESSION_TYPE": "zstd",
         ])
-        #expect(settings.kafkaBrokers == "k1:9092,k2:9092")
+        #expect(settings.kafka.bootstrapServers == "k1:9092,k2:9092")
         #expect(settings.host == "127.0.0.1")
         #expect(settings.port == 8443)
         #expect(settings.pipelinePath == "/etc/iap/iap.yaml")
@@ -41,7 +42,7 @@ import Topology
         #expect(settings.maxBodyBytes == 65536)
         #expect(settings.shutdownGracePeriod == .seconds(12))
         #expect(settings.clientId == "gw")
-        #expect(settings.kafkaProperties == ["compression.type": "zstd"])
+        #expect(settings.kafka.properties == ["compression.type": "zstd"])
     }
 
     @Test(arguments: [

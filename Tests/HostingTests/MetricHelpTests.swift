@@ -50,7 +50,7 @@ import Testing
                 let text = String(buffer: response.body)
                 #expect(MetricHelp.familiesWithoutHelp(text) == [])
                 #expect(text.contains("# HELP iap_stage_messages_total "))
-                #expect(text.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
+                #expect(text.contains(#"iap_build_info{version="\#(BuildInfo.version)",revision="unknown",swift=""#))
                 #expect(text.contains(#"process="ops-test"} 1.0"#))
                 #expect(text.contains(#"iap_ready{process="ops-test"} 1.0"#))
                 let start = try #require(Self.value(of: "process_start_time_seconds", in: text))

@@ -11,7 +11,7 @@ import Yams
         .deletingLastPathComponent()
     static let rulesFile = root.appendingPathComponent("deploy/prometheus/rules/iap-alerts.yml")
     static let rulesTestFile = root.appendingPathComponent("deploy/prometheus/rules/iap-alerts.test.yml")
-    static let prometheusRule = root.appendingPathComponent("deploy/kubernetes/prometheus-rule.yaml")
+    static let prometheusRule = root.appendingPathComponent("deploy/kubernetes/base/prometheus-rule.yaml")
     static let operations = root.appendingPathComponent("docs/operations.md")
 
     @Test func promtoolAcceptsTheRulesFile() async throws {
@@ -48,7 +48,8 @@ import Yams
         let ruleGroups = try #require(rule["spec"]?["groups"])
         #expect(
             fileGroups == ruleGroups,
-            "deploy/kubernetes/prometheus-rule.yaml spec.groups differs from deploy/prometheus/rules/iap-alerts.yml")
+            "deploy/kubernetes/base/prometheus-rule.yaml spec.groups differs from deploy/prometheus/rules/iap-alerts.yml"
+        )
     }
 
     @Test func everyAlertHasARunbookSectionInOperationsMd() throws {

@@ -32,7 +32,8 @@ import Testing
         #expect(try await pending().pending == 3)
 
         let dryRun = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, dryRun: true,
+            topic: "iap.verify.dlq", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+            producer: producer, dryRun: true,
             logger: TestKafka.logger
         )
         #expect(dryRun.replayed == 0)
@@ -44,20 +45,23 @@ import Testing
         #expect(try await pending().pending == 3)
 
         let firstTwo = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer, limit: 2,
+            topic: "iap.verify.dlq", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+            producer: producer, limit: 2,
             logger: TestKafka.logger
         )
         #expect(firstTwo.replayed == 2)
         #expect(try await pending().pending == 1)
         let rest = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer,
+            topic: "iap.verify.dlq", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+            producer: producer,
             logger: TestKafka.logger
         )
         #expect(rest.replayed == 1)
         #expect(try await pending().pending == 0)
         #expect(try await pending().held == 3)
         let nothing = try await DeadLetterReplay.replay(
-            topic: "iap.verify.dlq", bootstrapServers: cluster.bootstrapServers, producer: producer,
+            topic: "iap.verify.dlq", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+            producer: producer,
             logger: TestKafka.logger, idleTimeout: .seconds(1)
         )
         #expect(nothing.replayed == 0)

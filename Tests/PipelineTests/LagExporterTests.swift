@@ -54,7 +54,7 @@ import Topology
 
     func settings(_ cluster: KafkaMockCluster, interval: Duration = .milliseconds(200)) throws -> LagExporterSettings {
         var settings = try LagExporterSettings(environment: [:])
-        settings.kafkaBrokers = cluster.bootstrapServers
+        settings.kafka.bootstrapServers = cluster.bootstrapServers
         settings.opsHost = "127.0.0.1"
         settings.opsPort = 0
         settings.interval = interval
@@ -142,7 +142,7 @@ import Topology
     /// `/readyz` reflects the last Kafka queries: a cluster that does not answer is not ready.
     @Test func notReadyWhileKafkaDoesNotAnswer() async throws {
         var settings = try LagExporterSettings(environment: [:])
-        settings.kafkaBrokers = "127.0.0.1:1"
+        settings.kafka.bootstrapServers = "127.0.0.1:1"
         settings.opsHost = "127.0.0.1"
         settings.opsPort = 0
         settings.interval = .milliseconds(200)

@@ -95,13 +95,13 @@ import Topology
 
     static func settings(cluster: KafkaMockCluster, redis: LocalRedisServer) throws -> WorkerSettings {
         var settings = try WorkerSettings(stage: "test", environment: [:])
-        settings.kafkaBrokers = cluster.bootstrapServers
+        settings.kafka.bootstrapServers = cluster.bootstrapServers
         settings.redisURL = redis.url
         settings.opsHost = "127.0.0.1"
         settings.opsPort = 0
         settings.generationCheckInterval = .milliseconds(200)
         settings.shutdownGracePeriod = .seconds(10)
-        settings.kafkaProperties = [
+        settings.kafka.properties = [
             "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
         ]
         return settings

@@ -113,7 +113,7 @@ import Topology
             ])
             producer = try TestKafka.producer(cluster)
             var settings = try WorkerSettings(stage: "test", environment: [:])
-            settings.kafkaBrokers = cluster.bootstrapServers
+            settings.kafka.bootstrapServers = cluster.bootstrapServers
             settings.redisURL = redisURL
             settings.opsHost = "127.0.0.1"
             settings.opsPort = 0
@@ -121,7 +121,7 @@ import Topology
             settings.lagInterval = .seconds(120)
             settings.generationCheckInterval = .seconds(120)
             settings.readinessInterval = .seconds(120)
-            settings.kafkaProperties = [
+            settings.kafka.properties = [
                 "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
             ]
             self.settings = settings

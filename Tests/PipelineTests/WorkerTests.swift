@@ -26,12 +26,12 @@ import Topology
             ])
             let producer = try TestKafka.producer(cluster)
             var settings = try WorkerSettings(stage: "test", environment: [:])
-            settings.kafkaBrokers = cluster.bootstrapServers
+            settings.kafka.bootstrapServers = cluster.bootstrapServers
             settings.redisURL = redis.url
             settings.opsHost = "127.0.0.1"
             settings.opsPort = 0
             settings.lagInterval = .milliseconds(300)
-            settings.kafkaProperties = [
+            settings.kafka.properties = [
                 "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
             ]
             let stage = StageSpec(
@@ -70,7 +70,7 @@ import Topology
             ] {
                 #expect(metrics.contains("# TYPE \(family) "), "\(family) missing")
             }
-            #expect(metrics.contains(#"iap_build_info{version="dev",revision="unknown",swift=""#))
+            #expect(metrics.contains(#"iap_build_info{version="\#(BuildInfo.version)",revision="unknown",swift=""#))
             #expect(metrics.contains(#"iap_ready{process="iap-test"} 1.0"#))
             // kafka_exporter's names come from the one lag exporter only (D26): no double counting.
             #expect(!metrics.contains("kafka_consumergroup_"))
@@ -91,11 +91,11 @@ import Topology
                 "KAFKA_BROKERS": "k1:9092,k2:9092", "REDIS_URL": "redis://:secret@r:6380/2", "IAP_OPS_PORT": "9200",
                 "IAP_SHUTDOWN_GRACE_SECONDS": "12", "IAP_KAFKA_SESSION_TIMEOUT_MS": "10000", "HOSTNAME": "pod-1",
             ])
-        #expect(settings.kafkaBrokers == "k1:9092,k2:9092")
+        #expect(settings.kafka.bootstrapServers == "k1:9092,k2:9092")
         #expect(settings.redisURL == "redis://:secret@r:6380/2")
         #expect(settings.opsPort == 9200)
         #expect(settings.shutdownGracePeriod == .seconds(12))
-        #expect(settings.kafkaProperties == ["session.timeout.ms": "10000"])
+        #expect(settings.kafka.properties == ["session.timeout.ms": "10000"])
         #expect(settings.identity.clientId == "verify-pod-1")
         #expect(settings.redisPoolSize == 2 && settings.redisCommandTimeout == .seconds(5))
     }

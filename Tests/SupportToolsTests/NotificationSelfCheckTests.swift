@@ -49,8 +49,8 @@ extension SupportToolsTests {
         static func check(_ settings: SupportSettings, timeout: Duration) throws -> NotificationSelfCheck {
             let lookups = try settings.appleLookups(logger: SupportStack.logger)
             return NotificationSelfCheck(
-                client: lookups.client, checker: lookups.checker, bootstrapServers: settings.kafkaBrokers,
-                kafkaProperties: settings.kafkaProperties, route: try settings.notificationRoute(), timeout: timeout,
+                client: lookups.client, checker: lookups.checker, cluster: settings.kafka,
+                route: try settings.notificationRoute(), timeout: timeout,
                 logger: SupportStack.logger)
         }
     }

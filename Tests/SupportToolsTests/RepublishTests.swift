@@ -60,7 +60,8 @@ extension SupportToolsTests {
                 await producer.close()
                 let entitlements = try await BoundedTopicRead.run(
                     BoundedTopicRead.configuration(
-                        bootstrapServers: stack.endpoints.kafka, groupId: "test-\(UUID().uuidString)",
+                        cluster: KafkaCluster(bootstrapServers: stack.endpoints.kafka),
+                        groupId: "test-\(UUID().uuidString)",
                         topic: "iap.entitlements", clientId: "test-support"),
                     logger: SupportStack.logger
                 ) { records, _ in records }

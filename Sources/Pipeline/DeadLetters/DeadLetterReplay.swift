@@ -76,11 +76,11 @@ public enum DeadLetterReplay {
     /// Re-publishes up to `limit` pending dead letters of `topic` through `producer` and marks
     /// them replayed; with `dryRun`, only lists them.
     public static func replay(
-        topic: String, bootstrapServers: String, producer: KafkaProducer, limit: Int? = nil, dryRun: Bool = false,
+        topic: String, cluster: KafkaCluster, producer: KafkaProducer, limit: Int? = nil, dryRun: Bool = false,
         logger: Logger, idleTimeout: Duration = .seconds(30)
     ) async throws -> Report {
         let configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: Self.group, topic: topic, clientId: "iap-dlq-replay"
+            cluster: cluster, groupId: Self.group, topic: topic, clientId: "iap-dlq-replay"
         )
         return try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
             records, consumer in

@@ -70,18 +70,14 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger, fence: fence)
         let handler = try makeHandler(resources)
 
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
-        producerConfiguration.clientId = settings.identity.clientId
-        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(
-            settings.kafkaProperties)
-        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let producer = try KafkaProducer(
+            configuration: settings.kafka.producer(clientId: settings.identity.clientId), logger: logger)
 
         let journal = DeliveryJournal(topic: stage.journalTopic, producer: producer)
         let retries = JournaledRetryStore(journal: journal, index: RedisRetryStore(client: redis, stage: stage.name))
         let restoreDeliveries = StateRecovery.Step("deliveries owed from \(journal.topic)") { [settings, logger] in
             let contents = try await DeliveryJournal.read(
-                topic: journal.topic, bootstrapServers: settings.kafkaBrokers,
-                kafkaProperties: settings.kafkaProperties, logger: logger
+                topic: journal.topic, cluster: settings.kafka, logger: logger
             )
             try await retries.restore(contents)
             return
@@ -106,7 +102,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     public func run(until stop: ProcessHost.Stop) async throws {
         logger.info(
             "worker starting",
-            metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafkaBrokers)"])
+            metadata: ["client_id": "\(settings.identity.clientId)", "kafka": "\(settings.kafka.bootstrapServers)"])
         defer { logger.info("worker stopped") }
         let readiness = ReadinessFlag(.notReady(reason: "rebuilding state from Kafka if Redis lost it"))
         let stageServices = StageServices(
@@ -142,14 +138,11 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     {
         fence.arm(generation)
         let factory = PrometheusMetricsFactory(registry: registry)
-        var consumerConfiguration = KafkaConsumerConfiguration(
-            bootstrapServers: settings.kafkaBrokers, groupId: stage.consumerGroup, topics: stage.inputs)
-        consumerConfiguration.clientId = settings.identity.clientId
+        var consumerConfiguration = settings.kafka.consumer(
+            groupId: stage.consumerGroup, topics: stage.inputs, clientId: settings.identity.clientId)
         consumerConfiguration.groupInstanceId = settings.identity.groupInstanceId
-        consumerConfiguration.additionalProperties = settings.kafkaProperties
         let consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
-        let admin = try KafkaAdmin(
-            bootstrapServers: settings.kafkaBrokers, clientId: settings.identity.clientId + "-admin", logger: logger)
+        let admin = try settings.kafka.admin(clientId: settings.identity.clientId + "-admin", logger: logger)
 
         var configuration = WorkerConfiguration(
             stage: stage.name, consumerGroup: stage.consumerGroup, inputTopics: stage.inputs,

@@ -64,14 +64,13 @@ public struct DeliveryJournal: Sendable {
     /// Reads the journal up to its current end in a throwaway consumer group (nothing is
     /// committed), keeping the latest record per id as compaction would.
     public static func read(
-        topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:], logger: Logger,
+        topic: String, cluster: KafkaCluster, logger: Logger,
         idleTimeout: Duration = .seconds(30)
     ) async throws -> Contents {
-        var configuration = BoundedTopicRead.configuration(
-            bootstrapServers: bootstrapServers, groupId: "iap-journal-read-\(UUID().uuidString)", topic: topic,
+        let configuration = BoundedTopicRead.configuration(
+            cluster: cluster, groupId: "iap-journal-read-\(UUID().uuidString)", topic: topic,
             clientId: "iap-journal-read"
         )
-        configuration.additionalProperties.merge(kafkaProperties) { ours, _ in ours }
         let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
             records, _ in records
         }

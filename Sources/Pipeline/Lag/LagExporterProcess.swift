@@ -28,18 +28,16 @@ public struct LagExporterProcess: HostedProcess {
     }
 
     public func run(until stop: ProcessHost.Stop) async throws {
-        let admin = try KafkaAdmin(
-            bootstrapServers: settings.kafkaBrokers, clientId: settings.clientId, properties: settings.kafkaProperties,
-            logger: logger)
+        let admin = try settings.kafka.admin(clientId: settings.clientId, logger: logger)
         let readiness = ReadinessFlag(.notReady(reason: "first lag query pending"))
         logger.info(
             "lag exporter starting",
-            metadata: ["groups": "\(targets.map(\.group))", "kafka": "\(settings.kafkaBrokers)"])
+            metadata: ["groups": "\(targets.map(\.group))", "kafka": "\(settings.kafka.bootstrapServers)"])
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(
                 service: OpsServer(
                     host: settings.opsHost, port: settings.opsPort, registry: registry, readiness: readiness.check,
-                    logger: logger, onListening: onOpsListening)),
+                    logger: logger, process: "iap-lag-exporter", onListening: onOpsListening)),
             .init(
                 service: ConsumerLagExporter(
                     admin: admin, targets: targets, interval: settings.interval, queryTimeout: settings.queryTimeout,

@@ -1,6 +1,6 @@
 public import Foundation
 public import Hosting
-import Kafka
+public import Kafka
 import Topology
 
 /// What `iap lag --serve` reads: the host's keys (``HostSettings``: ops port, logging, grace),
@@ -17,8 +17,8 @@ public struct LagExporterSettings: Sendable {
     public static let section = SettingsSection(
         "Lag exporter", readBy: "iap lag --serve", [interval.descriptor, queryTimeout.descriptor])
 
-    public var kafkaBrokers: String
-    public var kafkaProperties: [String: String]
+    /// The brokers (`KAFKA_BROKERS`, or `--brokers`) and the `IAP_KAFKA_*` properties.
+    public var kafka: KafkaCluster
     public var pipelinePath: String
     public var opsHost: String
     public var opsPort: Int
@@ -29,8 +29,9 @@ public struct LagExporterSettings: Sendable {
 
     public init(reader: SettingsReader) throws(SettingsError) {
         let host = try HostSettings(process: "iap-lag-exporter", reader: reader)
-        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
-        kafkaProperties = ClusterSettings.kafkaProperties(reader)
+        kafka = KafkaCluster(
+            bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
+            properties: ClusterSettings.kafkaProperties(reader))
         pipelinePath = try reader.value(ClusterSettings.pipeline)
         opsHost = host.opsHost
         opsPort = host.opsPort

@@ -1,5 +1,6 @@
 public import Foundation
 public import Hosting
+public import Kafka
 public import Redis
 import Topology
 
@@ -19,7 +20,8 @@ public struct WorkerSettings: Sendable {
         "Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant",
         [lagInterval.descriptor, generationCheckInterval.descriptor])
 
-    public var kafkaBrokers: String
+    /// The brokers and the `IAP_KAFKA_*` properties every Kafka client of the worker is made from.
+    public var kafka: KafkaCluster
     public var redisURL: String
     /// Blocking hiredis connections, each on its own thread; concurrent commands are pipelined
     /// on them (D14), so a few carry every record in flight.
@@ -40,12 +42,13 @@ public struct WorkerSettings: Sendable {
     /// probe period); tests lengthen it to tell a wake-up on SIGTERM from a sleep that ended.
     public var readinessInterval: Duration = .seconds(5)
     public var identity: ReplicaIdentity
-    public var kafkaProperties: [String: String]
 
     public init(stage: String, reader: SettingsReader) throws(SettingsError) {
         let host = try HostSettings(process: stage, reader: reader)
         let redis = try RedisSettings(reader: reader)
-        kafkaBrokers = try reader.value(ClusterSettings.kafkaBrokers)
+        kafka = KafkaCluster(
+            bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
+            properties: ClusterSettings.kafkaProperties(reader))
         redisURL = redis.url
         redisPoolSize = redis.poolSize
         redisConnectTimeout = redis.connectTimeout
@@ -59,7 +62,6 @@ public struct WorkerSettings: Sendable {
         lagInterval = try reader.value(Self.lagInterval)
         generationCheckInterval = try reader.value(Self.generationCheckInterval)
         identity = host.identity
-        kafkaProperties = ClusterSettings.kafkaProperties(reader)
     }
 
     /// The environment alone (tests and embedded stacks).

@@ -56,15 +56,13 @@ struct StageAssembly {
                 [
                     StateRecovery.Step("order index from \(ordersTopic)") {
                         try await OrderIndexRebuild.run(
-                            bootstrapServers: settings.kafkaBrokers, topic: ordersTopic,
-                            index: RedisOrderIndex(client: resources.redis), logger: resources.logger,
-                            kafkaProperties: settings.kafkaProperties
+                            cluster: settings.kafka, topic: ordersTopic,
+                            index: RedisOrderIndex(client: resources.redis), logger: resources.logger
                         ).summary
                     },
                     StateRecovery.Step("ownership bindings from \(topics.ownership)") {
                         try await StateRebuild.ownership(
-                            from: topics.ownership, bootstrapServers: settings.kafkaBrokers,
-                            kafkaProperties: settings.kafkaProperties,
+                            from: topics.ownership, cluster: settings.kafka,
                             into: RedisOwnershipStore(client: resources.redis), logger: resources.logger
                         ).summary
                     },
@@ -90,8 +88,7 @@ struct StageAssembly {
                 [
                     StateRecovery.Step("entitlement states from \(stateTopic)") {
                         try await StateRebuild.entitlementStates(
-                            from: stateTopic, bootstrapServers: settings.kafkaBrokers,
-                            kafkaProperties: settings.kafkaProperties,
+                            from: stateTopic, cluster: settings.kafka,
                             into: RedisEntitlementStateStore(client: resources.redis), logger: resources.logger
                         ).summary
                     }

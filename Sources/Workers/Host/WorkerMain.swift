@@ -64,7 +64,8 @@ struct WorkerCommand: ParsableCommand {
             Settings come from the environment, then the file IAP_CONFIG_FILE names, then defaults: KAFKA_BROKERS, REDIS_URL, \
             IAP_PIPELINE, IAP_OPS_PORT, IAP_LOG_FORMAT, IAP_KAFKA_<property> and the stage's keys. `iap config keys` lists \
             every key, `iap config check --stage <stage>` checks a configuration; the table is in docs/operations.md.
-            """
+            """,
+        version: BuildInfo.versionLine
     )
 
     @Option(help: "The pipeline file (overrides IAP_PIPELINE; default pipelines/iap.yaml).") var pipeline: String?

@@ -1,5 +1,5 @@
 import Contracts
-import Kafka
+public import Kafka
 public import Logging
 import Purchases
 
@@ -14,11 +14,11 @@ public enum OrderIndexRebuild {
     /// Reads `topic` up to its current end and writes the orders into `index`. Fails when no
     /// record arrives for `idleTimeout` before every partition was read to its end.
     public static func run(
-        bootstrapServers: String, topic: String, index: RedisOrderIndex, logger: Logger,
-        kafkaProperties: [String: String] = [:], idleTimeout: Duration = .seconds(30)
+        cluster: KafkaCluster, topic: String, index: RedisOrderIndex, logger: Logger,
+        idleTimeout: Duration = .seconds(30)
     ) async throws -> RebuildReport {
         let snapshot = try await CompactedTopicSnapshot.read(
-            topic: topic, bootstrapServers: bootstrapServers, kafkaProperties: kafkaProperties,
+            topic: topic, cluster: cluster,
             purpose: "iap-orders-rebuild", logger: logger, idleTimeout: idleTimeout,
             decode: { bytes throws(Rejection) in try EventDecoder.decode(OrderEvent.self, from: bytes) },
             fallbackKey: { "orderId:\($0.orderId)" }

@@ -1,5 +1,5 @@
 import Contracts
-import Kafka
+public import Kafka
 public import Logging
 import Purchases
 
@@ -12,11 +12,11 @@ import Purchases
 public enum StateRebuild {
     /// Match's bindings from `topic` (`iap.ownership`).
     public static func ownership(
-        from topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:],
+        from topic: String, cluster: KafkaCluster,
         into store: RedisOwnershipStore, logger: Logger, idleTimeout: Duration = .seconds(30)
     ) async throws -> RebuildReport {
         let snapshot = try await CompactedTopicSnapshot.read(
-            topic: topic, bootstrapServers: bootstrapServers, kafkaProperties: kafkaProperties,
+            topic: topic, cluster: cluster,
             purpose: "iap-ownership-rebuild", logger: logger, idleTimeout: idleTimeout,
             decode: { bytes throws(Rejection) in try EventDecoder.decode(OwnershipBinding.self, from: bytes) },
             fallbackKey: \.originalTransactionId
@@ -28,11 +28,11 @@ public enum StateRebuild {
     /// Grant's states from `topic` (`iap.entitlement-states`), with the subscription-expiries
     /// index their saves keep.
     public static func entitlementStates(
-        from topic: String, bootstrapServers: String, kafkaProperties: [String: String] = [:],
+        from topic: String, cluster: KafkaCluster,
         into store: RedisEntitlementStateStore, logger: Logger, idleTimeout: Duration = .seconds(30)
     ) async throws -> RebuildReport {
         let snapshot = try await CompactedTopicSnapshot.read(
-            topic: topic, bootstrapServers: bootstrapServers, kafkaProperties: kafkaProperties,
+            topic: topic, cluster: cluster,
             purpose: "iap-entitlement-states-rebuild", logger: logger, idleTimeout: idleTimeout,
             decode: { bytes throws(Rejection) in
                 try EventDecoder.decode(EntitlementStateRecord.self, from: bytes).state

@@ -34,11 +34,8 @@ public struct ReconcileAssembly: Sendable {
                 url: worker.redisURL, poolSize: worker.redisPoolSize, connectTimeout: worker.redisConnectTimeout,
                 commandTimeout: worker.redisCommandTimeout, tls: worker.redisTLS, reconnect: worker.redisReconnect),
             logger: logger)
-        var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: worker.kafkaBrokers)
-        producerConfiguration.clientId = worker.identity.clientId
-        producerConfiguration.additionalProperties = KafkaProducerConfiguration.producerProperties(
-            worker.kafkaProperties)
-        let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        let producer = try KafkaProducer(
+            configuration: worker.kafka.producer(clientId: worker.identity.clientId), logger: logger)
 
         let factory = PrometheusMetricsFactory(registry: registry)
         let appleMetrics = AppleCallMetrics(factory: factory)

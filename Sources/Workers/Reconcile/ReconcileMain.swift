@@ -47,7 +47,8 @@ struct ReconcileCommand: ParsableCommand {
             IAP_PIPELINE, IAP_OPS_PORT, verify's Apple keys (IAP_BUNDLE_ID, IAP_APPLE_KEY_ID, IAP_APPLE_ISSUER_ID, \
             IAP_APPLE_PRIVATE_KEY_PATH, ...) and IAP_RECONCILE_*. `iap config keys` lists every key; docs/operations.md, \
             "Reconcile", says what a run does.
-            """
+            """,
+        version: BuildInfo.versionLine
     )
 
     @Option(help: "The pipeline file (overrides IAP_PIPELINE; default pipelines/iap.yaml).") var pipeline: String?

@@ -26,9 +26,8 @@ public struct ReconcileProcess: HostedProcess {
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) throws {
         self.assembly = try ReconcileAssembly(settings: settings, registry: registry, logger: logger)
-        self.admin = try KafkaAdmin(
-            bootstrapServers: settings.worker.kafkaBrokers, clientId: settings.worker.identity.clientId + "-admin",
-            properties: settings.worker.kafkaProperties, logger: logger)
+        self.admin = try settings.worker.kafka.admin(
+            clientId: settings.worker.identity.clientId + "-admin", logger: logger)
         self.registry = registry
         self.logger = logger
         self.onOpsListening = onOpsListening

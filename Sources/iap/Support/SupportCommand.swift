@@ -99,10 +99,8 @@ struct SupportOrderCommand: AsyncParsableCommand {
                 let republisher = OrderRepublisher(
                     purchasesTopic: try settings.purchasesTopic(), bundleId: settings.verify.bundleId)
                 let events = try republisher.events(for: report, userId: userId)
-                var producer = KafkaProducerConfiguration(bootstrapServers: settings.kafkaBrokers)
-                producer.clientId = "iap-support"
-                producer.additionalProperties = settings.kafkaProperties
-                let kafka = try KafkaProducer(configuration: producer, logger: logger)
+                let kafka = try KafkaProducer(
+                    configuration: settings.kafka.producer(clientId: "iap-support"), logger: logger)
                 do {
                     report.republished = try await republisher.publish(events, with: kafka)
                 } catch {

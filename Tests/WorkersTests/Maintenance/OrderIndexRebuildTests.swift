@@ -47,7 +47,8 @@ import Workers
             try await index.put(stored)
 
             let report = try await OrderIndexRebuild.run(
-                bootstrapServers: cluster.bootstrapServers, topic: "iap.orders", index: index, logger: TestKafka.logger
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders", index: index,
+                logger: TestKafka.logger
             )
             var expected = RebuildReport()
             expected.records = 6
@@ -65,7 +66,8 @@ import Workers
 
             // Run again: everything is present now, nothing is written.
             let again = try await OrderIndexRebuild.run(
-                bootstrapServers: cluster.bootstrapServers, topic: "iap.orders", index: index, logger: TestKafka.logger
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders", index: index,
+                logger: TestKafka.logger
             )
             #expect(again.written == 0)
             #expect(again.alreadyPresent == 2)
@@ -76,7 +78,8 @@ import Workers
         let cluster = try TestKafka.cluster(topics: ["iap.orders": 4])
         try await withRedisClient { _, client in
             let report = try await OrderIndexRebuild.run(
-                bootstrapServers: cluster.bootstrapServers, topic: "iap.orders", index: RedisOrderIndex(client: client),
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders",
+                index: RedisOrderIndex(client: client),
                 logger: TestKafka.logger, idleTimeout: .seconds(1)
             )
             #expect(report == RebuildReport())

@@ -39,7 +39,7 @@ import Workers
             _ = try await store.bind(originalTransactionId: "101", userId: "u-kept")
 
             let report = try await StateRebuild.ownership(
-                from: "iap.ownership", bootstrapServers: cluster.bootstrapServers, into: store,
+                from: "iap.ownership", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), into: store,
                 logger: TestKafka.logger)
             var expected = RebuildReport()
             expected.records = 6
@@ -82,7 +82,8 @@ import Workers
             try await store.save(savedSinceTheLoss)
 
             let report = try await StateRebuild.entitlementStates(
-                from: "iap.entitlement-states", bootstrapServers: cluster.bootstrapServers, into: store,
+                from: "iap.entitlement-states", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+                into: store,
                 logger: TestKafka.logger)
             #expect(report.values == 3)
             #expect(report.written == 2)
@@ -102,7 +103,7 @@ import Workers
         let cluster = try TestKafka.cluster(topics: ["iap.ownership": 4])
         try await withRedisClient { _, client in
             let report = try await StateRebuild.ownership(
-                from: "iap.ownership", bootstrapServers: cluster.bootstrapServers,
+                from: "iap.ownership", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
                 into: RedisOwnershipStore(client: client), logger: TestKafka.logger, idleTimeout: .seconds(1))
             #expect(report == RebuildReport())
         }

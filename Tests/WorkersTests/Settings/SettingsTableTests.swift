@@ -44,4 +44,60 @@ import Workers
         }
         #expect(unknown.isEmpty)
     }
+
+    /// Settings are read in one place: a process or command that read `KAFKA_BROKERS` (or any key)
+    /// from the environment itself would ignore `IAP_CONFIG_FILE`, the `IAP_KAFKA_*` properties
+    /// and the key's rule (D38). Left: `PATH`, which is no setting, and the two local-stack keys
+    /// read below the settings layer by the tools that start `redis-server` and the executables.
+    @Test func nothingReadsTheEnvironmentOutsideTheSettingsLayer() throws {
+        let allowed: [String: Set<String>] = [
+            "PATH": ["Processes/ChildProcess+Command.swift", "LocalStack/LocalStack.swift"],
+            "IAP_BIN_DIR": ["LocalStack/LocalStack.swift"],
+            "REDIS_SERVER": ["Redis/LocalRedisServer.swift"],
+        ]
+        let read = try Regex(#"ProcessInfo\.processInfo\.environment\[\s*"([A-Z0-9_]+)"\s*\]|getenv\("#)
+        var reads: [String] = []
+        for (path, text) in try Self.sources() where !path.hasPrefix("Hosting/Settings/") {
+            for match in text.matches(of: read) {
+                let name = match.output[1].substring.map(String.init) ?? "getenv"
+                if allowed[name]?.contains(path) != true { reads.append("\(path): \(text[match.range])") }
+            }
+        }
+        #expect(reads.isEmpty, "read these through SettingsReader (Hosting): \(reads)")
+    }
+
+    /// Every Kafka client of a process or an `iap` command is made from its `KafkaCluster`, and
+    /// every `KafkaCluster` carries the settings' `IAP_KAFKA_*` properties, so no client connects
+    /// without the cluster's security settings. Only the Kafka module itself and the embedded
+    /// stack and benchmarks, which talk to a mock cluster they start, use bare bootstrap servers.
+    @Test func everyKafkaClientIsMadeFromTheClusterSettings() throws {
+        let exempt = ["Kafka/", "LocalStack/", "iap/Bench/"]
+        let direct = try Regex(#"KafkaProducerConfiguration\(|KafkaConsumerConfiguration\(|KafkaAdmin\("#)
+        let cluster = try Regex(#"KafkaCluster\((?:[^()]|\([^()]*\))*\)"#)
+        var found: [String] = []
+        var clusters = 0
+        for (path, text) in try Self.sources() where !exempt.contains(where: path.hasPrefix) {
+            for match in text.matches(of: direct) { found.append("\(path): \(text[match.range])") }
+            for match in text.matches(of: cluster) {
+                clusters += 1
+                if !text[match.range].contains("properties: ClusterSettings.kafkaProperties(") {
+                    found.append("\(path): \(text[match.range])")
+                }
+            }
+        }
+        #expect(clusters >= 5, "the workers', gateway's, lag exporter's, support tools' and the CLI's")
+        #expect(found.isEmpty, "make these from the settings' KafkaCluster: \(found)")
+    }
+
+    /// Every Swift file under Sources, by its path below Sources.
+    static func sources() throws -> [(path: String, text: String)] {
+        let sources = repository.appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        var result: [(String, String)] = []
+        for case let file as URL in files where file.pathExtension == "swift" {
+            let path = String(file.standardizedFileURL.path.dropFirst(sources.standardizedFileURL.path.count + 1))
+            result.append((path, try String(contentsOf: file, encoding: .utf8)))
+        }
+        return result
+    }
 }
