@@ -379,6 +379,7 @@ let package = Package(
                 "Redis",
                 "Pipeline",
                 "Topology",
+                "Processes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -408,7 +409,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Contracts", "Purchases", "Kafka",
+                "LocalStack", "Contracts", "Purchases", "Kafka", "Topology", "Processes", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -503,9 +504,10 @@ let package = Package(
         ),
         /// The wire format: byte-for-byte goldens, the codec's refusals, and the check that
         /// every stored field of a contract type is on its hand-written JSON path.
+        /// And the JSON Schemas of docs/schemas against the contract types (check-jsonschema).
         .testTarget(
             name: "ContractsTests",
-            dependencies: ["Contracts", "Purchases", "AppStore"],
+            dependencies: ["Contracts", "Purchases", "AppStore", "Topology", "TestSupport"],
             swiftSettings: strictSettings
         ),
         /// The deployment's monitoring: the alert rules (`promtool check rules` and `promtool test
