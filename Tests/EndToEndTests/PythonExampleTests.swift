@@ -32,6 +32,26 @@ extension EndToEndTests {
             #expect(devUp.exitCode == 0, "iap dev up did not stop cleanly:\n\(devUp.logTail())")
         }
 
+        /// The README quotes the example's core lines; they must be the script's, in order.
+        @Test func theREADMEQuotesTheExampleAsItIs() throws {
+            func lines(_ text: some StringProtocol) -> [String] {
+                text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            let readme = try String(contentsOfFile: EndToEnd.repositoryRoot + "/README.md", encoding: .utf8)
+            let start = try #require(readme.range(of: "```python\n"))
+            let end = try #require(readme[start.upperBound...].range(of: "```"))
+            let quoted = lines(readme[start.upperBound..<end.lowerBound])
+            let script = lines(
+                try String(contentsOfFile: EndToEnd.repositoryRoot + "/examples/python/backend.py", encoding: .utf8))
+            #expect(!quoted.isEmpty)
+            var remaining = script[...]
+            for line in quoted {
+                let found = remaining.firstIndex(of: line)
+                #expect(found != nil, "README quotes a line backend.py does not have (in this order): \(line)")
+                remaining = remaining[((found ?? remaining.startIndex) + 1)...]
+            }
+        }
+
         static func run(_ devUp: ChildProcess, log: String) async throws {
             let stack = try await eventually(
                 "iap dev up's ready line", timeout: .seconds(240), every: .milliseconds(200)
