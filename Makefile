@@ -4,8 +4,10 @@
 SWIFT        ?= swift
 CONFIG       ?= debug
 APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus jq
-# Validators the deployment and alert tests run: the Compose spec's schema, Kubernetes' schemas
+# Validators the tests run: the Compose spec's schema, Kubernetes' schemas, docs/schemas
 PIP_PACKAGES := check-jsonschema kubernetes-validate
+# What the Python example (examples/python, run by the end-to-end tests) needs, pinned
+PYTHON_EXAMPLE_REQUIREMENTS := examples/python/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Seconds per fuzz target: `make fuzz` (on demand) and the bounded run at the end of `make test`
 FUZZ_SECONDS       ?= 600
@@ -13,8 +15,9 @@ FUZZ_SMOKE_SECONDS ?= 20
 
 .PHONY: setup build test format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
 
-## setup: install the C libraries, redis-server, kcat and promtool from Debian, and the deployment
-## validators from PyPI (each skipped when present)
+## setup: install the C libraries, redis-server, kcat and promtool from Debian, the validators
+## from PyPI (each skipped when present) and the Python example's requirements (pip skips them
+## when satisfied)
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -24,6 +27,7 @@ setup:
 	@missing=""; for p in $(PIP_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing from PyPI:$$missing"; python3 -m pip install -q $$missing; \
 	  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; fi
+	python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r $(PYTHON_EXAMPLE_REQUIREMENTS)
 
 ## build: compile every module and executable
 build: setup

@@ -241,12 +241,10 @@ let package = Package(
                 "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
@@ -380,6 +378,7 @@ let package = Package(
                 "Redis",
                 "Pipeline",
                 "Topology",
+                "Processes",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -409,7 +408,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Contracts", "Purchases", "Kafka",
+                "LocalStack", "Contracts", "Purchases", "Kafka", "Topology", "Processes", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -504,9 +503,10 @@ let package = Package(
         ),
         /// The wire format: byte-for-byte goldens, the codec's refusals, and the check that
         /// every stored field of a contract type is on its hand-written JSON path.
+        /// And the JSON Schemas of docs/schemas against the contract types (check-jsonschema).
         .testTarget(
             name: "ContractsTests",
-            dependencies: ["Contracts", "Purchases", "AppStore"],
+            dependencies: ["Contracts", "Purchases", "AppStore", "Topology", "TestSupport"],
             swiftSettings: strictSettings
         ),
         /// The deployment's monitoring: the alert rules (`promtool check rules` and `promtool test

@@ -39,7 +39,7 @@ struct ConfigCommand: AsyncParsableCommand {
         )
 
         enum Process: String, ExpressibleByArgument, CaseIterable {
-            case intake, verify, match, grant, webhook, gateway, reconcile
+            case intake, verify, match, grant, gateway, reconcile
         }
 
         @Option(

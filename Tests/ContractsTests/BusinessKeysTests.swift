@@ -38,6 +38,5 @@ import Testing
         #expect(BusinessKeys.effectKey(transactionId: "1", effect: .expire, date: five) == "1|expire")
         #expect(BusinessKeys.effectKey(transactionId: "1", effect: .revoke) == "1|revoke")
         #expect(BusinessKeys.entitlementEventId(effectKey: grant) == "d81e035e-0585-88a0-bab5-295e45e54403")
-        #expect(BusinessKeys.webhookKey(eventId: "ev-1") == "webhook:ev-1")
     }
 }

@@ -3,14 +3,21 @@ import Testing
 
 extension EndToEndTests {
     /// Every scenario of `iap demo`, with all four workers and the gateway as separate processes,
-    /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`.
+    /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; and every record the
+    /// run left on the pipeline's topics against the topic's JSON Schema.
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
             // iap-reconcile too, as `iap demo` runs it: one scenario's notification is lost.
             let withReconcile = { (configuration: inout LocalStackConfiguration) in configuration.reconcile = true }
-            let report = try await EndToEnd.withStack(withReconcile) { stack in
-                try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
+            let (report, schemas) = try await EndToEnd.withStack(withReconcile) { stack in
+                let report = try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
+                // Every record the run wrote, against its topic's JSON Schema (docs/schemas).
+                return (report, try await WrittenRecords.checkAgainstSchemas(stack))
             }
+            // The scenarios write to every topic, and publish malformed events the schemas refuse.
+            for (topic, count) in schemas.checked { #expect(count > 0, "no record on \(topic) was checked") }
+            #expect(schemas.checked.count == 11)
+            #expect(schemas.refused >= 2)
             for scenario in report.scenarios {
                 #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
             }

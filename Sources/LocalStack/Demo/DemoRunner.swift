@@ -148,7 +148,7 @@ public struct DemoRunner: Sendable {
         guard let pipeline = try? PipelineFile.load(path: stack.endpoints.pipeline),
             let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         else { return [] }
-        // Only the stages this stack runs (the optional webhook stage has no process here).
+        // Only the stages this stack runs (--workers may leave some out).
         let stages = pipeline.stages.filter { stage in
             stack.endpoints.ops.keys.contains { $0.hasPrefix("iap-\(stage.name)") }
         }

@@ -76,11 +76,6 @@ struct StageAssembly {
                 )
                 return MatchHandler(rules: rules, topics: topics)
             }
-        case .webhook:
-            let (url, secret, timeout) = (
-                stageSettings.webhookURL, stageSettings.webhookSecret, stageSettings.webhookTimeout
-            )
-            try await run { _ in WebhookHandler(url: url, signer: WebhookSigner(secret: secret), timeout: timeout) }
         case .grant:
             let output = try spec.output("entitlements")
             let stateTopic = try spec.output("state")

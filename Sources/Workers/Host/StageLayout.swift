@@ -28,7 +28,6 @@ public struct StageLayout: Sendable {
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace]
             )
         case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"])
-        case .webhook: StageLayout(outputs: [])
         }
     }
 
@@ -71,9 +70,8 @@ public struct StageLayout: Sendable {
     /// How long this stage keeps a record's "done" marker: at least the runtime's 9 days, and a
     /// day longer than a record can come again, which is until its input topic drops it (a group
     /// whose offsets expired replays from the oldest retained record) or until its last retry or
-    /// wait ends (`retry.maxWait` bounds every wait). Derived rather than checked, so a longer topic retention (the 30-day
-    /// `iap.entitlements` the webhook stage reads) cannot outlive its markers and repeat a side
-    /// effect (D24).
+    /// wait ends (`retry.maxWait` bounds every wait). Derived rather than checked, so a longer
+    /// topic retention cannot outlive its markers and repeat a side effect (D24).
     public static func idempotencyRetention(of spec: StageSpec, in file: PipelineFile) -> Duration {
         let retained =
             spec.inputs.compactMap { input in file.topics.first { $0.name == input }?.retention?.duration }.max()

@@ -116,15 +116,6 @@ public struct StageSettings: Sendable {
         "IAP_CONSUMPTION_CONSUMABLES_CONSUMED",
         "A delivered consumable counts as fully consumed (off: `consumptionPercentage` left out)", default: true)
 
-    // MARK: Webhook
-    public static let webhookURLKey = Setting<String>.text(
-        "IAP_WEBHOOK_URL", "Where every entitlement change is POSTed (required by the webhook stage)")
-    public static let webhookSecretKey = Setting<String>.text(
-        "IAP_WEBHOOK_SECRET", "HMAC key of `X-IAP-Signature` (required by the webhook stage)", secret: true
-    )
-    public static let webhookTimeoutKey = Setting<Duration>.seconds(
-        "IAP_WEBHOOK_TIMEOUT_SECONDS", "Per webhook delivery", default: "10")
-
     /// The keys each stage reads, as the settings table lists them.
     public static let sections: [SettingsSection] = [
         SettingsSection("Intake", readBy: "iap-intake", [maximumEventBytes.descriptor]),
@@ -150,9 +141,6 @@ public struct StageSettings: Sendable {
                 consumptionRefundPreferenceKey.descriptor, consumptionSampleContentKey.descriptor,
                 consumptionConsumablesConsumedKey.descriptor,
             ]),
-        SettingsSection(
-            "Webhook", readBy: "iap-grant --webhook",
-            [webhookURLKey.descriptor, webhookSecretKey.descriptor, webhookTimeoutKey.descriptor]),
     ]
 
     /// What verify needs to call Apple.
@@ -183,13 +171,10 @@ public struct StageSettings: Sendable {
     public var tokenScheme: AppAccountTokenScheme?
     /// Set when grant answers consumption requests.
     public var consumption: ConsumptionConfiguration?
-    public var webhookURL = ""
-    public var webhookSecret = ""
-    public var webhookTimeout: Duration = .seconds(10)
 
     /// Reads `stage`'s keys; a key the stage cannot run without is an error naming it.
     public init(stage: StageName, reader: SettingsReader) throws(SettingsError) {
-        let user = stage == .webhook ? "iap-grant --webhook" : stage.executable
+        let user = stage.executable
         switch stage {
         case .intake:
             maximumEventBytes = try reader.value(Self.maximumEventBytes)
@@ -222,10 +207,6 @@ public struct StageSettings: Sendable {
                 consumablesCountAsConsumed: try reader.value(Self.consumptionConsumablesConsumedKey)
             )
             try readAppleAPI(reader, by: by)
-        case .webhook:
-            webhookURL = try reader.required(Self.webhookURLKey, by: user)
-            webhookSecret = try reader.required(Self.webhookSecretKey, by: user)
-            webhookTimeout = try reader.value(Self.webhookTimeoutKey)
         }
     }
 

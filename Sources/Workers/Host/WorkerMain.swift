@@ -22,7 +22,6 @@ public enum WorkerMain {
         } catch {
             WorkerCommand.exit(withError: error)
         }
-        let stage = stage == .grant && command.webhook ? StageName.webhook : stage
         do {
             let reader = try await SettingsReader.load()
             try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
@@ -69,6 +68,4 @@ struct WorkerCommand: ParsableCommand {
     )
 
     @Option(help: "The pipeline file (overrides IAP_PIPELINE; default pipelines/iap.yaml).") var pipeline: String?
-    @Flag(help: "iap-grant only: run the webhook stage, POSTing every entitlement change to IAP_WEBHOOK_URL.")
-    var webhook = false
 }

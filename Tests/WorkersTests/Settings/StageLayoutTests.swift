@@ -87,9 +87,12 @@ import Workers
         let file = try PipelineFile.load(path: Self.shipped)
         let day: Duration = .seconds(24 * 3600)
         #expect(StageLayout.idempotencyRetention(of: try file.stage(named: "intake"), in: file) == day * 9)
+        let longKept = try self.file(
+            match: "{name: match, consumerGroup: g, inputs: {verified: long, orders: o}}",
+            topics: "  - {name: long, partitions: 1, retention: 30d}")
         #expect(
-            StageLayout.idempotencyRetention(of: try file.stage(named: "webhook"), in: file) == day * 31,
-            "iap.entitlements keeps 30 days")
+            StageLayout.idempotencyRetention(of: try longKept.stage(named: "match"), in: longKept) == day * 31,
+            "the input keeps 30 days")
         let slow = try self.file(
             match:
                 "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, retry: {initialBackoff: 1h, maxBackoff: 1d, maxAttempts: 20}}"
@@ -101,9 +104,6 @@ import Workers
     @Test func aStageRefusesToStartWithoutTheKeysItNeeds() {
         #expect { try StageSettings(stage: .verify, environment: ["IAP_APPLE_KEY_ID": "k"]) } throws: { error in
             (error as? SettingsError)?.code == .missing && (error as? SettingsError)?.key == "IAP_BUNDLE_ID"
-        }
-        #expect { try StageSettings(stage: .webhook, environment: ["IAP_WEBHOOK_URL": "http://h"]) } throws: { error in
-            (error as? SettingsError)?.key == "IAP_WEBHOOK_SECRET"
         }
         #expect(throws: Never.self) { try StageSettings(stage: .intake, environment: [:]) }
         #expect { try StageSettings(stage: .match, environment: ["IAP_TOKEN_SCHEME": "md5"]) } throws: { error in

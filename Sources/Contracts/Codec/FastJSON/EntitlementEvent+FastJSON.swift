@@ -1,5 +1,5 @@
-/// Written only: grant produces entitlements, and their readers (webhook delivery, tools)
-/// are off the per-purchase path.
+/// Written only: grant produces entitlements, and their readers (backends, tools) are off the
+/// per-purchase path.
 extension EntitlementEvent: FastJSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
