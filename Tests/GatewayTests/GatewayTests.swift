@@ -119,8 +119,9 @@ import Testing
             let elapsed = ContinuousClock.now - started
             #expect(answer.status == 503, "must not claim success while Kafka is down: \(answer.body)")
             #expect(answer.json["reason"] == "kafka_unavailable")
-            // Write timeout 2 s (+0.5 s backstop); the HTTP client itself would wait 30 s.
-            #expect(elapsed < .seconds(6), "answered after \(elapsed)")
+            // Write timeout 2 s (+0.5 s backstop); the HTTP client itself would wait 30 s. The bound
+            // only tells the two apart: a loaded CI machine answered after 6.6 s.
+            #expect(elapsed < .seconds(15), "answered after \(elapsed)")
             _ = try await eventually("readyz reports the outage") {
                 try await GatewayHarness.get(gateway.ops + "/readyz").status == 503 ? true : nil
             }
