@@ -112,8 +112,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         let retries = InMemoryRetryStore()
         let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency()) {
             // Three attempts 100 ms apart would be spent in well under a second; waits of 100 ms
-            // go on for 10 s.
-            $0.retryPolicy.maxWait = .seconds(10)
+            // go on for 20 s (a loaded CI machine took 3 s a round, so 10 s saw only three).
+            $0.retryPolicy.maxWait = .seconds(20)
         }
         try await TestEvents.publish(producer, [(id: "patient", action: "wait")], extra: ",\"retryAfterMs\":100")
         let dlq = ConsumerProbe(
@@ -125,7 +125,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             return summary.counts["gate"] == 1 ? summary : nil
         }
         #expect(waiting.oldestSince != nil)
-        let dead = try #require(try await dlq.waitForMessages(1, timeout: .seconds(30)).first)
+        let dead = try #require(try await dlq.waitForMessages(1, timeout: .seconds(60)).first)
         let lastError = try #require(dead.headers.last(named: "iap_last_error")?.stringValue)
         #expect(lastError.contains("retry.maxWait") && lastError.contains("for gate"), "\(lastError)")
         #expect(dead.headers.last(named: "source_attempts")?.stringValue == "0")

@@ -124,7 +124,7 @@ import Testing
     }
 
     @Test func concurrentCommandsShareRoundTrips() async throws {
-        try await withRedisClient(poolSize: 1) { server, client in
+        try await withRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
             try await withClient(try server.configuration(poolSize: 1)) { admin in
                 // Hold the only connection so the 300 callers queue, then release it: they
                 // must go out together, and each must still get its own reply.
@@ -149,7 +149,7 @@ import Testing
     }
 
     @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
-        try await withRedisClient(poolSize: 1) { server, client in
+        try await withRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
             try await withClient(try server.configuration(poolSize: 1)) { admin in
                 let blocked = Task { try await client.send("BLPOP", "queue", 0) }
                 try await waitForBlockedClient(admin)
@@ -165,7 +165,9 @@ import Testing
 
     @Test func shutdownFailsWaitersAndLetsRunningCommandsFinish() async throws {
         try await withRedisServer { server in
-            let client = RedisClient(configuration: try server.configuration(poolSize: 1))
+            var configuration = try server.configuration(poolSize: 1)
+            configuration.commandTimeout = Self.blockingTimeout
+            let client = RedisClient(configuration: configuration)
             try await withClient(try server.configuration(poolSize: 1)) { admin in
                 let blocked = Task { try await client.send("BLPOP", "queue", 0) }
                 try await waitForBlockedClient(admin)
@@ -178,6 +180,11 @@ import Testing
             }
         }
     }
+
+    /// The read timeout of a client whose only connection a test holds in BLPOP: the 5 s of
+    /// `LocalRedisServer.configuration` ended the BLPOP itself on a loaded CI machine
+    /// (`connectionLost`: "Resource temporarily unavailable") before the test pushed.
+    static let blockingTimeout = Duration.seconds(120)
 
     /// Waits until the server reports a client blocked in BLPOP, i.e. the pool's only
     /// connection is busy.

@@ -11,11 +11,13 @@ public func withRedisServer<Result>(_ body: (LocalRedisServer) async throws -> R
 /// Runs `body` with a server and a client connected to it, shutting both down afterwards.
 @discardableResult
 public func withRedisClient<Result>(
-    poolSize: Int = 4,
+    poolSize: Int = 4, commandTimeout: Duration? = nil,
     _ body: (LocalRedisServer, RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withRedisServer { server in
-        try await withClient(try server.configuration(poolSize: poolSize)) { client in
+        var configuration = try server.configuration(poolSize: poolSize)
+        if let commandTimeout { configuration.commandTimeout = commandTimeout }
+        return try await withClient(configuration) { client in
             try await body(server, client)
         }
     }
