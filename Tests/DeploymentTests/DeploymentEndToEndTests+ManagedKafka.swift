@@ -49,18 +49,9 @@ extension DeploymentEndToEndTests {
         #expect(parameters == ["sasl": "sasl", "username": "username", "password": "password", "tls": "tls"])
 
         // The settings each process starts with are accepted, librdkafka's client included.
-        let stack = try await NativeStack(label: "managed-kafka")
-        do {
-            let project = try KubernetesProject.project(
-                rendered, overlay: Self.managedKafka, standIns: try await Self.documentedSecrets(stack),
-                brokers: stack.cluster.bootstrapServers, directory: stack.directory)
-            var hosts = project.hosts
-            hosts["redis:6379"] = stack.redisAddress
+        try await Self.withDeployments(rendered, of: Self.managedKafka, label: "managed-kafka") {
+            stack, project, hosts in
             try await stack.checkSettings(project.processes, hosts: hosts, aliases: project.aliases)
-        } catch {
-            await stack.stop()
-            throw error
         }
-        await stack.stop()
     }
 }

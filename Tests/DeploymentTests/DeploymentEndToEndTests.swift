@@ -74,16 +74,29 @@ struct DeploymentEndToEndTests {
     /// readinessProbe.
     @Test(arguments: try DeploymentFiles.overlays())
     func everyDeploymentStarts(_ overlay: String) async throws {
-        let stack = try await NativeStack(
-            label: "k8s-\(URL(fileURLWithPath: overlay).lastPathComponent)")
+        try await Self.withDeployments(
+            try await DeploymentFiles.render(overlay), of: overlay,
+            label: "k8s-\(URL(fileURLWithPath: overlay).lastPathComponent)"
+        ) { stack, project, hosts in
+            try await stack.start(project.processes, hosts: hosts, aliases: project.aliases)
+        }
+    }
+
+    /// Runs `body` with a native stack, the rendered overlay's processes as that stack would run
+    /// them (the documented Secrets as stand-ins, `redis:6379` pointing at the stack's Redis), and
+    /// their host names; the stack stops afterwards, whether `body` throws or not.
+    static func withDeployments(
+        _ rendered: [[String: Any]], of overlay: String, label: String,
+        _ body: (NativeStack, KubernetesProject.Project, [String: String]) async throws -> Void
+    ) async throws {
+        let stack = try await NativeStack(label: label)
         do {
             let project = try KubernetesProject.project(
-                try await DeploymentFiles.render(overlay), overlay: overlay,
-                standIns: try await Self.documentedSecrets(stack), brokers: stack.cluster.bootstrapServers,
-                directory: stack.directory)
+                rendered, overlay: overlay, standIns: try await documentedSecrets(stack),
+                brokers: stack.cluster.bootstrapServers, directory: stack.directory)
             var hosts = project.hosts
             hosts["redis:6379"] = stack.redisAddress
-            try await stack.start(project.processes, hosts: hosts, aliases: project.aliases)
+            try await body(stack, project, hosts)
         } catch {
             await stack.stop()
             throw error
