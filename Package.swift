@@ -107,8 +107,8 @@ let package = Package(
 
         // MARK: Trace context
         /// W3C trace context across Kafka hops (decision D42): the `traceparent` header carried
-        /// from the first publish through every stage, a tracer that propagates it whether or not
-        /// spans are exported, and the Kafka-header carrier for swift-distributed-tracing.
+        /// from the first publish through every stage, a tracer that propagates it (no span is
+        /// exported), and the Kafka-header carrier for swift-distributed-tracing.
         .target(
             name: "Traces",
             dependencies: [

@@ -6,8 +6,8 @@ public import W3CTraceContext
 /// `traceparent` a stage writes names its own hop, and logs correlate by trace id without an
 /// exporter (decision D42).
 ///
-/// It is what every process uses unless an exporting tracer is bootstrapped: propagation is part
-/// of the event contract, not an option. A malformed `traceparent` is ignored (the span starts a
+/// Every process uses it (the build has no exporter, D42): propagation is part of the event
+/// contract, not an option. A malformed `traceparent` is ignored (the span starts a
 /// new trace), as the W3C specification asks; an invalid `tracestate` beside a valid
 /// `traceparent` is dropped alone.
 public struct PropagatingTracer: Tracer {
