@@ -49,6 +49,9 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-w3c-trace-context.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // MARK: C libraries (apt providers; `make setup` installs them)
@@ -98,6 +101,20 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Trace context
+        /// W3C trace context across Kafka hops (decision D42): the `traceparent` header carried
+        /// from the first publish through every stage, a tracer that propagates it (no span is
+        /// exported), and the Kafka-header carrier for swift-distributed-tracing.
+        .target(
+            name: "Traces",
+            dependencies: [
+                "Kafka",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "W3CTraceContext", package: "swift-w3c-trace-context"),
             ],
             swiftSettings: strictSettings
         ),
@@ -211,6 +228,8 @@ let package = Package(
                 "Redis",
                 "Hosting",
                 "Topology",
+                "Traces",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -313,6 +332,9 @@ let package = Package(
                 "Topology",
                 "AppStore",
                 "Contracts",
+                "Traces",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -345,6 +367,8 @@ let package = Package(
                 "Topology",
                 "Gateway",
                 "SupportTools",
+                "Traces",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -400,6 +424,14 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "TracesTests",
+            dependencies: [
+                "Traces", "Kafka",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
@@ -408,7 +440,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Contracts", "Purchases", "Kafka", "Topology", "Processes", "TestSupport",
+                "LocalStack", "Contracts", "Purchases", "Kafka", "Topology", "Processes", "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -455,7 +487,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Contracts", "Hosting", "Topology", "Kafka", "Redis", "TestSupport",
+                "Pipeline", "Contracts", "Hosting", "Topology", "Kafka", "Redis", "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -468,7 +500,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "AppStore", "Contracts", "Hosting", "Kafka", "Topology", "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Hosting", "Kafka", "Topology", "TestSupport", "Traces",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -12,13 +12,16 @@ import Logging
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
+import Traces
+import Tracing
 
 /// The public listener: `POST /apple/notifications` and nothing else (operations endpoints are
 /// on the separate ops port, so `/metrics` never faces the internet).
 ///
 /// For each request: read at most `maxBodyBytes`, take `signedPayload` from the JSON body,
 /// pick the key (notificationUUID, decoded unverified), write `iap.notification.v1` and answer
-/// 200 only once Kafka acknowledged it; 503 when it did not within the write timeout (Apple
+/// 200 only once Kafka acknowledged it, the record carrying the request's `traceparent` (or a new
+/// trace's, decision D42); 503 when it did not within the write timeout (Apple
 /// retries), 400 with `{"reason": "malformed_event", "detail": ...}` for a body that is not a
 /// notification (nothing is written).
 struct NotificationServer: Service {
@@ -33,6 +36,8 @@ struct NotificationServer: Service {
     let onFatal: @Sendable (String) -> Void
     let logger: Logger
     let onListening: @Sendable (Int) async -> Void
+    /// Opens each request's span; the default propagates W3C trace context and exports nothing.
+    var tracer: any Tracer = PropagatingTracer()
 
     func run() async throws {
         let application = try makeApplication()
@@ -88,6 +93,8 @@ struct NotificationServer: Service {
     }
 
     private func receive(_ request: Request) async -> Response {
+        let span = request.traceSpan(tracer)
+        defer { span.end() }
         let limit = settings.maxBodyBytes
         if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
             return refuse(MalformedNotification("body of \(declared) bytes exceeds \(limit)"))
@@ -118,7 +125,9 @@ struct NotificationServer: Service {
         let event = NotificationEvent(receivedAt: Timestamp(Date()), signedPayload: signedPayload)
         // Two strings and a timestamp always encode; a failure here would be a Foundation bug.
         let record = KafkaRecord(
-            topic: topic, key: key.map { Array($0.utf8) }, value: (try? EventEncoder.encode(event)) ?? [])
+            topic: topic, key: key.map { Array($0.utf8) }, value: (try? EventEncoder.encode(event)) ?? [],
+            headers: tracer.injecting(span.context, into: []))
+        let traceId = record.headers.last(named: TraceHeaders.traceparent)?.stringValue.flatMap(TraceHeaders.traceId)
 
         let started = ContinuousClock.now
         let result = await writer.write(record)
@@ -130,15 +139,18 @@ struct NotificationServer: Service {
                 "notification written",
                 metadata: [
                     "notification_uuid": "\(key ?? "-")", "partition": "\(report.partition)",
-                    "offset": "\(report.offset)",
+                    "offset": "\(report.offset)", "trace_id": "\(traceId ?? "-")",
                 ]
             )
             return Response(status: .ok)
         case .failure(let failure):
             metrics.writeFailed.recordNanoseconds(elapsed.nanoseconds)
+            if span.isRecording { span.setStatus(SpanStatus(code: .error, message: "kafka_unavailable")) }
             logger.error(
                 "notification not written; answering 503 so Apple retries",
-                metadata: ["notification_uuid": "\(key ?? "-")", "error": "\(failure)"])
+                metadata: [
+                    "notification_uuid": "\(key ?? "-")", "error": "\(failure)", "trace_id": "\(traceId ?? "-")",
+                ])
             if failure.isFatal { onFatal("\(failure)") }
             return Self.json(
                 .serviceUnavailable, reason: "kafka_unavailable", detail: "the notification was not stored; retry later"

@@ -5,6 +5,8 @@ import Foundation
 import Kafka
 import LocalStack
 import Purchases
+import Traces
+import Tracing
 
 /// `iap publish`: publish purchase and order events the way a backend does, for trying the
 /// pipeline from a shell.
@@ -20,6 +22,12 @@ struct PublishOptions: ParsableArguments {
     @Option(help: "Kafka bootstrap servers (default: KAFKA_BROKERS).") var brokers: String?
     @Option(name: .customLong("purchases-topic")) var purchasesTopic = "iap.purchases"
     @Option(name: .customLong("orders-topic")) var ordersTopic = "iap.orders"
+    @Option(
+        help: """
+            W3C traceparent to continue (00-<trace id>-<span id>-<flags>); default, or when malformed: \
+            each record starts a trace. Every record gets a traceparent header (docs/events.md).
+            """)
+    var traceparent: String?
 
     var topics: ContractTopics {
         var topics = ContractTopics()
@@ -28,8 +36,18 @@ struct PublishOptions: ParsableArguments {
         return topics
     }
 
-    /// Writes the records and waits until the broker acknowledged every one.
+    /// Writes the records, each under its own publish span, and waits until the broker
+    /// acknowledged every one.
     func send(_ records: [KafkaRecord]) async throws {
+        let tracer = PropagatingTracer()
+        let parent = tracer.extracting(
+            from: traceparent.map { [KafkaHeader(name: TraceHeaders.traceparent, string: $0)] } ?? [])
+        let records = records.map { record in
+            var record = record
+            let span = tracer.startSpan("publish", context: parent, ofKind: .producer)
+            record.headers = tracer.injecting(span.context, into: record.headers)
+            return record
+        }
         let cluster = try await CLISettings.load().cluster(brokers: brokers)
         let producer = try KafkaProducer(
             configuration: cluster.producer(clientId: "iap-publish"), logger: CLILogging.logger("iap.publish"))
@@ -41,7 +59,8 @@ struct PublishOptions: ParsableArguments {
         }
         await producer.close()
         for record in records {
-            print("\(record.topic) <- \(String(decoding: record.value, as: UTF8.self))")
+            let traceparent = record.headers.last(named: TraceHeaders.traceparent)?.stringValue ?? "-"
+            print("\(record.topic) <- \(String(decoding: record.value, as: UTF8.self)) traceparent=\(traceparent)")
         }
     }
 }

@@ -102,12 +102,14 @@ enum GatewayHarness {
     }
 
     /// POSTs `body` with a Content-Length, or chunked when `chunked` is set.
-    static func post(_ url: String, body: [UInt8], chunked: Bool = false, client: HTTPClient = .shared) async throws
-        -> HTTPAnswer
-    {
+    static func post(
+        _ url: String, body: [UInt8], chunked: Bool = false, headers: [(String, String)] = [],
+        client: HTTPClient = .shared
+    ) async throws -> HTTPAnswer {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
+        request.headers.add(contentsOf: headers)
         if chunked {
             let pieces = stride(from: 0, to: body.count, by: 64 * 1024).map {
                 ByteBuffer(bytes: body[$0..<min($0 + 64 * 1024, body.count)])
@@ -125,9 +127,11 @@ enum GatewayHarness {
         return HTTPAnswer(status: response.status.code, headers: response.headers, body: String(buffer: collected))
     }
 
-    static func post(_ url: String, signedPayload: String, client: HTTPClient = .shared) async throws -> HTTPAnswer {
+    static func post(
+        _ url: String, signedPayload: String, headers: [(String, String)] = [], client: HTTPClient = .shared
+    ) async throws -> HTTPAnswer {
         let body = try JSONSerialization.data(withJSONObject: ["signedPayload": signedPayload])
-        return try await post(url, body: Array(body), client: client)
+        return try await post(url, body: Array(body), headers: headers, client: client)
     }
 
     /// Records on `topic` across all partitions: the sum of high watermarks.

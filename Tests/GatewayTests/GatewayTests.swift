@@ -50,6 +50,33 @@ import Testing
         }
     }
 
+    /// The request's `traceparent` is continued on the record (a span of the gateway's own under
+    /// the caller's trace); a request without one, or with a malformed one, starts a trace
+    /// (decision D42).
+    @Test func theRecordContinuesTheRequestsTraceOrStartsOne() async throws {
+        try await GatewayHarness.withGateway { gateway in
+            let caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+            let requests: [[(String, String)]] = [
+                [("traceparent", caller), ("tracestate", "vendor=value")], [], [("traceparent", "00-not-a-trace-01")],
+            ]
+            for headers in requests {
+                let answer = try await GatewayHarness.post(
+                    gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: UUID().uuidString),
+                    headers: headers)
+                #expect(answer.status == 200)
+            }
+            let records = try await GatewayHarness.readRecords(gateway.cluster, count: 3)
+            let traceparents = records.map { $0.headers.last(named: "traceparent")?.stringValue ?? "" }
+            let traceIds = traceparents.map { $0.split(separator: "-").dropFirst().first.map(String.init) ?? "" }
+            #expect(traceparents.allSatisfy { $0.count == 55 && $0.hasPrefix("00-") }, "\(traceparents)")
+            #expect(Set(traceIds).count == 3, "one trace per request: \(traceparents)")
+            let continued = try #require(records.firstIndex { $0.headers.last(named: "tracestate") != nil })
+            #expect(traceIds[continued] == "4bf92f3577b34da6a3ce929d0e0e4736")
+            #expect(traceparents[continued] != caller, "the gateway's span, not the caller's")
+            #expect(records[continued].headers.last(named: "tracestate")?.stringValue == "vendor=value")
+        }
+    }
+
     @Test func undecodablePayloadIsWrittenWithoutAKey() async throws {
         try await GatewayHarness.withGateway { gateway in
             let payloads = ["not-a-jws", "a.b.c", try TestJWS.make(payload: ["notificationType": "TEST"])]

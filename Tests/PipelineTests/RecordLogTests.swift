@@ -2,6 +2,7 @@ import Kafka
 import Logging
 import Synchronization
 import Testing
+import Traces
 
 @testable import Pipeline
 
@@ -26,12 +27,22 @@ import Testing
         }
     }
 
-    @Test func linesCarryWhereTheRecordCameFromAndItsBusinessId() {
+    static func log(_ logger: Logger, _ record: KafkaMessage) -> RecordLog {
+        RecordLog(
+            logger: logger, record: record,
+            trace: RecordTrace(stage: "grant", group: "iap-grant", record: record, tracer: PropagatingTracer()))
+    }
+
+    @Test func linesCarryWhereTheRecordCameFromItsBusinessIdAndTraceId() {
         let captured = Captured()
         var logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
         logger[metadataKey: "stage"] = "grant"
-        var log = RecordLog(
-            logger: logger, record: KafkaMessage(topic: "iap.matched", partition: 3, offset: 41, key: nil, value: []))
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        var log = Self.log(
+            logger,
+            KafkaMessage(
+                topic: "iap.matched", partition: 3, offset: 41, key: nil, value: [],
+                headers: [KafkaHeader(name: "traceparent", string: traceparent)]))
         log.info("before the business id is known")
         log.businessId = "2000000042"
         log.warning("retry scheduled", metadata: ["attempt": "2"])
@@ -44,7 +55,7 @@ import Testing
         #expect(
             tags == [
                 "stage": "grant", "topic": "iap.matched", "partition": "3", "offset": "41", "business_id": "2000000042",
-                "attempt": "2",
+                "attempt": "2", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736",
             ])
         // The logger itself was not changed per record.
         #expect(logger[metadataKey: "topic"] == nil)
@@ -53,9 +64,7 @@ import Testing
     @Test func loggedValuesAreBoundedExcerpts() {
         let captured = Captured()
         let logger = Logger(label: "test") { _ in CapturingHandler(captured: captured) }
-        let log = RecordLog(
-            logger: logger, record: KafkaMessage(topic: "iap.purchase.v1", partition: 0, offset: 7, key: nil, value: [])
-        )
+        let log = Self.log(logger, KafkaMessage(topic: "iap.purchase.v1", partition: 0, offset: 7, key: nil, value: []))
         log.info(
             "rejected", metadata: ["detail": "\(String(repeating: "x", count: 300_000))", "reason": "malformed_event"])
 

@@ -39,7 +39,9 @@ final class TestStage: MessageHandler {
 
     func handle(_ event: TestEvent, message: InboundMessage) async throws -> StageOutcome {
         let key = "\(message.record.partition)/\(message.record.offset)"
-        try observations.begin(key, event: event, attempt: message.attempt, waitingSince: message.waitingSince)
+        try observations.begin(
+            key, event: event, attempt: message.attempt, waitingSince: message.waitingSince,
+            traceparent: message.record.headers.last(named: "traceparent")?.stringValue)
         defer { observations.end(key) }
         switch event.action {
         case "retry" where message.attempt < (event.succeedAt ?? 1):
@@ -73,6 +75,7 @@ final class Observations: Sendable {
         var attempt: Int
         var at: ContinuousClock.Instant
         var waitingSince: Date?
+        var traceparent: String?
     }
     private struct State {
         var running: Set<String> = []
@@ -81,11 +84,13 @@ final class Observations: Sendable {
     }
     private let state = Mutex(State())
 
-    func begin(_ key: String, event: TestEvent, attempt: Int, waitingSince: Date?) throws {
+    func begin(_ key: String, event: TestEvent, attempt: Int, waitingSince: Date?, traceparent: String?) throws {
         state.withLock { state in
             if !state.running.insert(key).inserted { state.overlaps.append(key) }
             state.handled.append(
-                Handled(id: event.id, attempt: attempt, at: ContinuousClock.now, waitingSince: waitingSince))
+                Handled(
+                    id: event.id, attempt: attempt, at: ContinuousClock.now, waitingSince: waitingSince,
+                    traceparent: traceparent))
         }
     }
 

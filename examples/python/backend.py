@@ -20,6 +20,7 @@ The event shapes: docs/events.md; their JSON Schemas: docs/schemas/<topic>.schem
 
 import argparse
 import json
+import secrets
 import sys
 import time
 import urllib.request
@@ -29,9 +30,12 @@ from confluent_kafka import Consumer, KafkaException, Producer
 
 
 def publish(producer, topic, key, event):
-    """Publishes one event and waits for the broker's acknowledgement."""
+    """Publishes one event and waits for the broker's acknowledgement. The W3C traceparent
+    header starts the record's trace (your tracer's current span belongs there): the pipeline
+    carries it through every stage to the entitlement, whose record has it too (docs/events.md)."""
     failures = []
-    producer.produce(topic, key=key, value=json.dumps(event).encode(),
+    traceparent = f"00-{secrets.token_hex(16)}-{secrets.token_hex(8)}-01"
+    producer.produce(topic, key=key, value=json.dumps(event).encode(), headers=[("traceparent", traceparent)],
                      on_delivery=lambda error, _: failures.append(error) if error else None)
     producer.flush(30)
     if failures:

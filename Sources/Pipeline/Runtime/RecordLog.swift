@@ -1,7 +1,8 @@
 import Kafka
 import Logging
 
-/// Logs about one record, tagged with where it came from and its business id.
+/// Logs about one record, tagged with where it came from, its business id and its trace id (so
+/// logs correlate across stages without a span exporter, decision D42).
 ///
 /// Logged values are cut to an ``Excerpt``: errors and details quote the record's own
 /// content, and a line must not grow with the input.
@@ -13,6 +14,7 @@ import Logging
 struct RecordLog: Sendable {
     let logger: Logger
     let record: KafkaMessage
+    let trace: RecordTrace
     var businessId: String?
 
     func debug(_ message: @autoclosure () -> Logger.Message, metadata: @autoclosure () -> Logger.Metadata = [:]) {
@@ -36,6 +38,7 @@ struct RecordLog: Sendable {
         tagged["partition"] = .stringConvertible(record.partition)
         tagged["offset"] = .stringConvertible(record.offset)
         if let businessId { tagged["business_id"] = .string(businessId) }
+        if let traceId = trace.traceId { tagged["trace_id"] = .string(traceId) }
         return tagged
     }
 }

@@ -8,6 +8,8 @@ import Metrics
 public import ServiceLifecycle
 import Synchronization
 import Topology
+public import Traces
+public import Tracing
 
 /// Runs one stage: consumes its input topics, many records in flight but at most one per key,
 /// acts on each outcome durably, and stores offsets only below every unfinished record.
@@ -29,12 +31,16 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private let logger: Logger
     private let metrics: StageMetrics
     private let state: Mutex<DispatchState>
+    private let tracer: any Tracer
 
+    /// - Parameter tracer: opens each record's span and carries its `traceparent` onto what the
+    ///   record produces (decision D42); the default propagates W3C trace context and exports nothing.
     public init(
         configuration: WorkerConfiguration, handler: Handler, consumer: KafkaConsumer, producer: KafkaProducer,
         retries: any RetryStore, idempotency: (any IdempotencyGuard)?, logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory, tracer: any Tracer = PropagatingTracer()
     ) {
+        self.tracer = tracer
         self.configuration = configuration
         self.state = Mutex(DispatchState(maxRunning: configuration.maxInFlight))
         self.handler = handler
@@ -173,8 +179,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
         let clock = ContinuousClock()
         let started = clock.now
-        var log = RecordLog(logger: logger, record: record)
-        defer { metrics.processing.recordNanoseconds((clock.now - started).nanoseconds) }
+        let trace = RecordTrace(
+            stage: configuration.stage, group: configuration.consumerGroup, record: record, tracer: tracer)
+        var log = RecordLog(logger: logger, record: record, trace: trace)
+        defer {
+            trace.end()
+            metrics.processing.recordNanoseconds((clock.now - started).nanoseconds)
+        }
 
         if record.value.count > configuration.maxMessageBytes {
             let detail =
@@ -188,6 +199,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, log: log)
         }
         log.businessId = prepared.idempotencyKey
+        if let key = prepared.idempotencyKey { trace.noteBusinessId(key) }
 
         var lock: IdempotencyLock?
         if let key = prepared.idempotencyKey, let idempotency {
@@ -196,6 +208,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 return false
             case .some(.alreadyDone), .some(.superseded):
                 metrics.count(.duplicate)
+                trace.noteOutcome("duplicate")
                 return true
             case .some(.busy):
                 let outcome = StageOutcome.retry(
@@ -220,6 +233,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             await release(lock)
             return false
         } catch {
+            trace.recordError(error)
             outcome = .retry(after: .zero, reason: "\(error)")
         }
         let finished = await act(outcome, message: message, lock: lock, log: log)
@@ -266,32 +280,40 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         -> Bool
     {
         let record = message.record
+        let trace = log.trace
         var settle = Settle.done
         let acted: Void?
         switch outcome {
         case .produce(let records):
+            let records = trace.stamped(records)
             acted = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
             metrics.count(.produced)
+            trace.noteOutcome("produced")
         case .deliver(let records, let afterDelivery):
+            let records = trace.stamped(records)
             let delivered: Void? = await durably("produce outputs", log: log) {
                 _ = try await self.producer.send(records)
             }
             acted = delivered == nil ? nil : await durably("after delivery", log: log) { try await afterDelivery() }
             metrics.count(.produced)
+            trace.noteOutcome("produced")
         case .skip(let reason):
             log.debug("skipped", metadata: ["reason": "\(reason)"])
             acted = ()
             metrics.count(.skipped)
+            trace.noteOutcome("skipped")
         case .reject(let reason, let detail):
             let detail = Excerpt.of(detail)
             log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
-            let reject = RejectRecord.make(
-                for: record, reason: reason, detail: detail, stage: configuration.stage,
-                topic: configuration.rejectTopic,
-                group: configuration.consumerGroup
-            )
+            let reject = trace.stamped(
+                RejectRecord.make(
+                    for: record, reason: reason, detail: detail, stage: configuration.stage,
+                    topic: configuration.rejectTopic,
+                    group: configuration.consumerGroup
+                ))
             acted = await durably("write rejection", log: log) { _ = try await self.producer.send(reject) }
             metrics.count(.rejected)
+            trace.noteOutcome("rejected", failure: reason.rawValue)
         case .retry(let after, let reason):
             let reason = Excerpt.of(reason)
             let attempts = message.attempt + 1
@@ -299,10 +321,12 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 log.warning(
                     "retry budget exhausted; dead-lettering",
                     metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
-                let dead = RejectRecord.deadLetter(
-                    record, attempts: attempts, lastError: reason, group: configuration.consumerGroup)
+                let dead = trace.stamped(
+                    RejectRecord.deadLetter(
+                        record, attempts: attempts, lastError: reason, group: configuration.consumerGroup))
                 acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
                 metrics.count(.deadLettered)
+                trace.noteOutcome("dead_lettered", failure: reason)
             } else {
                 let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
                 log.info(
@@ -310,13 +334,14 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 acted = await durably("schedule retry", log: log) {
                     let id = RetryEnvelope.id(for: record, attempt: attempts)
                     let payload = try RetryEnvelope(
-                        message: record, attempt: attempts, lastError: reason, deliveryId: id
+                        message: trace.stamped(record), attempt: attempts, lastError: reason, deliveryId: id
                     )
                     .encoded()
                     try await self.retries.schedule(
                         ScheduledDelivery(id: id, payload: payload, kind: .retry, delay: delay))
                 }
                 metrics.count(.retried)
+                trace.noteOutcome("retried")
                 // Outlives the delay by the promoter's lease and more, so the retry finds it.
                 settle = .postpone(untilAttempt: attempts, ttl: delay + .seconds(600))
             }
@@ -365,10 +390,12 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 + "\(wait.since.formatted(.iso8601)), past the stage's retry.maxWait of \(hours(maxWait.seconds)): "
                 + reason
             log.warning("waited past the ceiling; dead-lettering", metadata: ["error": "\(lastError)"])
-            let dead = RejectRecord.deadLetter(
-                record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup)
+            let dead = log.trace.stamped(
+                RejectRecord.deadLetter(
+                    record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup))
             let acted: Void? = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
             metrics.count(.deadLettered)
+            log.trace.noteOutcome("dead_lettered", failure: lastError)
             return (acted, .done)
         }
         log.debug(
@@ -379,7 +406,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         let due = min(wait.until, ceiling)
         let acted: Void? = await durably("schedule wait", log: log) {
             let payload = try RetryEnvelope(
-                message: record, attempt: message.attempt, lastError: reason, waitingSince: wait.since,
+                message: log.trace.stamped(record), attempt: message.attempt, lastError: reason,
+                waitingSince: wait.since,
                 waitMemo: wait.memo, deliveryId: id
             ).encoded()
             try await self.retries.schedule(
@@ -388,6 +416,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     waiting: ScheduledDelivery.Waiting(on: wait.on, since: wait.since)))
         }
         metrics.count(.waiting)
+        log.trace.noteOutcome("waiting")
         guard wait.releasable else { return (acted, .abandon) }
         return (acted, .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)))
     }
