@@ -9,11 +9,11 @@ PIP_PACKAGES := check-jsonschema kubernetes-validate
 # What the Python example (examples/python, run by the end-to-end tests) needs, pinned
 PYTHON_EXAMPLE_REQUIREMENTS := examples/python/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-# Seconds per fuzz target: `make fuzz` (on demand) and the bounded run at the end of `make test`
+# Seconds per fuzz target: `make fuzz` (on demand) and the bounded run of `make fuzz-smoke`
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
+.PHONY: setup build test e2e ci format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
 
 ## setup: install the C libraries, redis-server, kcat and promtool from Debian, the validators
 ## from PyPI (each skipped when present) and the Python example's requirements (pip skips them
@@ -33,22 +33,30 @@ setup:
 build: setup
 	$(SWIFT) build -c $(CONFIG)
 
-## test: the format check (scripts/format-check) and the deployment files' check (scripts/deploy-check,
-## seconds), then unit and integration tests (mock Kafka cluster, a real redis-server started by the tests),
-## then the end-to-end tests (the workers as processes) on their own: they open thousands of
-## loopback connections, and a mock broker that a fault test brings back up aborts if another
-## socket took its port meanwhile (decision D13); last, a bounded run of every fuzz target
+## test: the fast tier: the format check (scripts/format-check) and the deployment files' check
+## (scripts/deploy-check, seconds), the debug build, then every unit and integration test (mock
+## Kafka cluster, a real redis-server started by the tests, the fuzz corpora replayed); see
+## README "Development" for what each tier proves
 test: setup
 	SWIFT=$(SWIFT) scripts/format-check
 	scripts/deploy-check
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip EndToEndTests
-	$(SWIFT) test --skip-build --filter EndToEndTests
-	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
 
-## format: rewrite Sources, Tests and Package.swift as .swift-format says (swift-format ships with the toolchain)
+## e2e: the process tier: the workers, gateway and reconcile as processes (kill -9, SIGTERM
+## drains, Redis loss, broker outages, the deployment boots, the Python example, a short soak).
+## Run on their own: they open thousands of loopback connections, and a mock broker that a
+## fault test brings back up aborts if another socket took its port meanwhile (decision D13)
+e2e: setup
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter EndToEndTests
+
+## ci: every tier, as .ci/run runs them
+ci: test e2e fuzz-smoke
+
+## format: rewrite Sources, Tests, Fuzz and Package.swift as .swift-format says (swift-format ships with the toolchain)
 format:
-	$(SWIFT) format -i --configuration .swift-format -r Sources Tests Package.swift
+	$(SWIFT) format -i --configuration .swift-format -r Sources Tests Fuzz/Checks Fuzz/Sources Fuzz/Package.swift Package.swift
 
 ## format-check: fail on any swift-format lint finding (part of `make test`)
 format-check:
@@ -59,7 +67,8 @@ format-check:
 deploy-check: setup
 	scripts/deploy-check
 
-## fuzz-smoke: the libFuzzer targets for FUZZ_SMOKE_SECONDS each, as `make test` runs them (Fuzz/README.md)
+## fuzz-smoke: the libFuzzer targets for FUZZ_SMOKE_SECONDS each (Fuzz/README.md): the sanitizer
+## build of the graph, then new inputs; `make test` replays the committed corpora without it
 fuzz-smoke: setup
 	SWIFT=$(SWIFT) Fuzz/run $(FUZZ_SMOKE_SECONDS)
 

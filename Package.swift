@@ -30,6 +30,8 @@ let package = Package(
         .library(name: "Hosting", targets: ["Hosting"]),
         .library(name: "Topology", targets: ["Topology"]),
         .library(name: "Basics", targets: ["Basics"]),
+        /// The fuzz targets' checks, for the Fuzz package (Fuzz/README.md); not shipped.
+        .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
         .executable(name: "iap-gateway", targets: ["iap-gateway"]),
     ],
     dependencies: [
@@ -215,6 +217,17 @@ let package = Package(
                 "Hosting",
                 .product(name: "Yams", package: "Yams"),
             ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Fuzzing
+        /// What the libFuzzer targets check for each input (a finding is a thrown `FuzzFinding`),
+        /// kept beside them in Fuzz/Checks and shared by the Fuzz package's entry points and the
+        /// corpus replay tests (`FuzzCorpusTests`).
+        .target(
+            name: "FuzzChecks",
+            dependencies: ["AppStore", "Contracts", "Purchases", "Topology"],
+            path: "Fuzz/Checks",
             swiftSettings: strictSettings
         ),
 
@@ -424,6 +437,9 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
+        /// Every seed and earlier finding of Fuzz/Corpus through its fuzz target's check, without
+        /// the sanitizer build: the corpora as regression tests of the unit tier.
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"], swiftSettings: strictSettings),
         .testTarget(
             name: "TracesTests",
             dependencies: [

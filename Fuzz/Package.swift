@@ -19,25 +19,22 @@ let package = Package(
     targets: [
         .executableTarget(
             name: "FuzzEventDecoder",
-            dependencies: [
-                .product(name: "Contracts", package: "iap-pipeline"),
-                .product(name: "Purchases", package: "iap-pipeline"),
-            ],
+            dependencies: [.product(name: "FuzzChecks", package: "iap-pipeline")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "FuzzJWS",
-            dependencies: [.product(name: "AppStore", package: "iap-pipeline")],
+            dependencies: [.product(name: "FuzzChecks", package: "iap-pipeline")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "FuzzReceipt",
-            dependencies: [.product(name: "AppStore", package: "iap-pipeline")],
+            dependencies: [.product(name: "FuzzChecks", package: "iap-pipeline")],
             swiftSettings: strictSettings
         ),
         .executableTarget(
             name: "FuzzPipelineFile",
-            dependencies: [.product(name: "Topology", package: "iap-pipeline")],
+            dependencies: [.product(name: "FuzzChecks", package: "iap-pipeline")],
             swiftSettings: strictSettings
         ),
     ]

@@ -1,47 +1,8 @@
-import AppStore
-import Dispatch
+import FuzzChecks
 
-/// libFuzzer entry point: parsing and verifying arbitrary compact JWS text must end in a
-/// result or an error, never a trap.
-///
-/// The input goes through `UnverifiedJWS` (operators' `iap jws decode`, the gateway's routing
-/// key) and through every `SignedDataVerifier` entry point of two verifiers anchored in Apple
-/// Root CA - G3, one per seed environment. Verification runs offline at the payload's signing
-/// date, as for replays, so mutations of the real vectors in the corpus get past the chain to
-/// the signature and identity checks instead of stopping at an expired certificate.
+/// libFuzzer entry point of `FuzzCheck.jws` (Fuzz/Checks, which the root package's
+/// `FuzzCorpusTests` also replay over `Corpus/FuzzJWS`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzJWS(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let text = String(decoding: UnsafeRawBufferPointer(start: start, count: count), as: UTF8.self)
-    if let unverified = try? UnverifiedJWS(text) {
-        _ = try? unverified.decodePayload(as: JWSTransactionDecodedPayload.self)
-        _ = try? unverified.decodePayload(as: JWSRenewalInfoDecodedPayload.self)
-        _ = try? unverified.decodePayload(as: ResponseBodyV2DecodedPayload.self)
-        _ = try? unverified.decodePayload(as: AppTransaction.self)
-    }
-    let done = DispatchSemaphore(value: 0)
-    Task {
-        for verifier in verifiers {
-            _ = await verifier.verifyAndDecodeTransaction(text)
-            _ = await verifier.verifyAndDecodeRenewalInfo(text)
-            _ = await verifier.verifyAndDecodeNotification(text)
-            _ = await verifier.verifyAndDecodeAppTransaction(text)
-        }
-        done.signal()
-    }
-    // libFuzzer calls the entry point synchronously; the verifier is async.
-    done.wait()
-    return 0
+    FuzzCheck.jws.runForLibFuzzer(start, count)
 }
-
-/// The bundles, app and environments of the vectors the corpus starts from
-/// (shared/vectors/MANIFEST.json), so a seed verifies and its mutations reach every check.
-private let verifiers: [SignedDataVerifier] = {
-    do {
-        return [
-            try SignedDataVerifier(.init(bundleId: "com.goodheartapp", environment: .sandbox)),
-            try SignedDataVerifier(.init(bundleId: "com.nineton.taller", appAppleId: 6_450_284_872, environment: .production)),
-        ]
-    } catch {
-        fatalError("verifier configuration refused: \(error)")
-    }
-}()

@@ -1,17 +1,8 @@
-import AppStore
-import Foundation
+import FuzzChecks
 
-/// libFuzzer entry point: the local receipt decoders must refuse malformed receipts with a
-/// `ReceiptError`, never trap. Both take what a publisher sends, unverified.
-///
-/// The input is used as the DER/BER of a PKCS#7 app receipt (the BER reader and the attribute
-/// walk) and, base64-encoded as a client would send it, as a StoreKit 1 transaction receipt
-/// (the old-style plist parser, outer and `purchase-info`). Mutating the decoded bytes rather
-/// than base64 text keeps the fuzzer working on the structure.
+/// libFuzzer entry point of `FuzzCheck.receipt` (Fuzz/Checks, which the root package's
+/// `FuzzCorpusTests` also replay over `Corpus/FuzzReceipt`).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReceipt(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    let bytes = Array(UnsafeRawBufferPointer(start: start, count: count))
-    _ = try? AppReceiptDecoder.decode(der: bytes)
-    _ = try? TransactionReceiptDecoder.decode(base64: Data(bytes).base64EncodedString())
-    return 0
+    FuzzCheck.receipt.runForLibFuzzer(start, count)
 }
