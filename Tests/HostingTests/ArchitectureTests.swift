@@ -2,45 +2,22 @@ import Foundation
 import Testing
 
 /// `docs/architecture.md` is the module map newcomers read; this holds it to `Package.swift`,
-/// and holds `Package.swift` to the dependency rules the map states.
+/// `Package.swift` to the dependency rules the map states, and every target's dependencies in
+/// `Package.swift` to the `import`s of its files.
 @Suite(.timeLimit(.minutes(2))) struct ArchitectureTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Every non-test target and the project targets it depends on, read from `Package.swift`.
-    static func packageGraph() throws -> [String: Set<String>] {
-        let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
-        var graph: [String: Set<String>] = [:]
-        let declaration = try Regex(#"\.(target|executableTarget|systemLibrary)\(\s*name:\s*"([^"]+)""#)
-        for match in manifest.matches(of: declaration) {
-            let name = String(match.output[2].substring ?? "")
-            // The declaration's own arguments: up to its closing parenthesis.
-            let rest = manifest[match.range.upperBound...]
-            var depth = 1
-            var end = rest.startIndex
-            while depth > 0, end < rest.endIndex {
-                if rest[end] == "(" { depth += 1 } else if rest[end] == ")" { depth -= 1 }
-                end = rest.index(after: end)
-            }
-            let body = String(rest[..<end])
-            guard !body.contains("path: \"Tests/") else { continue }
-            var dependencies: Set<String> = []
-            if let open = body.range(of: "dependencies: [") {
-                var depth = 1
-                var index = open.upperBound
-                while depth > 0, index < body.endIndex {
-                    if body[index] == "[" { depth += 1 } else if body[index] == "]" { depth -= 1 }
-                    index = body.index(after: index)
-                }
-                let list = body[open.upperBound..<body.index(before: index)].replacing(
-                    try Regex(#"\.product\([^)]*\)"#), with: "")
-                for quoted in list.matches(of: try Regex(#""([^"]+)""#)) {
-                    dependencies.insert(String(quoted.output[1].substring ?? ""))
-                }
-            }
-            graph[name] = dependencies
+    /// The manifest, dumped once per test process for whichever test asks first.
+    static let manifest = Task { try await PackageManifest.dump(packageAt: repository) }
+
+    /// Every shipped target and the project targets it depends on: the graph docs/architecture.md
+    /// draws. The test targets and `TestSupport` (under `Tests/`, in no product) are left out.
+    static func packageGraph() async throws -> [String: Set<String>] {
+        let shipped = try await manifest.value.targets.filter {
+            !$0.sourcePath.hasPrefix("Tests/") && $0.kind != "test"
         }
-        return graph
+        return Dictionary(uniqueKeysWithValues: shipped.map { ($0.name, $0.projectDependencies) })
     }
 
     /// The table between the `modules:begin` and `modules:end` markers: `| Module | Depends on |`.
@@ -61,8 +38,8 @@ import Testing
         return graph
     }
 
-    @Test func theMapMatchesThePackage() throws {
-        let package = try Self.packageGraph()
+    @Test func theMapMatchesThePackage() async throws {
+        let package = try await Self.packageGraph()
         let documented = try Self.documentedGraph()
         #expect(!package.isEmpty)
         for name in Set(package.keys).union(documented.keys).sorted() {
@@ -73,9 +50,91 @@ import Testing
         }
     }
 
+    /// Every target, test targets included, declares exactly what its files import: no module
+    /// imported because another dependency happens to link it, no dependency left over.
+    @Test func everyTargetDeclaresWhatItImportsAndImportsWhatItDeclares() async throws {
+        let targets = try await Self.manifest.value.targets.filter { $0.kind != "system" }
+        #expect(targets.count > 20)
+        for target in targets {
+            let files = ImportGuard.swiftFiles(under: Self.repository.appendingPathComponent(target.sourcePath))
+            #expect(!files.isEmpty, "\(target.name): no Swift file under \(target.sourcePath)")
+            var imports: Set<String> = []
+            for file in files {
+                imports.formUnion(ImportGuard.importedModules(in: try String(contentsOf: file, encoding: .utf8)))
+            }
+            let findings = ImportGuard.findings(for: target, imports: imports).subtracting(ImportGuard.tolerated)
+            for finding in findings.sorted(by: { "\($0)" < "\($1)" }) { Issue.record("\(finding)") }
+        }
+    }
+
+    /// The guard reads every form of `import` and nothing that is not one.
+    @Test func theGuardReadsEveryFormOfImport() {
+        let source = #"""
+            // import InALineComment
+            /*
+             import InABlockComment
+             */
+            import Foundation
+            public import Kafka
+            internal import CRdKafka
+            @testable import Pipeline
+            @_exported import Traces
+            @preconcurrency @_spi(CMS) import X509
+            import struct Redis.RedisClient
+            #if canImport(Glibc)
+            import Glibc
+            #elseif canImport(Darwin)
+            import Darwin
+            #endif
+            let script = """
+                import InAString
+                """
+            func important() {}
+            """#
+        #expect(
+            ImportGuard.importedModules(in: source) == [
+                "Foundation", "Kafka", "CRdKafka", "Pipeline", "Traces", "X509", "Redis", "Glibc", "Darwin",
+            ])
+    }
+
+    /// The guard can fail: a target importing what it does not declare, and declaring a target and a
+    /// product it never imports, gets all three findings; system modules and products' other
+    /// modules are no findings.
+    @Test func theGuardFindsAnUndeclaredImportAndUnusedDependencies() {
+        let target = DeclaredTarget(
+            name: "Fake", kind: "regular", path: nil, projectDependencies: ["Kafka", "Redis"],
+            productDependencies: ["Logging", "Metrics", "Instrumentation"])
+        let imports: Set = ["Foundation", "Glibc", "Kafka", "Pipeline", "Logging", "ServiceContextModule"]
+        #expect(
+            ImportGuard.findings(for: target, imports: imports) == [
+                ImportFinding(target: "Fake", kind: .undeclaredImport, name: "Pipeline"),
+                ImportFinding(target: "Fake", kind: .unusedDependency, name: "Redis"),
+                ImportFinding(target: "Fake", kind: .unusedDependency, name: "Metrics"),
+            ])
+    }
+
+    /// `dump-package`'s three kinds of dependency, conditions and a `path:` are read as declared.
+    @Test func theManifestReadsEveryKindOfDependency() throws {
+        let json = """
+            {"targets": [{"name": "Fake", "type": "test", "path": "Tests/Elsewhere", "dependencies": [
+                {"byName": ["Kafka", null]},
+                {"target": ["Redis", {"platformNames": ["linux"]}]},
+                {"product": ["NIOCore", "swift-nio", null, null]}
+            ]}]}
+            """
+        let manifest = try JSONDecoder().decode(PackageManifest.self, from: Data(json.utf8))
+        #expect(
+            manifest.targets == [
+                DeclaredTarget(
+                    name: "Fake", kind: "test", path: "Tests/Elsewhere", projectDependencies: ["Kafka", "Redis"],
+                    productDependencies: ["NIOCore"])
+            ])
+        #expect(manifest.targets.first?.sourcePath == "Tests/Elsewhere")
+    }
+
     /// The rules of docs/architecture.md: lower layers never import upper ones.
-    @Test func lowerLayersDoNotDependOnUpperOnes() throws {
-        let package = try Self.packageGraph()
+    @Test func lowerLayersDoNotDependOnUpperOnes() async throws {
+        let package = try await Self.packageGraph()
         func reach(_ start: String) -> Set<String> {
             var seen: Set<String> = []
             var queue = [start]
