@@ -268,10 +268,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(name: "iap-intake", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-verify", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-match", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-grant", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-intake", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-verify", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-match", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-grant", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
         .executableTarget(name: "iap-reconcile", dependencies: ["Workers"], swiftSettings: strictSettings),
 
         // MARK: Support tools
@@ -307,8 +307,11 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "Redis",
+                "Hosting",
                 "Topology",
                 "Pipeline",
+                "Workers",
+                "Gateway",
                 "AppStoreSimulator",
                 "Processes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
