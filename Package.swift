@@ -276,10 +276,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(name: "iap-intake", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-verify", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-match", dependencies: ["Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-grant", dependencies: ["Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-intake", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-verify", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-match", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
+        .executableTarget(name: "iap-grant", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
         .executableTarget(name: "iap-reconcile", dependencies: ["Workers"], swiftSettings: strictSettings),
 
         // MARK: Support tools
@@ -316,8 +316,11 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "Redis",
+                "Hosting",
                 "Topology",
                 "Pipeline",
+                "Workers",
+                "Gateway",
                 "AppStoreSimulator",
                 "Processes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

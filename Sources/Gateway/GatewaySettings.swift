@@ -7,9 +7,6 @@ public import Topology
 /// and the keys below; the executable's flags override them. A bad value fails start-up with a
 /// message naming the key.
 public struct GatewaySettings: Sendable {
-    /// The topic the pipeline file declares for App Store Server Notifications.
-    public static let defaultTopic = "iap.notifications"
-
     public static let listenHost = Setting<String>.text(
         "IAP_GATEWAY_HOST", "Address of the notification listener", default: "0.0.0.0")
     public static let listenPort = Setting<Int>.port(
@@ -93,21 +90,22 @@ public struct GatewaySettings: Sendable {
         }
     }
 
-    /// The topic notifications are written to: ``topic`` when set, else the pipeline file's
-    /// ``defaultTopic``, which the file must declare (a typo fails start-up, not every request).
+    /// The topic notifications are written to: ``topic`` when set, else the one the pipeline
+    /// file names for them, which it must name (a typo fails start-up, not every request).
     public func notificationsTopic() throws -> String {
         if let topic { return topic }
         return try Self.notificationsTopic(in: PipelineFile.load(path: pipelinePath))
     }
 
-    /// ``defaultTopic`` if `file` declares it.
+    /// The topic `file` names for notifications: intake's `notifications` input, the topic
+    /// intake reads them from (``TopicRole/notifications``).
     public static func notificationsTopic(in file: PipelineFile) throws(SettingsError) -> String {
-        guard file.topics.contains(where: { $0.name == defaultTopic }) else {
+        do {
+            return try file.topic(.notifications)
+        } catch {
             throw SettingsError(
                 .contradiction, key: ClusterSettings.pipeline.name,
-                "the pipeline file declares no topic '\(defaultTopic)'; set IAP_GATEWAY_TOPIC or --topic"
-            )
+                "the pipeline file names no notifications topic (\(error)); set \(topicOverride.name) or --topic")
         }
-        return defaultTopic
     }
 }

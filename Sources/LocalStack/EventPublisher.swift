@@ -1,16 +1,29 @@
 public import Contracts
 public import Kafka
 import Purchases
+public import Topology
 
 /// The contract topics backends publish to, and their records under the contract keys:
 /// purchases by userId, orders by appAccountToken (orderId when there is none), notifications
 /// by notificationUUID when decodable (as `iap-gateway` writes them).
 public struct ContractTopics: Sendable {
-    public var purchases = "iap.purchases"
-    public var orders = "iap.orders"
-    public var notifications = "iap.notifications"
+    public var purchases: String
+    public var orders: String
+    public var notifications: String
 
-    public init() {}
+    /// The topics `pipeline` names for them (``TopicRole``): what the stack and the commands use.
+    public init(pipeline: PipelineFile) throws(PipelineFileError) {
+        purchases = try pipeline.topic(.purchases)
+        orders = try pipeline.topic(.orders)
+        notifications = try pipeline.topic(.notifications)
+    }
+
+    /// The shipped pipeline file's names, for callers with no file at hand (tests).
+    public init() {
+        purchases = TopicRole.purchases.defaultName
+        orders = TopicRole.orders.defaultName
+        notifications = TopicRole.notifications.defaultName
+    }
 
     public func record(_ purchase: PurchaseEvent) throws -> KafkaRecord {
         KafkaRecord(topic: purchases, key: Array(purchase.userId.utf8), value: try EventEncoder.encode(purchase))

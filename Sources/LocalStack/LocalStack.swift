@@ -2,6 +2,8 @@ import AppStoreSimulator
 import AsyncHTTPClient
 import Basics
 import Foundation
+import Gateway
+import Hosting
 public import Kafka
 public import Logging
 import NIOCore
@@ -11,7 +13,8 @@ public import Processes
 public import Redis
 import ServiceLifecycle
 import Synchronization
-import Topology
+public import Topology
+import Workers
 
 #if canImport(Glibc)
 import Glibc
@@ -30,6 +33,9 @@ public final class LocalStack: Sendable {
     public let cluster: KafkaMockCluster
     public let redis: LocalRedisServer
     public let configuration: LocalStackConfiguration
+    /// The pipeline file the stack runs (the dev file derived from `configuration.pipelinePath`,
+    /// at `endpoints.pipeline`): where the demo, the soak and the benchmarks find their topics.
+    public let pipeline: PipelineFile
     /// The settings every process of the stack reads (its own ops port and client id aside):
     /// what an `iap` command run against this stack reads too (`iap support`, `iap notifications test`).
     public let baseEnvironment: [String: String]
@@ -85,33 +91,37 @@ public final class LocalStack: Sendable {
         let simulatorTask = Task { try await simulatorGroup.run() }
         let simulatorURL = try await simulator.baseURL()
 
+        // Written under the names of the `Setting`s the children read them through, so a
+        // renamed setting cannot leave the stack configuring a name nobody reads.
+        let kafkaProperty = ClusterSettings.settingName(forKafkaProperty:)
         var base: [String: String] = [
-            "KAFKA_BROKERS": cluster.bootstrapServers,
-            "REDIS_URL": redis.url,
-            "IAP_PIPELINE": pipelinePath,
-            "IAP_OPS_HOST": "127.0.0.1",
-            "IAP_BUNDLE_ID": configuration.bundleId,
-            "IAP_APP_APPLE_ID": String(AppStoreSimulatorConfiguration().appAppleId),
-            "IAP_APPLE_ROOT_CERTIFICATES": simulator.rootCertificatePath,
-            "IAP_APPLE_API_URL": simulatorURL + "/production",
-            "IAP_APPLE_SANDBOX_API_URL": simulatorURL + "/sandbox",
-            "IAP_VERIFY_RECEIPT_URL": simulatorURL + "/production/verifyReceipt",
-            "IAP_VERIFY_RECEIPT_SANDBOX_URL": simulatorURL + "/sandbox/verifyReceipt",
-            "IAP_APPLE_KEY_ID": apiKey.keyId,
-            "IAP_APPLE_ISSUER_ID": "local-issuer",
-            "IAP_APPLE_PRIVATE_KEY_PATH": keyPath,
-            "IAP_APPLE_RATE_LIMIT": String(configuration.appleRateLimit),
-            "IAP_ENVIRONMENT": "Production",
-            "IAP_ACCEPT_SANDBOX": "true",
-            "IAP_SHUTDOWN_GRACE_SECONDS": String(Int(configuration.shutdownGrace / .seconds(1))),
-            "IAP_LAG_INTERVAL_SECONDS": "2",
+            ClusterSettings.kafkaBrokers.name: cluster.bootstrapServers,
+            RedisSettings.url.name: redis.url,
+            ClusterSettings.pipeline.name: pipelinePath,
+            HostSettings.opsHost.name: "127.0.0.1",
+            StageSettings.bundleIdKey.name: configuration.bundleId,
+            StageSettings.appAppleIdKey.name: String(AppStoreSimulatorConfiguration().appAppleId),
+            StageSettings.rootCertificates.name: simulator.rootCertificatePath,
+            StageSettings.appleAPIURLKey.name: simulatorURL + "/production",
+            StageSettings.appleSandboxAPIURLKey.name: simulatorURL + "/sandbox",
+            StageSettings.verifyReceiptURLKey.name: simulatorURL + "/production/verifyReceipt",
+            StageSettings.verifyReceiptSandboxURLKey.name: simulatorURL + "/sandbox/verifyReceipt",
+            StageSettings.appleKeyIdKey.name: apiKey.keyId,
+            StageSettings.appleIssuerIdKey.name: "local-issuer",
+            StageSettings.applePrivateKeyPathKey.name: keyPath,
+            StageSettings.appleRateLimitKey.name: String(configuration.appleRateLimit),
+            StageSettings.deployment.name: "Production",
+            StageSettings.acceptSandbox.name: "true",
+            HostSettings.shutdownGrace.name: String(Int(configuration.shutdownGrace / .seconds(1))),
+            WorkerSettings.lagInterval.name: "2",
             // The mock cluster runs in this process: rebalance quickly when a child restarts.
-            "IAP_KAFKA_SESSION_TIMEOUT_MS": "6000",
-            "IAP_KAFKA_HEARTBEAT_INTERVAL_MS": "500",
+            kafkaProperty("session.timeout.ms"): "6000",
+            kafkaProperty("heartbeat.interval.ms"): "500",
             // The mock broker answers a fetch only when fetch.wait.max.ms (500 ms by default)
             // runs out, even when records arrived meanwhile: every hop would cost up to half a
             // second (decision D12). Real brokers answer as soon as data is there.
-            "IAP_KAFKA_FETCH_WAIT_MAX_MS": "10",
+            kafkaProperty("fetch.wait.max.ms"): "10",
+            // Process plumbing, not a setting: the children search the same path as the stack.
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
         base.merge(configuration.workerEnvironment) { _, new in new }
@@ -124,8 +134,8 @@ public final class LocalStack: Sendable {
                 let name = replica == 1 ? worker : "\(worker)-\(replica)"
                 let port = try LocalRedisServer.freeLoopbackPort()
                 var environment = base
-                environment["IAP_OPS_PORT"] = String(port)
-                environment["IAP_CLIENT_ID"] = name
+                environment[HostSettings.opsPort.name] = String(port)
+                environment[HostSettings.clientId.name] = name
                 environments[name] = environment
                 ops[name] = "http://127.0.0.1:\(port)"
                 instances.append((name, worker))
@@ -134,22 +144,23 @@ public final class LocalStack: Sendable {
         if configuration.reconcile {
             var environment = base
             let port = try LocalRedisServer.freeLoopbackPort()
-            environment["IAP_OPS_PORT"] = String(port)
-            environment["IAP_CLIENT_ID"] = "iap-reconcile"
-            environment["IAP_RECONCILE_INTERVAL_SECONDS"] = String(configuration.reconcileInterval.seconds)
+            environment[HostSettings.opsPort.name] = String(port)
+            environment[HostSettings.clientId.name] = "iap-reconcile"
+            environment[ReconcileSettings.interval.name] = String(configuration.reconcileInterval.seconds)
             // The embedded stack's history is as old as the stack.
-            environment["IAP_RECONCILE_LOOKBACK_SECONDS"] = "3600"
+            environment[ReconcileSettings.lookback.name] = "3600"
             environments["iap-reconcile"] = environment
             ops["iap-reconcile"] = "http://127.0.0.1:\(port)"
             instances.append(("iap-reconcile", "iap-reconcile"))
         }
         if let gatewayPort {
             var environment = base
-            environment["IAP_GATEWAY_HOST"] = "127.0.0.1"
-            environment["IAP_GATEWAY_PORT"] = String(gatewayPort)
-            environment["IAP_OPS_PORT"] = String(try LocalRedisServer.freeLoopbackPort())
+            let opsPort = try LocalRedisServer.freeLoopbackPort()
+            environment[GatewaySettings.listenHost.name] = "127.0.0.1"
+            environment[GatewaySettings.listenPort.name] = String(gatewayPort)
+            environment[HostSettings.opsPort.name] = String(opsPort)
             environments["iap-gateway"] = environment
-            ops["iap-gateway"] = "http://127.0.0.1:\(environment["IAP_OPS_PORT"]!)"
+            ops["iap-gateway"] = "http://127.0.0.1:\(opsPort)"
             instances.append(("iap-gateway", "iap-gateway"))
         }
 
@@ -159,7 +170,7 @@ public final class LocalStack: Sendable {
                 rootCertificate: simulator.rootCertificatePath,
                 bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
             ),
-            cluster: cluster, redis: redis, configuration: configuration, baseEnvironment: base,
+            cluster: cluster, redis: redis, configuration: configuration, pipeline: pipeline, baseEnvironment: base,
             simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
             binDirectory: binDirectory, environments: environments,
             ownedDirectory: configuration.stateDirectory == nil ? directory : nil, logger: logger
@@ -178,7 +189,7 @@ public final class LocalStack: Sendable {
 
     private init(
         endpoints: LocalStackEndpoints, cluster: KafkaMockCluster, redis: LocalRedisServer,
-        configuration: LocalStackConfiguration, baseEnvironment: [String: String],
+        configuration: LocalStackConfiguration, pipeline: PipelineFile, baseEnvironment: [String: String],
         simulatorGroup: ServiceGroup, simulatorTask: Task<Void, any Error>, binDirectory: String,
         environments: [String: [String: String]], ownedDirectory: String?, logger: Logger
     ) {
@@ -187,6 +198,7 @@ public final class LocalStack: Sendable {
         self.cluster = cluster
         self.redis = redis
         self.configuration = configuration
+        self.pipeline = pipeline
         self.baseEnvironment = baseEnvironment
         self.simulatorGroup = simulatorGroup
         self.simulatorTask = simulatorTask
@@ -292,10 +304,11 @@ public final class LocalStack: Sendable {
         return response.status == .ok
     }
 
-    /// The directory of the running executable: `iap` and the workers are built side by side,
-    /// and a test bundle sits in the same build directory.
+    /// `IAP_BIN_DIR` (read through the settings layer), else the directory of the running
+    /// executable: `iap` and the workers are built side by side, and a test bundle sits in the
+    /// same build directory.
     private static func executableDirectory() -> String {
-        if let override = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] { return override }
+        if let override = try? SettingsReader().optional(SettingsCatalog.binaryDirectory) { return override }
         let executable = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
         var directory = executable.resolvingSymlinksInPath().deletingLastPathComponent()
         // An .xctest bundle on Linux is a file in the build directory; on macOS a directory tree.

@@ -1,4 +1,5 @@
 import Foundation
+import Topology
 
 /// What `iap dev up`, `iap demo`, the end-to-end tests and `iap bench e2e` start.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// unmatched window, so scenarios that take hours in production finish in seconds.
 public struct LocalStackConfiguration: Sendable {
     /// The four workers, in pipeline order; `workers` picks a subset.
-    public static let allWorkers = ["iap-intake", "iap-verify", "iap-match", "iap-grant"]
+    public static let allWorkers = StageName.allCases.map(\.executable)
 
     /// Pipeline file the dev topology is derived from.
     public var pipelinePath = "pipelines/iap.yaml"

@@ -46,15 +46,15 @@ public struct SupportSettings: Sendable {
 
     /// The topic backends publish purchases to: intake's `purchases` input.
     public func purchasesTopic() throws -> String {
-        try pipeline.stage(named: "intake").input("purchases")
+        try pipeline.topic(.purchases)
     }
 
     /// Where a notification travels from the gateway through intake to verify.
     public func notificationRoute() throws -> NotificationSelfCheck.Route {
-        let intake = try pipeline.stage(named: "intake")
-        let verify = try pipeline.stage(named: "verify")
+        let intake = try pipeline.stage(.intake)
+        let verify = try pipeline.stage(.verify)
         return NotificationSelfCheck.Route(
-            notificationsTopic: try intake.input("notifications"), intakeGroup: intake.consumerGroup,
+            notificationsTopic: try pipeline.topic(.notifications), intakeGroup: intake.consumerGroup,
             verifyTopic: try verify.input("verify"), verifyGroup: verify.consumerGroup)
     }
 }

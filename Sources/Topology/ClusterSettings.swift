@@ -30,6 +30,12 @@ public enum ClusterSettings {
         name.dropFirst(kafkaPropertyPrefix.count).lowercased().replacingOccurrences(of: "_", with: ".")
     }
 
+    /// The `IAP_KAFKA_<PROPERTY>` name of a librdkafka property, the inverse of
+    /// ``kafkaProperty(named:)``: what a process that configures another one writes.
+    public static func settingName(forKafkaProperty property: String) -> String {
+        kafkaPropertyPrefix + property.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+
     /// The `IAP_KAFKA_<PROPERTY>` values as librdkafka properties.
     public static func kafkaProperties(_ reader: SettingsReader) -> [String: String] {
         var properties: [String: String] = [:]

@@ -1,3 +1,4 @@
+import Topology
 import Workers
 
 /// `iap-grant`: the grant stage as a process (docs/architecture.md; settings: docs/operations.md).

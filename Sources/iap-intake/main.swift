@@ -1,3 +1,4 @@
+import Topology
 import Workers
 
 /// `iap-intake`: the intake stage as a process (docs/architecture.md; settings: docs/operations.md).

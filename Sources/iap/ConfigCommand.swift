@@ -88,10 +88,7 @@ struct ConfigCommand: AsyncParsableCommand {
                         for bundleId in settings.bundleIds {
                             _ = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
                         }
-                        if let file {
-                            let intake = try file.stage(named: StageName.intake.rawValue)
-                            _ = (try intake.input("notifications"), try intake.input("purchases"))
-                        }
+                        if let file { _ = (try file.topic(.notifications), try file.topic(.purchases)) }
                     }
                     continue
                 }
@@ -106,7 +103,7 @@ struct ConfigCommand: AsyncParsableCommand {
                     }
                 }
                 if let file {
-                    attempt { try StageLayout.of(name).check(try file.stage(named: name.rawValue), in: file) }
+                    attempt { try StageLayout.of(name).check(try file.stage(name), in: file) }
                 }
             }
             print("")

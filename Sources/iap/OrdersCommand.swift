@@ -1,9 +1,10 @@
 import ArgumentParser
 import Pipeline
 import Redis
+import Topology
 import Workers
 
-/// `iap orders rebuild`: the order index in Redis, rebuilt from the compacted `iap.orders`.
+/// `iap orders rebuild`: the order index in Redis, rebuilt from the compacted orders topic.
 struct OrdersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "orders",
@@ -29,8 +30,11 @@ struct OrdersCommand: AsyncParsableCommand {
         @Option(name: .customLong("redis-url"), help: "Redis of the match stage (default: REDIS_URL).")
         var redisURL: String?
 
-        @Option(name: .long, help: "The orders topic.")
-        var topic = "iap.orders"
+        @Option(name: .long, help: "Pipeline file naming the orders topic (default: IAP_PIPELINE).")
+        var pipeline: String?
+
+        @Option(name: .long, help: "The orders topic (default: the pipeline file's, match's orders input).")
+        var topic: String?
 
         @Option(name: .customLong("idle-timeout"), help: "Seconds without a record before giving up.")
         var idleTimeout = 30
@@ -41,6 +45,7 @@ struct OrdersCommand: AsyncParsableCommand {
         func run() async throws {
             let settings = try await CLISettings.load()
             let cluster = try settings.cluster(brokers: brokers)
+            let topic = try topic ?? PipelineFile.load(path: settings.pipelinePath(pipeline)).topic(.orders)
             var redis = try RedisSettings(reader: settings.reader)
             if let redisURL { redis.url = redisURL }
             let client = RedisClient(configuration: try redis.configuration(), logger: CLILogging.logger("iap.redis"))

@@ -5,6 +5,7 @@ import Foundation
 import Kafka
 import LocalStack
 import Purchases
+import Topology
 import Traces
 import Tracing
 
@@ -20,8 +21,11 @@ struct PublishCommand: AsyncParsableCommand {
 
 struct PublishOptions: ParsableArguments {
     @Option(help: "Kafka bootstrap servers (default: KAFKA_BROKERS).") var brokers: String?
-    @Option(name: .customLong("purchases-topic")) var purchasesTopic = "iap.purchases"
-    @Option(name: .customLong("orders-topic")) var ordersTopic = "iap.orders"
+    @Option(help: "Pipeline file naming the topics (default: IAP_PIPELINE).") var pipeline: String?
+    @Option(name: .customLong("purchases-topic"), help: "Default: the pipeline file's (intake's purchases input).")
+    var purchasesTopic: String?
+    @Option(name: .customLong("orders-topic"), help: "Default: the pipeline file's (match's orders input).")
+    var ordersTopic: String?
     @Option(
         help: """
             W3C traceparent to continue (00-<trace id>-<span id>-<flags>); default, or when malformed: \
@@ -29,16 +33,23 @@ struct PublishOptions: ParsableArguments {
             """)
     var traceparent: String?
 
-    var topics: ContractTopics {
-        var topics = ContractTopics()
-        topics.purchases = purchasesTopic
-        topics.orders = ordersTopic
+    /// The topics from the pipeline file, each overridden by its option; with both options
+    /// given the file is not read.
+    func topics(_ settings: CLISettings) throws -> ContractTopics {
+        if let purchasesTopic, let ordersTopic {
+            var topics = ContractTopics()
+            (topics.purchases, topics.orders) = (purchasesTopic, ordersTopic)
+            return topics
+        }
+        var topics = try ContractTopics(pipeline: PipelineFile.load(path: settings.pipelinePath(pipeline)))
+        if let purchasesTopic { topics.purchases = purchasesTopic }
+        if let ordersTopic { topics.orders = ordersTopic }
         return topics
     }
 
     /// Writes the records, each under its own publish span, and waits until the broker
     /// acknowledged every one.
-    func send(_ records: [KafkaRecord]) async throws {
+    func send(_ records: [KafkaRecord], _ settings: CLISettings) async throws {
         let tracer = PropagatingTracer()
         let parent = tracer.extracting(
             from: traceparent.map { [KafkaHeader(name: TraceHeaders.traceparent, string: $0)] } ?? [])
@@ -48,7 +59,7 @@ struct PublishOptions: ParsableArguments {
             record.headers = tracer.injecting(span.context, into: record.headers)
             return record
         }
-        let cluster = try await CLISettings.load().cluster(brokers: brokers)
+        let cluster = try settings.cluster(brokers: brokers)
         let producer = try KafkaProducer(
             configuration: cluster.producer(clientId: "iap-publish"), logger: CLILogging.logger("iap.publish"))
         do {
@@ -101,7 +112,8 @@ struct PublishPurchaseCommand: AsyncParsableCommand {
             environment: try environment.map { text in try CLIEnvironment.parse(text) },
             source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
         )
-        try await options.send([try options.topics.record(event)])
+        let settings = try await CLISettings.load()
+        try await options.send([try options.topics(settings).record(event)], settings)
     }
 }
 
@@ -120,7 +132,8 @@ struct PublishOrderCommand: AsyncParsableCommand {
         let order = OrderEvent(
             orderId: orderId, userId: userId, productId: productId, bundleId: bundleId,
             appAccountToken: appAccountToken, quantity: quantity)
-        try await options.send([try options.topics.record(order)])
+        let settings = try await CLISettings.load()
+        try await options.send([try options.topics(settings).record(order)], settings)
     }
 }
 
@@ -137,7 +150,8 @@ struct PublishFileCommand: AsyncParsableCommand {
         let data =
             path == "-"
             ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
-        let topics = options.topics
+        let settings = try await CLISettings.load()
+        let topics = try options.topics(settings)
         var records: [KafkaRecord] = []
         for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated()
         where !line.trimmingCharacters(in: .whitespaces).isEmpty {
@@ -152,7 +166,7 @@ struct PublishFileCommand: AsyncParsableCommand {
                 throw ValidationError("line \(number + 1): \(error)")
             }
         }
-        try await options.send(records)
+        try await options.send(records, settings)
     }
 }
 

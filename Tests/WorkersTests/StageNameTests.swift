@@ -1,5 +1,5 @@
 import Testing
-import Workers
+import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct StageNameTests {
     @Test func stagesMatchThePipelineFile() {

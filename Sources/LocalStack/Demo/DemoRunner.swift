@@ -48,14 +48,15 @@ public struct DemoRunner: Sendable {
     ) async throws -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        let resultTopics = ResultTopics()
+        let resultTopics = try ResultTopics(pipeline: stack.pipeline)
         let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: resultTopics.all, logger: logger)
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
         producerConfiguration.linger = .milliseconds(1)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let context = DemoContext(
             simulator: SimulatorClient(baseURL: stack.endpoints.simulator), bundleId: stack.endpoints.bundleId,
-            runId: String(UUID().uuidString.prefix(6)).lowercased(), topics: ContractTopics(), producer: producer,
+            runId: String(UUID().uuidString.prefix(6)).lowercased(),
+            topics: try ContractTopics(pipeline: stack.pipeline), producer: producer,
             observer: observer,
             resultTopics: resultTopics, publishesNotifications: stack.endpoints.gateway == nil
         )

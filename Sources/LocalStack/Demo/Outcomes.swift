@@ -1,5 +1,6 @@
 import Foundation
 public import Kafka
+public import Topology
 
 /// What the pipeline wrote to its three result topics, parsed just enough to check the
 /// demo's expectations.
@@ -87,11 +88,25 @@ public struct Outcomes: Sendable {
     }
 }
 
-/// The topics the demo reads its results from.
+/// The topics the demo and the soak read their results from.
 public struct ResultTopics: Sendable {
-    public var entitlements = "iap.entitlements"
-    public var rejected = "iap.rejected"
-    public var unmatched = "iap.unmatched"
-    public init() {}
+    public var entitlements: String
+    public var rejected: String
+    public var unmatched: String
+
+    /// The topics `pipeline` names for them (``TopicRole``).
+    public init(pipeline: PipelineFile) throws(PipelineFileError) {
+        entitlements = try pipeline.topic(.entitlements)
+        rejected = try pipeline.topic(.rejected)
+        unmatched = try pipeline.topic(.unmatched)
+    }
+
+    /// The shipped pipeline file's names, for callers with no file at hand (tests).
+    public init() {
+        entitlements = TopicRole.entitlements.defaultName
+        rejected = TopicRole.rejected.defaultName
+        unmatched = TopicRole.unmatched.defaultName
+    }
+
     public var all: [String] { [entitlements, rejected, unmatched] }
 }

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import Hosting
 import Kafka
 public import Logging
 import NIOCore
@@ -29,8 +30,9 @@ public struct SoakRunner: Sendable {
         stack.orderGrace = .seconds(600)
         stack.unmatchedWindow = .seconds(900)
         stack.redisAppendOnly = stack.redisAppendOnly || configuration.redisRestart
-        stack.workerEnvironment["IAP_GENERATION_CHECK_SECONDS"] = "1"
-        stack.workerEnvironment["IAP_LOG_LEVEL"] = stack.workerEnvironment["IAP_LOG_LEVEL"] ?? "warning"
+        stack.workerEnvironment[WorkerSettings.generationCheckInterval.name] = "1"
+        stack.workerEnvironment[HostSettings.logLevel.name] =
+            stack.workerEnvironment[HostSettings.logLevel.name] ?? "warning"
         self.stackConfiguration = stack
         self.logger = logger
     }
@@ -53,11 +55,12 @@ public struct SoakRunner: Sendable {
         progress(
             "making \(configuration.purchases + configuration.backlog) purchases on the simulator"
                 + (configuration.backlog > 0 ? " (\(configuration.backlog) of them a backlog of bare ids)…" : "…"))
+        let results = try ResultTopics(pipeline: stack.pipeline)
         let workload = try await SoakWorkload.make(
             count: configuration.purchases, backlog: configuration.backlog, simulator: simulator,
-            bundleId: stack.endpoints.bundleId)
+            bundleId: stack.endpoints.bundleId, topics: try ContractTopics(pipeline: stack.pipeline))
         let observer = try TopicObserver(
-            bootstrap: stack.endpoints.kafka, topics: ["iap.entitlements", "iap.rejected"], logger: logger)
+            bootstrap: stack.endpoints.kafka, topics: [results.entitlements, results.rejected], logger: logger)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: logger)
         let events = SoakEvents()
@@ -105,7 +108,7 @@ public struct SoakRunner: Sendable {
             pendingOrders.removeAll { $0.due <= now }
             batch += due.map(\.record)
             if Double.random(in: 0..<1, using: &random) < configuration.badInputRate {
-                batch.append(SoakWorkload.badRecord(report.badInputs, using: &random))
+                batch.append(workload.badRecord(report.badInputs, using: &random))
                 report.badInputs += 1
                 if let gateway = stack.endpoints.gateway {
                     report.gatewayBadBodies += 1
@@ -120,7 +123,7 @@ public struct SoakRunner: Sendable {
             let pace = started + .milliseconds(Int64((index + 1) * 1000 / max(configuration.rate, 1)))
             if pace > clock.now { try await Task.sleep(until: pace, clock: clock) }
             if index % max(configuration.rate, 1) == 0 {
-                progress("published \(index + 1)/\(steady.count) · " + settledLine(observer, workload))
+                progress("published \(index + 1)/\(steady.count) · " + settledLine(observer, workload, results))
             }
         }
         try await sendDurably(producer, pendingOrders.map(\.record))
@@ -133,12 +136,13 @@ public struct SoakRunner: Sendable {
         // Drain: every purchase granted, every bad input rejected, every group at its log end.
         let deadline = published + configuration.drainTimeout
         while clock.now < deadline {
-            if outstanding(observer, workload, badInputs: report.badInputs) == 0, try await stuckOffsets(stack).isEmpty
+            if outstanding(observer, workload, results, badInputs: report.badInputs) == 0,
+                try await stuckOffsets(stack).isEmpty
             {
                 report.settled = true
                 break
             }
-            progress("draining · " + settledLine(observer, workload))
+            progress("draining · " + settledLine(observer, workload, results))
             try await Task.sleep(for: .seconds(1))
         }
         report.drainSeconds = (clock.now - published) / .seconds(1)
@@ -155,7 +159,7 @@ public struct SoakRunner: Sendable {
             let commands = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore).values.reduce(0, +)
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
-        tally(&report, observer: observer, workload: workload)
+        tally(&report, observer: observer, workload: workload, results: results)
         report.stuckOffsets = try await stuckOffsets(stack)
         report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
@@ -277,20 +281,24 @@ public struct SoakRunner: Sendable {
 
     // MARK: Reading the end state
 
-    private func outstanding(_ observer: TopicObserver, _ workload: SoakWorkload, badInputs: Int) -> Int {
-        let state = EndState(observer)
+    private func outstanding(
+        _ observer: TopicObserver, _ workload: SoakWorkload, _ results: ResultTopics, badInputs: Int
+    ) -> Int {
+        let state = EndState(observer, results)
         return workload.purchases.count { state.grants[$0.transactionId] == nil }
             + max(0, badInputs - state.rejectedBadInputs.count)
     }
 
-    private func settledLine(_ observer: TopicObserver, _ workload: SoakWorkload) -> String {
-        let state = EndState(observer)
+    private func settledLine(_ observer: TopicObserver, _ workload: SoakWorkload, _ results: ResultTopics) -> String {
+        let state = EndState(observer, results)
         return
             "granted \(workload.purchases.count { state.grants[$0.transactionId] != nil })/\(workload.purchases.count)"
     }
 
-    private func tally(_ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload) {
-        let state = EndState(observer)
+    private func tally(
+        _ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload, results: ResultTopics
+    ) {
+        let state = EndState(observer, results)
         for purchase in workload.purchases {
             guard let grants = state.grants[purchase.transactionId] else {
                 report.lost.append("\(purchase.transactionId) (\(purchase.kind.rawValue))")
@@ -320,12 +328,12 @@ public struct SoakRunner: Sendable {
         var rejectedBadInputs: Set<String> = []
         var rejectedByReason: [String: Int] = [:]
 
-        init(_ observer: TopicObserver) {
+        init(_ observer: TopicObserver, _ results: ResultTopics) {
             for record in observer.records {
                 guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
                     continue
                 }
-                if record.topic == "iap.rejected" {
+                if record.topic == results.rejected {
                     rejectedByReason[
                         "\(object["stage"] as? String ?? "?")/\(object["reason"] as? String ?? "?")", default: 0] += 1
                     if let key = record.key.map({ String(decoding: $0, as: UTF8.self) }), key.hasPrefix("bad-") {

@@ -30,16 +30,17 @@ struct SoakWorkload: Sendable {
     }
 
     var purchases: [Purchase]
+    /// Where the records go: the stack's pipeline file's topics.
+    var topics: ContractTopics
 
     /// Makes `count` purchases, the kinds in a fixed rotation (4 signed, 3 bare ids, 1 receipt,
     /// 2 ordered of every 10), and `backlog` bare ids more.
-    static func make(count: Int, backlog: Int = 0, simulator: SimulatorClient, bundleId: String) async throws
-        -> SoakWorkload
-    {
+    static func make(
+        count: Int, backlog: Int = 0, simulator: SimulatorClient, bundleId: String, topics: ContractTopics
+    ) async throws -> SoakWorkload {
         let rotation: [Kind] = [
             .signed, .bareId, .signed, .ordered, .bareId, .signed, .receipt, .bareId, .signed, .ordered,
         ]
-        let topics = ContractTopics()
         let made = try await withThrowingTaskGroup(of: [Purchase].self) { group in
             let lanes = 16
             for lane in 0..<lanes {
@@ -83,11 +84,11 @@ struct SoakWorkload: Sendable {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        return SoakWorkload(purchases: made.sorted { $0.transactionId < $1.transactionId })
+        return SoakWorkload(purchases: made.sorted { $0.transactionId < $1.transactionId }, topics: topics)
     }
 
-    /// A hostile record for `iap.purchases`, keyed `bad-<n>` so its rejection can be found.
-    static func badRecord(_ number: Int, using random: inout some RandomNumberGenerator) -> KafkaRecord {
+    /// A hostile record for the purchases topic, keyed `bad-<n>` so its rejection can be found.
+    func badRecord(_ number: Int, using random: inout some RandomNumberGenerator) -> KafkaRecord {
         let value: [UInt8]
         switch Int.random(in: 0..<6, using: &random) {
         case 0:
@@ -108,7 +109,7 @@ struct SoakWorkload: Sendable {
         default:
             value = [0xC3, 0x28, 0x7B, 0xFF, 0xFE]
         }
-        return KafkaRecord(topic: ContractTopics().purchases, key: Array("bad-\(number)".utf8), value: value)
+        return KafkaRecord(topic: topics.purchases, key: Array("bad-\(number)".utf8), value: value)
     }
 
     /// A body that is not a notification, for the gateway.

@@ -146,7 +146,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
 
         var configuration = WorkerConfiguration(
             stage: stage.name, consumerGroup: stage.consumerGroup, inputTopics: stage.inputs,
-            rejectTopic: stage.rejectTopic ?? "iap.rejected"
+            rejectTopic: stage.rejects
         )
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry

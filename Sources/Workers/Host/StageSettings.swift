@@ -2,6 +2,7 @@ public import AppStore
 import Foundation
 public import Hosting
 public import Purchases
+public import Topology
 
 /// What a stage reads besides ``WorkerSettings``: only its own keys, each with one default and
 /// one rule, the keys it cannot run without checked here (so `iap config check --stage` and

@@ -3,7 +3,7 @@ import Foundation
 import Hosting
 import Logging
 import Pipeline
-import Topology
+public import Topology
 
 #if canImport(Glibc)
 import Glibc
@@ -30,7 +30,7 @@ public enum WorkerMain {
             var settings = try WorkerSettings(stage: stage.rawValue, reader: reader)
             if let path = command.pipeline { settings.pipelinePath = path }
             let pipeline = try PipelineFile.load(path: settings.pipelinePath)
-            let spec = try pipeline.stage(named: stage.rawValue)
+            let spec = try pipeline.stage(stage)
             try StageLayout.of(stage).check(spec, in: pipeline)
             let assembly = StageAssembly(
                 stage: stage, spec: spec, file: pipeline, settings: settings,

@@ -25,9 +25,8 @@ public struct ReconcileAssembly: Sendable {
     ) throws {
         let worker = settings.worker
         let pipeline = try PipelineFile.load(path: worker.pipelinePath)
-        let intake = try pipeline.stage(named: "intake")
         let topics = Reconciler.Topics(
-            notifications: try intake.input("notifications"), purchases: try intake.input("purchases"))
+            notifications: try pipeline.topic(.notifications), purchases: try pipeline.topic(.purchases))
 
         let redis = RedisClient(
             configuration: try RedisConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 public import Hosting
 public import Pipeline
 import Purchases
+import Topology
 
 /// What `iap-reconcile` and `iap reconcile` read (decision D32): the worker's process, Kafka and
 /// Redis keys (``WorkerSettings``), verify's Apple keys read as verify reads them

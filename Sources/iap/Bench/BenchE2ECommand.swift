@@ -2,6 +2,7 @@ import AppStore
 import ArgumentParser
 import Contracts
 import Foundation
+import Hosting
 import Kafka
 import LocalStack
 import Pipeline
@@ -71,9 +72,9 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.appleRateLimit = appleRateLimit
         configuration.replicas = replicas
         configuration.brokers = brokers
-        if verifyOnly { configuration.workers = ["iap-verify"] }
+        if verifyOnly { configuration.workers = [StageName.verify.executable] }
         configuration.binDirectory = binDirectory
-        configuration.workerEnvironment = ["IAP_LOG_LEVEL": "warning"]
+        configuration.workerEnvironment = [HostSettings.logLevel.name: "warning"]
         for pair in workerEnvironment {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw ValidationError("--worker-env takes KEY=VALUE, got '\(pair)'")
@@ -257,19 +258,22 @@ struct BenchE2ECommand: AsyncParsableCommand {
         return lines
     }
 
-    /// Where purchases enter and what counts as done: the whole pipeline (`iap.purchases` to
-    /// `iap.entitlements`), or with `--verify-only` the verify stage alone (verification
-    /// requests, as intake would write them, to `iap.verified`).
+    /// Where purchases enter and what counts as done: the whole pipeline (the purchases topic to
+    /// the entitlements topic), or with `--verify-only` the verify stage alone (verification
+    /// requests, as intake would write them, to its output), all named by the stack's pipeline file.
     private struct Target {
         var verifyOnly: Bool
+        var contract: ContractTopics
         var verifyTopic = ""
-        var resultTopic = "iap.entitlements"
+        var resultTopic: String
         var done: String { verifyOnly ? "verified" : "granted" }
 
         init(stack: LocalStack, verifyOnly: Bool) throws {
             self.verifyOnly = verifyOnly
+            contract = try ContractTopics(pipeline: stack.pipeline)
+            resultTopic = try stack.pipeline.topic(.entitlements)
             guard verifyOnly else { return }
-            let verify = try PipelineFile.load(path: stack.endpoints.pipeline).stage(named: "verify")
+            let verify = try stack.pipeline.stage(.verify)
             guard let input = verify.inputs.first, let output = verify.outputs.first else {
                 throw ValidationError("the pipeline's verify stage needs an input and an output topic")
             }
@@ -277,7 +281,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         }
 
         func record(_ purchase: PurchaseEvent) throws -> KafkaRecord {
-            guard verifyOnly else { return try ContractTopics().record(purchase) }
+            guard verifyOnly else { return try contract.record(purchase) }
             switch IntakeRules().purchase(purchase, receivedAt: Timestamp(Date())) {
             case .forward(let request, let key, _):
                 return KafkaRecord(topic: verifyTopic, key: Array(key.utf8), value: try EventEncoder.encode(request))

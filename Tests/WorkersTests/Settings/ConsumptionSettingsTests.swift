@@ -2,6 +2,7 @@ import AppStore
 import Hosting
 import Purchases
 import Testing
+import Topology
 import Workers
 
 /// Grant's consumption settings (decision D34): off by default, and once on, consent and the

@@ -45,26 +45,7 @@ import Workers
         #expect(unknown.isEmpty)
     }
 
-    /// Settings are read in one place: a process or command that read `KAFKA_BROKERS` (or any key)
-    /// from the environment itself would ignore `IAP_CONFIG_FILE`, the `IAP_KAFKA_*` properties
-    /// and the key's rule (D38). Left: `PATH`, which is no setting, and the two local-stack keys
-    /// read below the settings layer by the tools that start `redis-server` and the executables.
-    @Test func nothingReadsTheEnvironmentOutsideTheSettingsLayer() throws {
-        let allowed: [String: Set<String>] = [
-            "PATH": ["Processes/ChildProcess+Command.swift", "LocalStack/LocalStack.swift"],
-            "IAP_BIN_DIR": ["LocalStack/LocalStack.swift"],
-            "REDIS_SERVER": ["Redis/LocalRedisServer.swift"],
-        ]
-        let read = try Regex(#"ProcessInfo\.processInfo\.environment\[\s*"([A-Z0-9_]+)"\s*\]|getenv\("#)
-        var reads: [String] = []
-        for (path, text) in try Self.sources() where !path.hasPrefix("Hosting/Settings/") {
-            for match in text.matches(of: read) {
-                let name = match.output[1].substring.map(String.init) ?? "getenv"
-                if allowed[name]?.contains(path) != true { reads.append("\(path): \(text[match.range])") }
-            }
-        }
-        #expect(reads.isEmpty, "read these through SettingsReader (Hosting): \(reads)")
-    }
+    // Reading the environment outside the settings layer: `EdgeTests`.
 
     /// Every Kafka client of a process or an `iap` command is made from its `KafkaCluster`, and
     /// every `KafkaCluster` carries the settings' `IAP_KAFKA_*` properties, so no client connects

@@ -2,6 +2,7 @@ import AppStore
 import Hosting
 import Purchases
 import Testing
+import Topology
 import Workers
 
 @Suite struct StageSettingsTests {
