@@ -38,8 +38,11 @@ public struct RedisAppleCallGate: AppleCallGate {
     ///     those 429s or run against the simulator. Must not be negative.
     ///   - sandboxShare: the sandbox budget as a share of the production one (Apple: 0.1);
     ///     must be positive. Sandbox gets at least 0.001 calls/s.
+    ///   - lateness: how long after its slot a booking still lets its call through, in ms
+    ///     (``GateTimeline/Rules/lateness``).
     public init(
-        client: RedisClient, keys: StateKeys = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1
+        client: RedisClient, keys: StateKeys = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1,
+        lateness: Int64 = GateTimeline.defaultLateness
     ) {
         precondition(
             callsPerSecond.isFinite && callsPerSecond >= 0,
@@ -49,8 +52,8 @@ public struct RedisAppleCallGate: AppleCallGate {
         self.keys = keys
         self.callsPerSecond = callsPerSecond
         self.sandboxRate = callsPerSecond > 0 ? max(callsPerSecond * sandboxShare, 0.001) : 0
-        self.production = GateTimeline.Rules(callsPerSecond: callsPerSecond)
-        self.sandbox = GateTimeline.Rules(callsPerSecond: sandboxRate)
+        self.production = GateTimeline.Rules(callsPerSecond: callsPerSecond, lateness: lateness)
+        self.sandbox = GateTimeline.Rules(callsPerSecond: sandboxRate, lateness: lateness)
     }
 
     public func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
