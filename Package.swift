@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "Settings", targets: ["Settings"]),
         .library(name: "Hosting", targets: ["Hosting"]),
         .library(name: "Topology", targets: ["Topology"]),
         .library(name: "Basics", targets: ["Basics"]),
@@ -182,16 +183,28 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: Process host
-        /// What every executable is hosted by: one settings layer (environment, optional file,
-        /// defaults), logging bootstrap, replica identity, the ops server and readiness, and the
-        /// one run loop. Knows nothing of Kafka, Redis or purchases.
+        // MARK: Settings
+        /// The one settings layer (environment, optional file, defaults): `Setting`,
+        /// `SettingsReader`, `SettingsError`, `SettingsCatalog`. A leaf, so the pipeline file and
+        /// anything else that reads a key need not link the host's HTTP server and metrics.
         .target(
-            name: "Hosting",
+            name: "Settings",
             dependencies: [
                 "Basics",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Process host
+        /// What every executable is hosted by: the settings every process reads (`HostSettings`),
+        /// logging bootstrap, replica identity, the ops server and readiness, and the one run
+        /// loop. Knows nothing of Kafka, Redis or purchases.
+        .target(
+            name: "Hosting",
+            dependencies: [
+                "Settings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -209,7 +222,7 @@ let package = Package(
             name: "Topology",
             dependencies: [
                 "Basics",
-                "Hosting",
+                "Settings",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
@@ -235,6 +248,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Traces",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -259,6 +273,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Contracts",
@@ -295,7 +310,7 @@ let package = Package(
                 "Purchases",
                 "Kafka",
                 "Redis",
-                "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Workers",
@@ -317,6 +332,7 @@ let package = Package(
                 "Purchases",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Workers",
@@ -341,6 +357,7 @@ let package = Package(
                 "Basics",
                 "Kafka",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "AppStore",
                 "Contracts",
@@ -376,6 +393,7 @@ let package = Package(
                 "LocalStack",
                 "Workers",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Gateway",
                 "SupportTools",
@@ -395,6 +413,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Hosting",
+                "Settings",
                 "Kafka",
                 "Pipeline",
                 "Workers",
@@ -426,6 +445,7 @@ let package = Package(
             name: "HostingTests",
             dependencies: [
                 "Hosting",
+                "Settings",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -436,6 +456,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
         /// Every seed and earlier finding of Fuzz/Corpus through its fuzz target's check, without
         /// the sanitizer build: the corpora as regression tests of the unit tier.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"], swiftSettings: strictSettings),
@@ -465,7 +486,7 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Hosting",
+                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
                 "Topology", "Workers", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -490,7 +511,8 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis",
+                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
+                "Redis",
                 "TestSupport", "AppStoreSimulator", "LocalStack",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -503,7 +525,7 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Contracts", "Hosting", "Topology", "Kafka", "Redis", "TestSupport", "Traces",
+                "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -515,7 +537,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "AppStore", "Contracts", "Hosting", "Kafka", "Pipeline", "Topology", "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Hosting", "Settings", "Kafka", "Pipeline", "Topology",
+                "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

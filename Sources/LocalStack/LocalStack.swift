@@ -12,6 +12,7 @@ import Pipeline
 public import Processes
 public import Redis
 import ServiceLifecycle
+import Settings
 import Synchronization
 public import Topology
 import Workers

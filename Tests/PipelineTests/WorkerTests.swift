@@ -7,6 +7,7 @@ import NIOCore
 import NIOHTTP1
 import Pipeline
 import Redis
+import Settings
 import Synchronization
 import TestSupport
 import Testing

@@ -9,6 +9,7 @@ import Pipeline
 import Processes
 import Purchases
 import Redis
+import Settings
 import Synchronization
 import Topology
 

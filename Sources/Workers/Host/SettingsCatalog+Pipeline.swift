@@ -1,6 +1,7 @@
 import Gateway
-public import Hosting
+import Hosting
 import Pipeline
+public import Settings
 import Topology
 
 extension SettingsCatalog {
