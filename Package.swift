@@ -99,10 +99,27 @@ let package = Package(
                 "Basics",
                 "CHiredis",
                 "COpenSSL",
-                "Processes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Local stand-ins for the adapters
+        /// What dev, benchmarks and tests run instead of a real cluster and a managed Redis:
+        /// librdkafka's mock cluster (`KafkaMockCluster`) and a `redis-server` child
+        /// (`LocalRedisServer`). Out of `Kafka` and `Redis` so that no production module links
+        /// them; `ArchitectureTests` holds that.
+        .target(
+            name: "LocalServices",
+            dependencies: [
+                "Basics",
+                "CRdKafka",
+                "Kafka",
+                "Redis",
+                "Processes",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -338,6 +355,7 @@ let package = Package(
                 "Workers",
                 "Gateway",
                 "AppStoreSimulator",
+                "LocalServices",
                 "Processes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -391,6 +409,7 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "LocalStack",
+                "LocalServices",
                 "Workers",
                 "Hosting",
                 "Settings",
@@ -431,6 +450,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "Redis",
+                "LocalServices",
                 "Pipeline",
                 "Processes",
                 .product(name: "Logging", package: "swift-log"),
@@ -468,8 +488,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RedisTests", dependencies: ["Redis", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
         /// real redis-server and the simulator, through `LocalStack`. Needs the executables
         /// built (`swift build --build-tests` builds them).
@@ -498,7 +520,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: [
-                "LocalStack", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
+                "LocalStack", "LocalServices", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -513,7 +535,7 @@ let package = Package(
             dependencies: [
                 "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
                 "Redis",
-                "TestSupport", "AppStoreSimulator", "LocalStack",
+                "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -525,7 +547,9 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "TestSupport", "Traces",
+                "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "LocalServices",
+                "TestSupport",
+                "Traces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -537,8 +561,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "AppStore", "Contracts", "Hosting", "Settings", "Kafka", "Pipeline", "Topology",
-                "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Hosting", "Settings", "Kafka", "LocalServices", "Pipeline",
+                "Topology", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -5,6 +5,7 @@ import Foundation
 import Gateway
 import Hosting
 public import Kafka
+public import LocalServices
 public import Logging
 import NIOCore
 import NIOHTTP1

@@ -152,10 +152,10 @@ enum EnvironmentReads {
         // Process plumbing, no setting: the tools a child runs, and the stack's children, search
         // the same path.
         "PATH": ["Processes/ChildProcess+Command.swift", "LocalStack/LocalStack.swift"],
-        // Read below the settings layer: the Redis module starts `redis-server` for the local
-        // stack and for the tests (TestSupport) and links no settings (its `Setting`,
-        // `SettingsCatalog.redisServer`, is declared in Workers, above it).
-        "REDIS_SERVER": ["Redis/LocalRedisServer.swift"],
+        // Read below the settings catalogue: LocalServices starts `redis-server` for the local
+        // stack, the benchmarks and the tests (TestSupport), and its `Setting`,
+        // `SettingsCatalog.redisServer`, is declared in Workers, above it.
+        "REDIS_SERVER": ["LocalServices/LocalRedisServer.swift"],
         // Process plumbing: a child started without an environment inherits this process's.
         "": ["Processes/ChildProcess.swift"],
     ]
