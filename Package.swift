@@ -110,7 +110,7 @@ let package = Package(
         /// What dev, benchmarks and tests run instead of a real cluster and a managed Redis:
         /// librdkafka's mock cluster (`KafkaMockCluster`) and a `redis-server` child
         /// (`LocalRedisServer`). Out of `Kafka` and `Redis` so that no production module links
-        /// them; `ArchitectureTests` holds that.
+        /// them; `DependencyClosureTests` holds that.
         .target(
             name: "LocalServices",
             dependencies: [
@@ -534,8 +534,7 @@ let package = Package(
             name: "WorkersTests",
             dependencies: [
                 "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
-                "Redis",
-                "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
+                "Redis", "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -548,8 +547,7 @@ let package = Package(
             name: "PipelineTests",
             dependencies: [
                 "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "LocalServices",
-                "TestSupport",
-                "Traces",
+                "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
