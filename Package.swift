@@ -27,6 +27,7 @@ let package = Package(
         .library(name: "Contracts", targets: ["Contracts"]),
         .library(name: "Purchases", targets: ["Purchases"]),
         .library(name: "Gateway", targets: ["Gateway"]),
+        .library(name: "Settings", targets: ["Settings"]),
         .library(name: "Hosting", targets: ["Hosting"]),
         .library(name: "Topology", targets: ["Topology"]),
         .library(name: "Basics", targets: ["Basics"]),
@@ -98,10 +99,27 @@ let package = Package(
                 "Basics",
                 "CHiredis",
                 "COpenSSL",
-                "Processes",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Local stand-ins for the adapters
+        /// What dev, benchmarks and tests run instead of a real cluster and a managed Redis:
+        /// librdkafka's mock cluster (`KafkaMockCluster`) and a `redis-server` child
+        /// (`LocalRedisServer`). Out of `Kafka` and `Redis` so that no production module links
+        /// them; `DependencyClosureTests` holds that.
+        .target(
+            name: "LocalServices",
+            dependencies: [
+                "Basics",
+                "CRdKafka",
+                "Kafka",
+                "Redis",
+                "Processes",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -182,16 +200,28 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
-        // MARK: Process host
-        /// What every executable is hosted by: one settings layer (environment, optional file,
-        /// defaults), logging bootstrap, replica identity, the ops server and readiness, and the
-        /// one run loop. Knows nothing of Kafka, Redis or purchases.
+        // MARK: Settings
+        /// The one settings layer (environment, optional file, defaults): `Setting`,
+        /// `SettingsReader`, `SettingsError`, `SettingsCatalog`. A leaf, so the pipeline file and
+        /// anything else that reads a key need not link the host's HTTP server and metrics.
         .target(
-            name: "Hosting",
+            name: "Settings",
             dependencies: [
                 "Basics",
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Process host
+        /// What every executable is hosted by: the settings every process reads (`HostSettings`),
+        /// logging bootstrap, replica identity, the ops server and readiness, and the one run
+        /// loop. Knows nothing of Kafka, Redis or purchases.
+        .target(
+            name: "Hosting",
+            dependencies: [
+                "Settings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -209,7 +239,7 @@ let package = Package(
             name: "Topology",
             dependencies: [
                 "Basics",
-                "Hosting",
+                "Settings",
                 .product(name: "Yams", package: "Yams"),
             ],
             swiftSettings: strictSettings
@@ -235,6 +265,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Traces",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -259,6 +290,7 @@ let package = Package(
                 "Kafka",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Contracts",
@@ -295,7 +327,7 @@ let package = Package(
                 "Purchases",
                 "Kafka",
                 "Redis",
-                "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Workers",
@@ -317,11 +349,13 @@ let package = Package(
                 "Purchases",
                 "Redis",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Pipeline",
                 "Workers",
                 "Gateway",
                 "AppStoreSimulator",
+                "LocalServices",
                 "Processes",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -341,6 +375,7 @@ let package = Package(
                 "Basics",
                 "Kafka",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "AppStore",
                 "Contracts",
@@ -374,8 +409,10 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "LocalStack",
+                "LocalServices",
                 "Workers",
                 "Hosting",
+                "Settings",
                 "Topology",
                 "Gateway",
                 "SupportTools",
@@ -395,6 +432,7 @@ let package = Package(
             dependencies: [
                 "Gateway",
                 "Hosting",
+                "Settings",
                 "Kafka",
                 "Pipeline",
                 "Workers",
@@ -412,6 +450,7 @@ let package = Package(
             dependencies: [
                 "Kafka",
                 "Redis",
+                "LocalServices",
                 "Pipeline",
                 "Processes",
                 .product(name: "Logging", package: "swift-log"),
@@ -426,6 +465,7 @@ let package = Package(
             name: "HostingTests",
             dependencies: [
                 "Hosting",
+                "Settings",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -436,6 +476,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
+        .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
         /// Every seed and earlier finding of Fuzz/Corpus through its fuzz target's check, without
         /// the sanitizer build: the corpora as regression tests of the unit tier.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"], swiftSettings: strictSettings),
@@ -447,8 +488,10 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "KafkaTests", dependencies: ["Kafka", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "RedisTests", dependencies: ["Redis", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "KafkaTests", dependencies: ["Kafka", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "RedisTests", dependencies: ["Redis", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
         /// real redis-server and the simulator, through `LocalStack`. Needs the executables
         /// built (`swift build --build-tests` builds them).
@@ -465,7 +508,7 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Hosting",
+                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
                 "Topology", "Workers", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -477,7 +520,7 @@ let package = Package(
         .testTarget(
             name: "DeploymentTests",
             dependencies: [
-                "LocalStack", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
+                "LocalStack", "LocalServices", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -490,8 +533,8 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Topology", "Kafka", "AppStore", "Redis",
-                "TestSupport", "AppStoreSimulator", "LocalStack",
+                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
+                "Redis", "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -503,7 +546,8 @@ let package = Package(
         .testTarget(
             name: "PipelineTests",
             dependencies: [
-                "Pipeline", "Contracts", "Hosting", "Topology", "Kafka", "Redis", "TestSupport", "Traces",
+                "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "LocalServices",
+                "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -515,7 +559,8 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "AppStore", "Contracts", "Hosting", "Kafka", "Pipeline", "Topology", "TestSupport",
+                "Gateway", "AppStore", "Contracts", "Hosting", "Settings", "Kafka", "LocalServices", "Pipeline",
+                "Topology", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

@@ -1,6 +1,7 @@
 public import Foundation
-public import Hosting
+import Hosting
 public import Kafka
+public import Settings
 public import Topology
 
 /// Settings of `iap-gateway`: the host's (``HostSettings``), the cluster's (``ClusterSettings``)

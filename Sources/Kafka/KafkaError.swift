@@ -1,5 +1,5 @@
 public import Basics
-internal import CRdKafka
+package import CRdKafka
 
 /// An error from librdkafka or from this wrapper.
 ///
@@ -54,7 +54,8 @@ public struct KafkaError: Error, Hashable, CustomStringConvertible, Sendable {
     public static func == (lhs: KafkaError, rhs: KafkaError) -> Bool { lhs.code == rhs.code }
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
-    static func from(_ err: rd_kafka_resp_err_t, code: Code, context: String) -> KafkaError {
+    /// `package`: the mock cluster (`LocalServices`) reports its C errors the same way.
+    package static func from(_ err: rd_kafka_resp_err_t, code: Code, context: String) -> KafkaError {
         KafkaError(
             code: code,
             message: "\(context): \(String(cString: rd_kafka_err2str(err)))",

@@ -1,4 +1,5 @@
 import Kafka
+import LocalServices
 import Pipeline
 import Redis
 import Topology

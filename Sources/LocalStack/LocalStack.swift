@@ -5,6 +5,7 @@ import Foundation
 import Gateway
 import Hosting
 public import Kafka
+public import LocalServices
 public import Logging
 import NIOCore
 import NIOHTTP1
@@ -12,6 +13,7 @@ import Pipeline
 public import Processes
 public import Redis
 import ServiceLifecycle
+import Settings
 import Synchronization
 public import Topology
 import Workers

@@ -1,10 +1,10 @@
 import AppStore
-public import Hosting
 public import Kafka
 public import Logging
 public import Pipeline
 import Purchases
 public import Redis
+public import Settings
 public import Topology
 public import Workers
 

@@ -1,5 +1,5 @@
 import Foundation
-public import Hosting
+public import Settings
 
 /// Where the Kafka cluster and the pipeline file are, and the librdkafka properties every client
 /// needs to reach it: read by the workers, the gateway, the lag exporter and every `iap` command

@@ -5,6 +5,7 @@ import Hosting
 import Kafka
 import Logging
 import Pipeline
+import Settings
 import Workers
 
 /// `iap-gateway`: App Store Server Notifications V2 -> Kafka. Settings come from the settings

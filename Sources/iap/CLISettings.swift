@@ -1,5 +1,5 @@
-import Hosting
 import Kafka
+import Settings
 import Topology
 import Workers
 

@@ -5,6 +5,7 @@ import Hosting
 import Kafka
 import Logging
 import Pipeline
+import Settings
 import Topology
 import Workers
 

@@ -4,6 +4,7 @@ import Hosting
 import Kafka
 import Logging
 import Pipeline
+import Settings
 import Topology
 import Workers
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Hosting
 import Pipeline
+import Settings
 import Synchronization
 import Workers
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import LocalStack
 import Logging
 import NIOCore

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Kafka
+import LocalServices
 import LocalStack
 import Logging
 import NIOCore

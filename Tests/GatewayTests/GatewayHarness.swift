@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import NIOCore
 import NIOHTTP1
 import Synchronization

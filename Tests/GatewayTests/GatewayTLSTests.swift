@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Crypto
 import Foundation
 import Gateway
-import Hosting
 import NIOSSL
+import Settings
 import SwiftASN1
 import TestSupport
 import Testing

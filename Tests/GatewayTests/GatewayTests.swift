@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import NIOHTTP1
 import Synchronization
 import TestSupport

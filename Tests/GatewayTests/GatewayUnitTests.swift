@@ -1,9 +1,9 @@
 import AppStore
 import Contracts
 import Foundation
-import Hosting
 import Kafka
 import Pipeline
+import Settings
 import Testing
 import Topology
 

@@ -120,14 +120,22 @@ import Testing
                 {"byName": ["Kafka", null]},
                 {"target": ["Redis", {"platformNames": ["linux"]}]},
                 {"product": ["NIOCore", "swift-nio", null, null]}
-            ]}]}
+            ]}],
+            "dependencies": [
+                {"sourceControl": [{"identity": "swift-nio", "location": {"remote": [{"urlString": "u"}]}}]},
+                {"fileSystem": [{"identity": "local-package", "path": "/p"}]}
+            ]}
             """
         let manifest = try JSONDecoder().decode(PackageManifest.self, from: Data(json.utf8))
         #expect(
             manifest.targets == [
                 DeclaredTarget(
                     name: "Fake", kind: "test", path: "Tests/Elsewhere", projectDependencies: ["Kafka", "Redis"],
-                    productDependencies: ["NIOCore"])
+                    productDependencies: ["NIOCore"], productPackages: ["swift-nio"])
+            ])
+        #expect(
+            manifest.dependencies == [
+                PackageDependency(identity: "swift-nio"), PackageDependency(identity: "local-package"),
             ])
         #expect(manifest.targets.first?.sourcePath == "Tests/Elsewhere")
     }
@@ -145,7 +153,7 @@ import Testing
             }
             return seen
         }
-        let runtime: Set = ["Kafka", "Redis", "Pipeline", "Workers", "Gateway", "LocalStack"]
+        let runtime: Set = ["Kafka", "Redis", "Pipeline", "Workers", "Gateway", "LocalStack", "LocalServices"]
         #expect(reach("Purchases").isDisjoint(with: runtime), "the rules are plain code (D9)")
         #expect(
             reach("AppStore").isDisjoint(with: runtime.union(["Purchases", "Hosting"])),
@@ -167,5 +175,16 @@ import Testing
             "the gateway links neither the runtime nor the stages")
         #expect(
             reach("Topology").isDisjoint(with: runtime.union(["Purchases", "AppStore"])), "the pipeline file is data")
+        #expect(reach("Settings").isSubset(of: ["Basics"]), "the settings layer is a leaf")
+        #expect(
+            reach("Topology").isSubset(of: ["Basics", "Settings"]), "the pipeline file needs only the settings layer")
+        #expect(reach("Hosting").isSubset(of: ["Basics", "Settings"]), "the host builds on the settings layer only")
+        #expect(
+            reach("LocalServices").isDisjoint(
+                with: ["Pipeline", "Workers", "Gateway", "LocalStack", "Hosting", "Topology", "Contracts", "Purchases"]
+            ),
+            "the stand-ins stand in for the adapters, nothing above them")
+        // Nothing in production reaches LocalServices, LocalStack or AppStoreSimulator:
+        // DependencyClosureTests.noProductionTargetReachesTheLocalStandIns, over the listed targets.
     }
 }

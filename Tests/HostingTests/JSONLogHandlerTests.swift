@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Settings
 import Synchronization
 import Testing
 

@@ -4,6 +4,16 @@ import Foundation
 /// architecture guard reads the real manifest instead of matching its Swift text with regexes.
 struct PackageManifest: Sendable, Decodable {
     var targets: [DeclaredTarget]
+    /// The packages this one depends on (`.package(url:…)`); absent in hand-written test JSON.
+    var dependencies: [PackageDependency] = []
+
+    private enum CodingKeys: String, CodingKey { case targets, dependencies }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        targets = try container.decode([DeclaredTarget].self, forKey: .targets)
+        dependencies = try container.decodeIfPresent([PackageDependency].self, forKey: .dependencies) ?? []
+    }
 
     /// The manifest of the package at `root`. `swift` is the one on `PATH`: the tests run inside
     /// `swift test`, so it is the toolchain that builds them. `swift test` holds the lock of the
@@ -90,6 +100,8 @@ struct DeclaredTarget: Sendable, Equatable {
     var projectDependencies: Set<String> = []
     /// Products of other packages it depends on (`.product(name:package:)`), by product name.
     var productDependencies: Set<String> = []
+    /// The packages of those products, as `package:` names them (`swift-nio`, `Yams`).
+    var productPackages: Set<String> = []
 
     /// Where SwiftPM reads the target's sources: its `path:`, else `Tests/<name>` for a test
     /// target and `Sources/<name>` for any other.
@@ -121,9 +133,37 @@ extension DeclaredTarget: Decodable {
             let dependencyName = try fields.decode(String.self)
             if key == .product {
                 productDependencies.insert(dependencyName)
+                productPackages.insert(try fields.decode(String.self))
             } else {
                 projectDependencies.insert(dependencyName)
             }
         }
+    }
+}
+
+/// A package the manifest depends on, by identity (`swift-nio`, `yams`: its URL's last component,
+/// lowercased), whatever its kind: `{"sourceControl": [{"identity": …, …}]}`, `fileSystem`, `registry`.
+struct PackageDependency: Sendable, Equatable, Decodable {
+    var identity: String
+
+    private struct Kind: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    private enum FieldKeys: String, CodingKey { case identity }
+
+    init(identity: String) { self.identity = identity }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Kind.self)
+        guard let kind = container.allKeys.first else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: "a dependency of no kind"))
+        }
+        var fields = try container.nestedUnkeyedContainer(forKey: kind)
+        identity = try fields.nestedContainer(keyedBy: FieldKeys.self).decode(String.self, forKey: .identity)
     }
 }

@@ -1,4 +1,5 @@
 import Hosting
+import Settings
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ReplicaIdentityTests {

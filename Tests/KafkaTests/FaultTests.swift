@@ -1,4 +1,5 @@
 import Kafka
+import LocalServices
 import TestSupport
 import Testing
 

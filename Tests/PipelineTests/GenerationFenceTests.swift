@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import Pipeline
 import Redis
 import Synchronization

@@ -1,6 +1,7 @@
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import Logging
 import Pipeline
 import Redis

@@ -1,6 +1,6 @@
-import Hosting
 import Pipeline
 import Redis
+import Settings
 import Testing
 
 /// The `REDIS_TLS_*` and `REDIS_RECONNECT_*` keys reach the driver's configuration (D25).

@@ -1,4 +1,5 @@
 import Foundation
+import LocalServices
 import Pipeline
 import Redis
 import TestSupport

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Kafka
+import LocalServices
 import Logging
 import Pipeline
 import ServiceLifecycle

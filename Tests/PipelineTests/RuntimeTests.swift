@@ -1,5 +1,6 @@
 import Foundation
 import Kafka
+import LocalServices
 import Pipeline
 import TestSupport
 import Testing

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Hosting
 import Kafka
+import LocalServices
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -2,11 +2,13 @@ import AsyncHTTPClient
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
 import Redis
+import Settings
 import Synchronization
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import LocalServices
 import Redis
 import TestSupport
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import LocalServices
 import Redis
 import TestSupport
 import Testing

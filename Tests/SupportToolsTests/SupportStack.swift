@@ -1,8 +1,8 @@
 import Foundation
-import Hosting
 import LocalStack
 import Logging
 import Redis
+import Settings
 import SupportTools
 import Testing
 import Workers

@@ -1,3 +1,4 @@
+public import LocalServices
 public import Redis
 
 /// Runs `body` with a fresh server and stops it afterwards, whether `body` throws or not.

@@ -1,4 +1,5 @@
 public import Kafka
+public import LocalServices
 public import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+import LocalServices
 public import Redis
 
 /// Runs `body` with two independent clients (separate pools, as two workers would have) on

@@ -1,5 +1,5 @@
 internal import CRdKafka
-import Logging
+package import Logging
 
 /// Owns one `rd_kafka_t` and the callback context librdkafka points back to.
 ///
@@ -7,8 +7,10 @@ import Logging
 /// module makes on it; the Swift-side state reachable from here (`context`) is itself Sendable.
 /// Stored-property order matters for teardown: `deinit` destroys the handle first, and only
 /// then is `context` released, because librdkafka may call back into it until destroy returns.
-final class RDKafkaClient: @unchecked Sendable {
-    let handle: OpaquePointer
+/// `package`, not `public`: the mock cluster (`LocalServices`) owns one as its C handle; nothing
+/// outside this package sees librdkafka.
+package final class RDKafkaClient: @unchecked Sendable {
+    package let handle: OpaquePointer
     let context: RDKafkaCallbackContext
 
     private init(handle: OpaquePointer, context: RDKafkaCallbackContext) {
@@ -16,10 +18,10 @@ final class RDKafkaClient: @unchecked Sendable {
         self.context = context
     }
 
-    enum Kind { case producer, consumer }
+    package enum Kind { case producer, consumer }
 
     /// Creates the handle; `configure` may register callbacks on the conf before it is consumed.
-    static func make(
+    package static func make(
         kind: Kind,
         properties: [String: String],
         context: RDKafkaCallbackContext,
@@ -67,11 +69,11 @@ final class RDKafkaClient: @unchecked Sendable {
 ///
 /// Subclassed by the consumer to receive rebalances; the base class routes librdkafka's log
 /// lines into swift-log so they carry the worker's metadata instead of raw stderr lines.
-class RDKafkaCallbackContext: @unchecked Sendable {
+package class RDKafkaCallbackContext: @unchecked Sendable {
     // Invariant for @unchecked: `logger` is immutable after init and swift-log loggers are Sendable.
     let logger: Logger
 
-    init(logger: Logger) { self.logger = logger }
+    package init(logger: Logger) { self.logger = logger }
 
     /// Whether `rd_kafka_destroy` may run; consumers override this (see `RDKafkaClient.deinit`).
     var isSafeToDestroy: Bool { true }

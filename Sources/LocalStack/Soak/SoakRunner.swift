@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 public import Logging
 import NIOCore
 import NIOHTTP1
@@ -9,6 +10,7 @@ import Pipeline
 import Processes
 import Purchases
 import Redis
+import Settings
 import Synchronization
 import Topology
 

@@ -1,6 +1,7 @@
 public import Foundation
-public import Hosting
+import Hosting
 public import Kafka
+public import Settings
 import Topology
 
 /// What `iap lag --serve` reads: the host's keys (``HostSettings``: ops port, logging, grace),

@@ -1,6 +1,6 @@
 import Foundation
-public import Hosting
 public import Redis
+public import Settings
 
 /// How a worker (or `iap orders rebuild`) connects to Redis. One default per key: the driver's
 /// ``RedisConfiguration`` has none of its own.

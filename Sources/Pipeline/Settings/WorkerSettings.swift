@@ -2,6 +2,7 @@ public import Foundation
 public import Hosting
 public import Kafka
 public import Redis
+public import Settings
 import Topology
 
 /// Process-level settings of a worker: the host's (``HostSettings``), the cluster's

@@ -1,6 +1,7 @@
 import Gateway
-public import Hosting
+import Hosting
 import Pipeline
+public import Settings
 import Topology
 
 extension SettingsCatalog {
@@ -19,7 +20,7 @@ extension SettingsCatalog {
         prefixes: [ClusterSettings.kafkaPropertyFamily]
     )
 
-    /// Read by `LocalRedisServer` (Redis module), which starts the local stack's and the tests' Redis.
+    /// Read by `LocalRedisServer` (LocalServices module), which starts the local stack's and the tests' Redis.
     public static let redisServer = Setting<String>.text(
         "REDIS_SERVER", "The `redis-server` binary of the embedded stack and the tests (default: on the `PATH`)")
 

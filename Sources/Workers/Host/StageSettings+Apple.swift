@@ -1,7 +1,7 @@
 public import AppStore
 import Foundation
-public import Hosting
 public import Purchases
+public import Settings
 
 extension StageSettings {
     /// How verify checks signed data: the trusted roots, bundle, app id, environment policy and

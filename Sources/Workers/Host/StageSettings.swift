@@ -1,7 +1,7 @@
 public import AppStore
 import Foundation
-public import Hosting
 public import Purchases
+public import Settings
 public import Topology
 
 /// What a stage reads besides ``WorkerSettings``: only its own keys, each with one default and

@@ -3,6 +3,7 @@ import Foundation
 import Hosting
 import Logging
 import Pipeline
+import Settings
 
 #if canImport(Glibc)
 import Glibc

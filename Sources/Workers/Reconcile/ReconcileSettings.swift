@@ -1,8 +1,8 @@
 public import AppStore
 import Foundation
-public import Hosting
 public import Pipeline
 import Purchases
+public import Settings
 import Topology
 
 /// What `iap-reconcile` and `iap reconcile` read (decision D32): the worker's process, Kafka and

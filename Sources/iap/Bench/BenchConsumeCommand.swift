@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Foundation
 import Kafka
+import LocalServices
 
 /// `iap bench consume`: the Swift consumer's rate against kcat's on the same broker and data.
 struct BenchConsumeCommand: AsyncParsableCommand {

@@ -7,6 +7,7 @@ import Kafka
 import LocalStack
 import Pipeline
 import Purchases
+import Settings
 import Topology
 
 /// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as

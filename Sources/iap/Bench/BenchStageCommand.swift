@@ -3,6 +3,7 @@ import Basics
 import Contracts
 import Foundation
 import Kafka
+import LocalServices
 import Pipeline
 import Redis
 import ServiceLifecycle

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Kafka
+import LocalServices
 import Pipeline
 import Topology
 import UnixSignals

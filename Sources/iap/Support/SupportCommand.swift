@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import Hosting
 import Kafka
 import Redis
+import Settings
 import SupportTools
 import Workers
 

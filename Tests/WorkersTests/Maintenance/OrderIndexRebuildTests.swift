@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Kafka
+import LocalServices
 import Purchases
 import Redis
 import TestSupport

@@ -1,6 +1,7 @@
 import AppStore
 import Contracts
 import Kafka
+import LocalServices
 import Purchases
 import Redis
 import TestSupport

@@ -98,7 +98,7 @@ import Topology
     /// Declarations live in `*Settings.swift`, the catalogue and the settings layer itself.
     static func declaresSettings(_ path: String) -> Bool {
         path.hasSuffix("Settings.swift") || path.hasSuffix("SettingsCatalog+Pipeline.swift")
-            || path.hasPrefix("Hosting/Settings/")
+            || path.hasPrefix("Settings/")
     }
 
     @Test func settingsAreWrittenThroughTheirDeclarations() throws {
@@ -124,7 +124,7 @@ import Topology
         for (path, text) in try SettingsTableTests.sources() {
             reads += try EnvironmentReads.disallowed(in: text, path: path)
         }
-        #expect(reads.isEmpty, "read these through SettingsReader (Hosting): \(reads)")
+        #expect(reads.isEmpty, "read these through SettingsReader (Settings): \(reads)")
     }
 
     /// The scan sees every form of read, and lets through only the allow-list's.
@@ -141,21 +141,21 @@ import Topology
         #expect(inStack.count == 4, "PATH is allowed there: \(inStack)")
         let inSettings = try EnvironmentReads.disallowed(in: text, path: "Gateway/GatewaySettings.swift")
         #expect(inSettings.count == 4, "a settings value's default environment is allowed: \(inSettings)")
-        #expect(try EnvironmentReads.disallowed(in: text, path: "Hosting/Settings/SettingsReader.swift").isEmpty)
+        #expect(try EnvironmentReads.disallowed(in: text, path: "Settings/SettingsReader.swift").isEmpty)
     }
 }
 
-/// Where the environment may be read outside the settings layer (`Hosting/Settings/`), and why.
+/// Where the environment may be read outside the settings layer (the `Settings` module), and why.
 enum EnvironmentReads {
     /// By variable name, the files that may read it; `""` is the whole environment.
     static let allowed: [String: Set<String>] = [
         // Process plumbing, no setting: the tools a child runs, and the stack's children, search
         // the same path.
         "PATH": ["Processes/ChildProcess+Command.swift", "LocalStack/LocalStack.swift"],
-        // Read below the settings layer: the Redis module starts `redis-server` for the local
-        // stack and for the tests (TestSupport) and links no settings (its `Setting`,
-        // `SettingsCatalog.redisServer`, is declared in Workers, above it).
-        "REDIS_SERVER": ["Redis/LocalRedisServer.swift"],
+        // Read below the settings catalogue: LocalServices starts `redis-server` for the local
+        // stack, the benchmarks and the tests (TestSupport), and its `Setting`,
+        // `SettingsCatalog.redisServer`, is declared in Workers, above it.
+        "REDIS_SERVER": ["LocalServices/LocalRedisServer.swift"],
         // Process plumbing: a child started without an environment inherits this process's.
         "": ["Processes/ChildProcess.swift"],
     ]
@@ -164,7 +164,7 @@ enum EnvironmentReads {
     /// neither the settings layer's, nor a `*Settings` value's default environment (handed to
     /// its `SettingsReader`), nor on the allow-list.
     static func disallowed(in text: String, path: String) throws -> [String] {
-        if path.hasPrefix("Hosting/Settings/") { return [] }
+        if path.hasPrefix("Settings/") { return [] }
         let read = try Regex(
             #"ProcessInfo\.processInfo\.environment(?:\[\s*"([A-Z0-9_]+)"\s*\])?|getenv\(\s*"?([A-Z0-9_]*)"#)
         let settingsDefault = "environment: [String: String] = "

@@ -1,5 +1,5 @@
 import Foundation
-import Hosting
+import Settings
 import Testing
 import Workers
 

@@ -1,6 +1,6 @@
 import Foundation
-import Hosting
 import Pipeline
+import Settings
 import Testing
 import Topology
 import Workers

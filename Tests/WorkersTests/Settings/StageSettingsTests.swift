@@ -1,6 +1,6 @@
 import AppStore
-import Hosting
 import Purchases
+import Settings
 import Testing
 import Topology
 import Workers

@@ -1,5 +1,6 @@
 import AppStore
 import Contracts
+import LocalServices
 import Purchases
 import Redis
 import TestSupport

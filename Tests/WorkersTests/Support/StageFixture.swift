@@ -3,6 +3,7 @@ import AppStoreSimulator
 import Foundation
 import Hosting
 import Kafka
+import LocalServices
 import LocalStack
 import Logging
 import Pipeline

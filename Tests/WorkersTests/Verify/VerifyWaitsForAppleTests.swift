@@ -2,6 +2,7 @@ import AppStore
 import Contracts
 import Foundation
 import Kafka
+import LocalServices
 import LocalStack
 import Pipeline
 import Purchases

@@ -1,4 +1,5 @@
 public import Logging
+public import Settings
 
 /// What every hosted process reads, worker or gateway: the ops listener, the shutdown grace,
 /// logging and the replica's identity.

@@ -1,5 +1,5 @@
 import Foundation
-import Hosting
+import Settings
 import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct SettingsReaderTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Processes
+public import Redis
 import Synchronization
 
 #if canImport(Glibc)

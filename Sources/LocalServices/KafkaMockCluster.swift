@@ -1,5 +1,6 @@
 public import Basics
 internal import CRdKafka
+public import Kafka
 public import Logging
 
 /// librdkafka's in-process mock cluster: real Kafka protocol on loopback, no JVM.
