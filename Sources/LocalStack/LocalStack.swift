@@ -4,14 +4,14 @@ import Basics
 import Foundation
 import Gateway
 import Hosting
-public import Kafka
+import Kafka
 public import LocalServices
 public import Logging
 import NIOCore
 import NIOHTTP1
 import Pipeline
 public import Processes
-public import Redis
+import Redis
 import ServiceLifecycle
 import Settings
 import Synchronization

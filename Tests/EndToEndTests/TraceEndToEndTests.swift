@@ -69,7 +69,9 @@ extension EndToEndTests {
 
                 let transactions = [published.transactionId, untraced.transactionId, notified.transactionId]
                 do {
-                    try await eventually("the three entitlements", timeout: .seconds(120), every: .milliseconds(200)) {
+                    _ = try await eventually(
+                        "the three entitlements", timeout: .seconds(120), every: .milliseconds(200)
+                    ) {
                         Set(transactions).isSubset(of: Set(observer.records.compactMap(Self.entitledTransaction)))
                             ? true : nil
                     }

@@ -41,8 +41,9 @@ import Topology
             let retries = (0..<40).map { (id: "r\($0)", action: "retry") }
             try await TestEvents.publish(producer, waits + retries, extra: ",\"retryAfterMs\":4000")
             let partitions = (0..<4).map { TopicPartition("in", Int32($0)) }
-            try await eventually("every record waited or retried, and its offset was committed", timeout: .seconds(60))
-            {
+            _ = try await eventually(
+                "every record waited or retried, and its offset was committed", timeout: .seconds(60)
+            ) {
                 let committed = try await admin.committedOffsets(group: "test-stage", partitions: partitions)
                 let ends = try await admin.highWatermarks(partitions)
                 let handled = Set(first.observations.handled.map(\.id))

@@ -69,7 +69,7 @@ import Testing
             try await out.waitForMessages(7)
             // Outputs are visible a moment before their done markers land (the at-least-once
             // window); kill only once all seven finished records are marked done.
-            try await eventually("7 done markers") {
+            _ = try await eventually("7 done markers") {
                 var done = 0
                 for key in try await firstClient.send(["KEYS", "iap:idem:*"]).array?.compactMap(\.string) ?? [] {
                     if try await firstClient.send(["GET", .string(key)]).string?.hasPrefix("D") == true { done += 1 }
@@ -86,7 +86,7 @@ import Testing
             )
             second.stage.gate.open()
             try await out.waitForMessages(8)
-            try await eventually("the replacement committed everything") {
+            _ = try await eventually("the replacement committed everything") {
                 try await KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
                     .committedOffsets(group: "test-stage", partitions: [TopicPartition("in", 0)])[
                         TopicPartition("in", 0)] == 8 ? true : nil

@@ -1,6 +1,6 @@
-public import AppStore
+import AppStore
 import Foundation
-public import Hosting
+import Hosting
 public import Kafka
 public import Logging
 import Pipeline

@@ -35,7 +35,7 @@ import Topology
             let request = try await stage.simulator.consumptionRequest(transactionId: gems.transactionId)
             let record = try Self.notification(request.signedPayload)
             try await stage.publish(record)
-            try await eventually("Apple's retryable failure", timeout: .seconds(30)) {
+            _ = try await eventually("Apple's retryable failure", timeout: .seconds(30)) {
                 try await stage.simulator.stats().faults["5000001", default: 0] > 0 ? true : nil
             }
             #expect(try await stage.simulator.consumptionAnswers().isEmpty)

@@ -39,7 +39,7 @@ import Topology
                 try await Self.publish(ids, to: stage)
                 let dlq = try stage.probe(try stage.spec.input("verify") + ".dlq")
                 let verified = try stage.probe(try stage.spec.output("verified"))
-                try await eventually("Apple's 429s were seen", timeout: .seconds(30)) {
+                _ = try await eventually("Apple's 429s were seen", timeout: .seconds(30)) {
                     try await simulator.client.stats().faults["429", default: 0] >= 2 ? true : nil
                 }
                 try await Task.sleep(for: .seconds(4))
