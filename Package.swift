@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Redis", targets: ["Redis"]),
         .library(name: "Pipeline", targets: ["Pipeline"]),
+        .library(name: "AppStoreModels", targets: ["AppStoreModels"]),
         .library(name: "AppStore", targets: ["AppStore"]),
         .library(name: "AppStoreSimulator", targets: ["AppStoreSimulator"]),
         .library(name: "Contracts", targets: ["Contracts"]),
@@ -140,10 +141,18 @@ let package = Package(
         ),
 
         // MARK: Apple
+        /// Apple's signed payloads as values: the transaction, renewal, notification and app
+        /// transaction models with their open enumerations, `AppStoreEnvironment`, `Timestamp`,
+        /// and the unverified JWS split (`UnverifiedJWS`). Foundation and `Basics` only, so the
+        /// contracts and the rules get Apple's vocabulary without its HTTP clients.
+        .target(name: "AppStoreModels", dependencies: ["Basics"], swiftSettings: strictSettings),
+        /// Apple's services and trust: JWS verification, the Server API and verifyReceipt
+        /// clients, receipts, the classification of Apple's answers.
         .target(
             name: "AppStore",
             dependencies: [
                 "Basics",
+                "AppStoreModels",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -179,7 +188,7 @@ let package = Package(
             name: "Contracts",
             dependencies: [
                 "Basics",
-                "AppStore",
+                "AppStoreModels",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSettings
@@ -193,6 +202,7 @@ let package = Package(
             dependencies: [
                 "Basics",
                 "AppStore",
+                "AppStoreModels",
                 "Contracts",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -251,7 +261,7 @@ let package = Package(
         /// corpus replay tests (`FuzzCorpusTests`).
         .target(
             name: "FuzzChecks",
-            dependencies: ["AppStore", "Contracts", "Purchases", "Topology"],
+            dependencies: ["AppStore", "AppStoreModels", "Contracts", "Purchases", "Topology"],
             path: "Fuzz/Checks",
             swiftSettings: strictSettings
         ),
@@ -296,6 +306,7 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "AppStore",
+                "AppStoreModels",
                 "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -323,6 +334,7 @@ let package = Package(
             dependencies: [
                 "Basics",
                 "AppStore",
+                "AppStoreModels",
                 "Contracts",
                 "Purchases",
                 "Kafka",
@@ -344,7 +356,7 @@ let package = Package(
             dependencies: [
                 "Basics",
                 "Kafka",
-                "AppStore",
+                "AppStoreModels",
                 "Contracts",
                 "Purchases",
                 "Redis",
@@ -377,7 +389,7 @@ let package = Package(
                 "Hosting",
                 "Settings",
                 "Topology",
-                "AppStore",
+                "AppStoreModels",
                 "Contracts",
                 "Traces",
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -405,6 +417,7 @@ let package = Package(
                 "Redis",
                 "Pipeline",
                 "AppStore",
+                "AppStoreModels",
                 "AppStoreSimulator",
                 "Contracts",
                 "Purchases",
@@ -508,7 +521,7 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "AppStore", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
+                "SupportTools", "LocalStack", "AppStoreModels", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
                 "Topology", "Workers", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -534,7 +547,7 @@ let package = Package(
             name: "WorkersTests",
             dependencies: [
                 "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
-                "Redis", "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
+                "AppStoreModels", "Redis", "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -559,7 +572,7 @@ let package = Package(
         .testTarget(
             name: "GatewayTests",
             dependencies: [
-                "Gateway", "AppStore", "Contracts", "Hosting", "Settings", "Kafka", "LocalServices", "Pipeline",
+                "Gateway", "AppStoreModels", "Contracts", "Hosting", "Settings", "Kafka", "LocalServices", "Pipeline",
                 "Topology", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -574,7 +587,7 @@ let package = Package(
         .testTarget(
             name: "AppStoreTests",
             dependencies: [
-                "AppStore", "Processes", "TestSupport",
+                "AppStore", "AppStoreModels", "Processes", "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
@@ -589,6 +602,7 @@ let package = Package(
                 "Contracts",
                 "Purchases",
                 "AppStore",
+                "AppStoreModels",
                 "TestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -600,7 +614,7 @@ let package = Package(
         /// And the JSON Schemas of docs/schemas against the contract types (check-jsonschema).
         .testTarget(
             name: "ContractsTests",
-            dependencies: ["Contracts", "Purchases", "AppStore", "Topology", "TestSupport"],
+            dependencies: ["Contracts", "Purchases", "AppStoreModels", "Topology", "TestSupport"],
             swiftSettings: strictSettings
         ),
         /// The deployment's monitoring: the alert rules (`promtool check rules` and `promtool test
@@ -618,6 +632,7 @@ let package = Package(
             dependencies: [
                 "AppStoreSimulator",
                 "AppStore",
+                "AppStoreModels",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),

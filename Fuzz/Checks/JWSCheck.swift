@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 
 /// Parsing and verifying arbitrary compact JWS text must end in a result or an error, never a trap.
 ///

@@ -3,7 +3,7 @@
 /// Field names are Apple's exactly (`JWSTransactionDecodedPayload`, `JWSRenewalInfoDecodedPayload`,
 /// `ResponseBodyV2DecodedPayload` in Apple's docs); dates are milliseconds since 1970. Optional
 /// fields are left out of the JSON when nil, as Apple leaves them out. The types are prefixed
-/// `Simulated…` so they never collide with the `AppStore` module's decoded models.
+/// `Simulated…` so they never collide with the `AppStoreModels` module's decoded models.
 
 /// A transaction as Apple signs it (`JWSTransactionDecodedPayload`).
 public struct SimulatedTransactionPayload: Codable, Hashable, Sendable {

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// Every key the pipeline derives from business data to recognise "the same thing again", in
 /// one place. A change here changes what counts as a duplicate (and, for `eventId`, what the

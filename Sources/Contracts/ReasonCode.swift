@@ -1,4 +1,3 @@
-import AppStore
 public import Basics
 
 /// The reason codes of `iap.rejected` (`reason` in the record and the `reject_reason` header):

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Basics
 import Contracts
 import CoreMetrics

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 import Foundation
 
 /// Apple's answers about one customer, every page, every signed item checked with verify's

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// Whether signed data passed verify's checks.
 public struct Verification: Encodable, Hashable, Sendable {

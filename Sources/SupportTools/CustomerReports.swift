@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// `iap support refunds` and `iap support history`: every transaction of every page, checked.
 public struct TransactionListReport: Encodable, Sendable {

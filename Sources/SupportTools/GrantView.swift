@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 import Contracts
 public import Purchases
 

@@ -1,4 +1,5 @@
 public import AppStore
+import AppStoreModels
 import Basics
 import Contracts
 public import Kafka

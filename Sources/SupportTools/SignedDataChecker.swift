@@ -1,4 +1,5 @@
 public import AppStore
+import AppStoreModels
 import Contracts
 public import Logging
 public import Purchases

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Foundation
 
 /// The `--json` form of every support report: sorted keys, dates as ISO-8601 UTC strings with

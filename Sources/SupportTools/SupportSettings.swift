@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 public import Kafka
 public import Logging
 public import Pipeline

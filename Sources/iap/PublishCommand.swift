@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import ArgumentParser
 import Contracts
 import Foundation

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Crypto
 import Foundation
 import Processes
@@ -161,7 +162,7 @@ import X509
                 return await verifier.verifyAndDecodeTransaction(try self.chain.sign(payload))
             } catch {
                 Issue.record("setup failed: \(error)")
-                return .invalid(AppStore.VerificationError(.invalidJWTFormat, "setup failed: \(error)"))
+                return .invalid(AppStoreModels.VerificationError(.invalidJWTFormat, "setup failed: \(error)"))
             }
         }
 

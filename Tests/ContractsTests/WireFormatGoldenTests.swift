@@ -1,4 +1,3 @@
-import AppStore
 import Contracts
 import Foundation
 import Purchases

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import AsyncHTTPClient
 import Foundation
 import Hosting

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Contracts
 import Foundation
 import Purchases

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Foundation
 import LocalStack
 import SupportTools

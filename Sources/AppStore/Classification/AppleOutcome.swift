@@ -1,3 +1,4 @@
+public import AppStoreModels
 public import Basics
 
 /// What the pipeline does next with an Apple answer. Retry-versus-reject is decided here, by

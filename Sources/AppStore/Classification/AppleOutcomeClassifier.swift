@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// Maps every answer from Apple to an ``AppleOutcome`` (reference tables: App Store Server API

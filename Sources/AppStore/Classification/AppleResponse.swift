@@ -1,3 +1,4 @@
+public import AppStoreModels
 public import Foundation
 
 /// Everything that can come back from a call to Apple, in one shape for the classifier.

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// App Store Server API responses: HTTP status plus `{"errorCode", "errorMessage"}`.

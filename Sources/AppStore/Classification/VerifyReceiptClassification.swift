@@ -1,3 +1,5 @@
+import AppStoreModels
+
 /// Legacy verifyReceipt answers: the outcome lives in the JSON `status` of an HTTP 200.
 enum VerifyReceiptClassification {
     typealias Delay = AppleOutcomeClassifier.Delay

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Crypto
 import Foundation
 import SwiftASN1

@@ -1,3 +1,5 @@
+public import AppStoreModels
+
 /// A compact JWS split, base64-decoded and its payload decoded, with no trust decision yet.
 ///
 /// Lets a caller read a claim it needs to choose the verifier (the environment) and then

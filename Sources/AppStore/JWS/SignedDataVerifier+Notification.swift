@@ -1,3 +1,5 @@
+public import AppStoreModels
+
 /// A notification whose signature, identity and nested signed data all verified.
 public struct VerifiedNotification: Codable, Sendable, Hashable {
     public var payload: ResponseBodyV2DecodedPayload

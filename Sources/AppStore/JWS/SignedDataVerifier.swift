@@ -1,3 +1,4 @@
+public import AppStoreModels
 import Crypto
 import Foundation
 

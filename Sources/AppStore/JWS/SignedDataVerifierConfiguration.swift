@@ -1,3 +1,4 @@
+public import AppStoreModels
 public import Foundation
 
 /// Which instant certificate validity is checked at.

@@ -1,3 +1,5 @@
+public import AppStoreModels
+
 /// The outcome of verifying signed data. Retry-versus-reject is decided by the case, never by
 /// inspecting a message.
 public enum VerificationResult<Payload: Sendable>: Sendable {

@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// Decodes base64 PKCS#7 app receipts locally, with BER support (Xcode receipts).

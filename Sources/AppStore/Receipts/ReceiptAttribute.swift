@@ -1,3 +1,4 @@
+import AppStoreModels
 import Foundation
 
 /// One receipt attribute; its value is itself a DER/BER element whose type depends on the

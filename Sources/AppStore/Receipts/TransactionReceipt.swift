@@ -1,3 +1,5 @@
+public import AppStoreModels
+
 /// A StoreKit 1 `transactionReceipt` (iOS 6 style), decoded without verification.
 public struct TransactionReceipt: Codable, Hashable, Sendable {
     /// "Sandbox" when present; the key is absent for production receipts.

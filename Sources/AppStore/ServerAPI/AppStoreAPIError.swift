@@ -1,3 +1,5 @@
+public import AppStoreModels
+
 /// A Server API call that did not produce data. ``outcome`` says what to do next (never
 /// ``AppleOutcome/ok``); the rest is diagnostic.
 public struct AppStoreAPIError: Error, Sendable, CustomStringConvertible {

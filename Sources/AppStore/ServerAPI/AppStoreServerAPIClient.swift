@@ -1,3 +1,4 @@
+public import AppStoreModels
 import Foundation
 
 /// Client of the App Store Server API.

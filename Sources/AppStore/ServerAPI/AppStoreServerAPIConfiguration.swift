@@ -1,3 +1,4 @@
+public import AppStoreModels
 import Foundation
 
 /// Credentials and endpoints of the App Store Server API client.

@@ -1,3 +1,4 @@
+public import AppStoreModels
 public import Basics
 
 /// `GET /inApps/v1/transactions/{transactionId}`.

@@ -1,3 +1,4 @@
+public import AppStoreModels
 public import Basics
 
 /// Filters of Get Transaction History v2; `revision` is handled by the client's paging.

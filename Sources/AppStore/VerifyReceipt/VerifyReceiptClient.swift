@@ -1,3 +1,4 @@
+public import AppStoreModels
 import Foundation
 
 /// Client of the deprecated `verifyReceipt` endpoint, for deployments that still use it.

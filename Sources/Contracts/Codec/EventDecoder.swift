@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Foundation
 
 /// Turns raw bytes into a typed event or a contract refusal with a specific detail.

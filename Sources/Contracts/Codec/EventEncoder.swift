@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Foundation
 
 /// Writes events as compact JSON with stable key order, timestamps as ISO-8601 strings.

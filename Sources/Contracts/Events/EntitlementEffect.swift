@@ -1,4 +1,3 @@
-import AppStore
 public import Basics
 
 /// A change grant can make, finer than the contract's `action`: reinstating a refunded

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Basics
 
 /// The pipeline's output: one effective entitlement change (`iap.entitlement.v1` on

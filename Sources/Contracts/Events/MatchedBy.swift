@@ -1,4 +1,3 @@
-import AppStore
 public import Basics
 
 /// Which rule tied a transaction to its user (`matchedBy` in `iap.entitlement.v1`).

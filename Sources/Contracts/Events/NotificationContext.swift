@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// The lifecycle event a verified transaction arrived with, when it came in a notification.
 public struct NotificationContext: Codable, Hashable, Sendable {

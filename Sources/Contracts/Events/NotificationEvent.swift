@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// An App Store Server Notification V2 as `iap-gateway` writes it (`iap.notification.v1` on
 /// `iap.notifications`, key: notificationUUID when decodable): `{"receivedAt", "schema",

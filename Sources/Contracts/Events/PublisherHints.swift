@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// What the publisher of a purchase said about it. Hints steer matching and diagnostics; they
 /// never override what Apple signed. Notifications carry none.

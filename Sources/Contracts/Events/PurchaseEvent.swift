@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// A purchase a backend publishes (`iap.purchase.v1` on `iap.purchases`, key: userId).
 ///

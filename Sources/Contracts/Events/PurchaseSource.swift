@@ -1,4 +1,3 @@
-import AppStore
 public import Basics
 
 /// Where a purchase came from (`source` in `iap.entitlement.v1`).

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// The fields of an Apple-verified transaction that match and grant act on.
 ///

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Basics
 
 /// A verified transaction that found no order or user within the wait window

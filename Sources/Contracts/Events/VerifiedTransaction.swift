@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// Verify → match (`iap.verified.v1` on `iap.verified`, key: originalTransactionId).
 ///

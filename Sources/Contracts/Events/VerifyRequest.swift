@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// Intake → verify (`iap.verify-request.v1` on `iap.verify`, key: the routing key).
 ///

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 public import Basics
 
 /// What grant does about one `CONSUMPTION_REQUEST`: send this answer, or nothing and why.

@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+import AppStoreModels
 public import Contracts
 public import Foundation
 

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 
 /// Sends one consumption answer to Apple, in the environment the transaction belongs to.
 public protocol ConsumptionSender: Sendable {

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Contracts
 
 /// Builds the events and states of one matched transaction, given the purchase's state

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 
 /// What grant knows about one purchase (originalTransactionId): the basis for deciding which

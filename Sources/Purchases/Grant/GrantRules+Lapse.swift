@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Contracts
 
 /// A subscription period that ended without a renewal: from EXPIRED, DID_FAIL_TO_RENEW,

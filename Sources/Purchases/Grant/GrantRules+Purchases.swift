@@ -1,4 +1,3 @@
-import AppStore
 import Contracts
 
 /// Grants, renewals, product changes and revocations.

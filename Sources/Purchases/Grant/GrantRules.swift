@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 public import Contracts
 
 /// The grant stage's rules: decides which entitlement changes a matched transaction makes,

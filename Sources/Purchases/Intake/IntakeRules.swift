@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+public import AppStoreModels
 public import Contracts
 import Foundation
 

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 
 /// What match decided about one verified transaction.

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 
 /// The match stage's rules: ties a verified transaction to a user, indexes orders, and

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 
 /// What a waiting transaction can be released by.

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 
 /// ``AppleTransactionSource`` over `AppStoreServerAPIClient` and `VerifyReceiptClient`.
 ///

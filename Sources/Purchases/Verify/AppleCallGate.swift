@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 import Basics
 
 /// Consulted before every call to Apple, so all replicas together stay under Apple's per-app

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 
 /// The Apple calls verify makes, one attempt in one environment each.
 ///

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 
 /// Which App Store environments a deployment accepts purchases from.

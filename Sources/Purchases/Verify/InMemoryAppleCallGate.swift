@@ -1,4 +1,4 @@
-public import AppStore
+import AppStoreModels
 import Basics
 public import Foundation
 

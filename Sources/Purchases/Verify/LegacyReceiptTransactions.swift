@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Contracts
 
 /// Transactions from a verifyReceipt answer (Apple checked the receipt; the answer came over

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Contracts
 import Logging
 

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 public import Contracts
 public import Foundation
 public import Logging

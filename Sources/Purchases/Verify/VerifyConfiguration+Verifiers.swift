@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 public import Logging
 
 extension VerifyConfiguration {

@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 import Foundation
 public import Purchases
 public import Settings

@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+public import AppStoreModels
 import Contracts
 import Foundation
 import Kafka

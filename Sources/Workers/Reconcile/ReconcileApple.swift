@@ -1,4 +1,5 @@
 public import AppStore
+public import AppStoreModels
 public import Purchases
 
 /// Every Apple call reconcile makes, through the shared gate (``RedisAppleCallGate``, one

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Basics
 import CoreMetrics
 public import Prometheus

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 import Foundation
 public import Pipeline
 import Purchases

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Redis
 
 /// Where paging Get Notification History resumes for one scope (app and environment).

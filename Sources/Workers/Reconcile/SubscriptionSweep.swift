@@ -1,4 +1,5 @@
-public import AppStore
+import AppStore
+import AppStoreModels
 import Contracts
 import Kafka
 import Logging

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 public import Contracts
 import Foundation
 import Kafka

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Basics
 public import Purchases
 public import Redis

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Contracts
 public import Pipeline
 public import Purchases

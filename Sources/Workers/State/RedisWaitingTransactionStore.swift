@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 public import Contracts
 public import Purchases
 public import Redis

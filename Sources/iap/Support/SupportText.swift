@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import SupportTools
 
 /// The human-readable form of the support reports: one line per transaction, the fields an

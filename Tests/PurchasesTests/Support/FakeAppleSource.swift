@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Basics
 import Foundation
 import Purchases

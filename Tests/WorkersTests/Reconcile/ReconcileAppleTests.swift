@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Purchases
 import Synchronization
 import Testing

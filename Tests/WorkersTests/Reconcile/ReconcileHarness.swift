@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import AppStoreSimulator
 import Foundation
 import Kafka

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 import Purchases
 import Redis
 import TestSupport

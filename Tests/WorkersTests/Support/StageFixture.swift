@@ -1,4 +1,3 @@
-import AppStore
 import AppStoreSimulator
 import Foundation
 import Hosting

@@ -1,5 +1,3 @@
-import AppStore
-
 extension PublisherHints: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

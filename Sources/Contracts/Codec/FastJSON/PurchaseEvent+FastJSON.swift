@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 
 /// Read only: backends publish purchases and intake reads every one of them.
 extension PurchaseEvent: FastJSONReadable {

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 
 extension TransactionDetails: FastJSONCodable {
     public func write(to json: inout JSONWriter) {

@@ -1,4 +1,4 @@
-import AppStore
+import AppStoreModels
 
 extension VerifiedTransaction: FastJSONCodable {
     public func write(to json: inout JSONWriter) {

@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// A type with a hand-written JSON encoder, used by ``EventEncoder`` instead of `JSONEncoder`.
 ///

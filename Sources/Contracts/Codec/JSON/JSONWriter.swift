@@ -1,4 +1,4 @@
-public import AppStore
+public import AppStoreModels
 
 /// Appends compact JSON to a byte buffer, for the hand-written encoders of ``FastJSONWritable``.
 ///

@@ -4,7 +4,7 @@
 /// JWS segments are base64url without padding and `x5c` entries are standard base64 with
 /// padding; Foundation's decoder wants only the latter and a `String` copy first. Decoding
 /// dominates parsing of a ~4 KB header, so this works on the bytes in one pass.
-enum Base64 {
+package enum Base64 {
     private static let invalid: UInt8 = 0xFF
 
     private static let table: [UInt8] = {
@@ -18,7 +18,7 @@ enum Base64 {
     }()
 
     /// Returns nil for characters outside both alphabets, misplaced padding or an impossible length.
-    static func decode<Bytes: Collection<UInt8>>(_ input: Bytes) -> [UInt8]? {
+    package static func decode<Bytes: Collection<UInt8>>(_ input: Bytes) -> [UInt8]? {
         if let decoded = input.withContiguousStorageIfAvailable({ self.decode(contiguous: $0) }) { return decoded }
         return Array(input).withUnsafeBufferPointer { self.decode(contiguous: $0) }
     }
@@ -63,12 +63,12 @@ enum Base64 {
     }
 
     /// Standard alphabet with padding, as `x5c` and `receipt-data` expect.
-    static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         self.encode(bytes, alphabet: self.standardAlphabet, padded: true)
     }
 
     /// URL-safe alphabet without padding, as JWS segments use.
-    static func encodeURL<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
+    package static func encodeURL<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
         self.encode(bytes, alphabet: self.urlAlphabet, padded: false)
     }
 

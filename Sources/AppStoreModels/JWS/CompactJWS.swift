@@ -1,27 +1,27 @@
 import Foundation
 
 /// A compact JWS (`header.payload.signature`) split and decoded, not yet trusted.
-struct CompactJWS: Sendable {
-    /// The protected header fields this module acts on; other fields are ignored.
-    struct Header: Decodable, Sendable {
-        var alg: String?
-        var x5c: [String]?
+package struct CompactJWS: Sendable {
+    /// The protected header fields `UnverifiedJWS` and the verifier act on; other fields are ignored.
+    package struct Header: Decodable, Sendable {
+        package var alg: String?
+        package var x5c: [String]?
     }
 
     /// Larger inputs are refused before any decoding: the biggest legitimate payload (a
     /// notification with two nested JWS) is around 20 KB.
-    static let maximumLength = 256 * 1024
+    package static let maximumLength = 256 * 1024
 
-    var header: Header
+    package var header: Header
     /// The raw JSON of the header segment.
-    var headerJSON: [UInt8]
+    package var headerJSON: [UInt8]
     /// The raw JSON of the payload segment.
-    var payload: [UInt8]
-    var signature: [UInt8]
+    package var payload: [UInt8]
+    package var signature: [UInt8]
     /// The ASCII bytes `header.payload` the signature covers.
-    var signingInput: ArraySlice<UInt8>
+    package var signingInput: ArraySlice<UInt8>
 
-    init(_ text: String) throws(VerificationError) {
+    package init(_ text: String) throws(VerificationError) {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty else { throw VerificationError(.invalidJWTFormat, "empty input") }
         guard bytes.count <= Self.maximumLength else {
@@ -50,11 +50,12 @@ struct CompactJWS: Sendable {
     }
 
     /// Decodes the payload JSON without any trust decision.
-    func decodePayload<Payload: Decodable>(as type: Payload.Type) throws(VerificationError) -> Payload {
+    package func decodePayload<Payload: Decodable>(as type: Payload.Type) throws(VerificationError) -> Payload {
         try Self.decode(self.payload, as: type)
     }
 
-    static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError) -> Payload
+    package static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError)
+        -> Payload
     {
         do {
             return try JSONDecoder().decode(type, from: Data(json))

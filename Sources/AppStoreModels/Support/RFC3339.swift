@@ -84,18 +84,6 @@ package enum RFC3339 {
             fractionDigits: fraction)
     }
 
-    /// A receipt date as `Date`, keeping every fraction digit.
-    static func date(from text: String) -> Date? {
-        guard let instant = self.parse(text, .receipt) else { return nil }
-        var fraction = 0.0
-        var scale = 0.1
-        for digit in instant.fractionDigits {
-            fraction += Double(digit) * scale
-            scale /= 10
-        }
-        return Date(timeIntervalSince1970: Double(instant.secondsSince1970) + fraction)
-    }
-
     // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, exact integers).
     package static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
