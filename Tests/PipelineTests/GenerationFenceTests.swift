@@ -110,7 +110,8 @@ import Topology
             // Once the restarted worker committed past everything, all it will write is written.
             let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
             _ = try await eventually("the restarted worker committed past every input") {
-                try await admin.consumerLag(group: "fenced-stage", topics: ["in"]).allSatisfy { $0.lag == 0 } ? true : nil
+                try await admin.consumerLag(group: "fenced-stage", topics: ["in"]).allSatisfy { $0.lag == 0 }
+                    ? true : nil
             }
             let values = try await output.waitUntilCaughtUp(on: "out", admin: admin).map {
                 String(decoding: $0.value, as: UTF8.self)
