@@ -32,12 +32,16 @@ public final class KafkaConsumer: Sendable {
         }
         // Route the main queue (errors, stats) to the consumer queue so one poll serves all.
         rd_kafka_poll_set_consumer(client.handle)
-        let topics = RDKafkaPartitionList.make(
-            configuration.topics.map { TopicPartition($0, Int32(RD_KAFKA_PARTITION_UA)) })
-        defer { RDKafkaPartitionList.destroy(topics) }
-        let err = rd_kafka_subscribe(client.handle, topics)
-        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
-            throw KafkaError.from(err, code: .consumer, context: "subscribe to \(configuration.topics)")
+        if let assignment = configuration.assignment {
+            try context.assign(client.handle, assignment)
+        } else {
+            let topics = RDKafkaPartitionList.make(
+                configuration.topics.map { TopicPartition($0, Int32(RD_KAFKA_PARTITION_UA)) })
+            defer { RDKafkaPartitionList.destroy(topics) }
+            let err = rd_kafka_subscribe(client.handle, topics)
+            guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+                throw KafkaError.from(err, code: .consumer, context: "subscribe to \(configuration.topics)")
+            }
         }
 
         self.events = events
@@ -274,6 +278,22 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         let name = String(cString: rd_kafka_topic_name(handle))
         topicNames[handle] = name
         return name
+    }
+
+    /// An assignment the application chose (``KafkaConsumerConfiguration/assignment``): announced
+    /// as `.assigned` like a group's, and never revoked.
+    func assign(_ rk: OpaquePointer, _ positions: [TopicPartitionOffset]) throws(KafkaError) {
+        let list = RDKafkaPartitionList.make(positions)
+        defer { RDKafkaPartitionList.destroy(list) }
+        let err = rd_kafka_assign(rk, list)
+        guard err == RD_KAFKA_RESP_ERR_NO_ERROR else {
+            throw KafkaError.from(err, code: .consumer, context: "assign \(positions.map(\.topicPartition))")
+        }
+        // No group, so no sticky-assignor state the destroy trap is about.
+        everAssigned.store(true, ordering: .releasing)
+        let partitions = positions.map(\.topicPartition)
+        assigned.withLock { $0.formUnion(partitions) }
+        events.yield(.assigned(partitions))
     }
 
     func rebalance(

@@ -12,6 +12,11 @@ public struct KafkaConsumerConfiguration: Sendable {
     public var groupId: String
     /// Topics to subscribe to.
     public var topics: [String]
+    /// Partitions to read from these offsets instead of subscribing to `topics`: the consumer
+    /// never joins `groupId` (no rebalance, no first-join delay — about 3 s on a fresh group)
+    /// and commits only what the application stores. For readers that know where to start,
+    /// such as a tail from the high watermarks; `topics` is then ignored.
+    public var assignment: [TopicPartitionOffset]?
     /// `client.id`: unique per replica (e.g. `iap-verify-<hostname>`).
     public var clientId: String = "iap"
     /// `group.instance.id`: static membership, so a restarted replica gets its partitions back

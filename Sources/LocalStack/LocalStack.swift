@@ -84,6 +84,7 @@ public final class LocalStack: Sendable {
             configuration: .init(
                 rootCertificatePath: directory + "/simulator-root.pem", bundleId: configuration.bundleId,
                 notifyURL: gatewayURL.map { $0 + "/apple/notifications" }, retryTimeScale: 0.000_3,
+                notificationTimeout: configuration.appleNotificationTimeout,
                 faults: FaultConfiguration(latencyMs: Int(configuration.appleLatency / .milliseconds(1))),
                 apiKeys: [apiKey]
             ),

@@ -1,3 +1,4 @@
+import AppStoreSimulator
 import Foundation
 import Topology
 
@@ -42,6 +43,9 @@ public struct LocalStackConfiguration: Sendable {
     public var redisAppendOnly = false
     /// Latency the simulator adds to every Apple call (`--apple-latency`).
     public var appleLatency: Duration = .zero
+    /// How long one of the simulator's notification deliveries may take before it counts as
+    /// `NO_RESPONSE` (the simulator's default); tests of a silent gateway shorten it.
+    public var appleNotificationTimeout: Duration = AppStoreSimulatorConfiguration().notificationTimeout
     /// Shared Apple call rate limit per second (Redis, across verify replicas); 0 turns it off.
     public var appleRateLimit = 40
     /// Replicas per worker (each its own process and consumer-group member).

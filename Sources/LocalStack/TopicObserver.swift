@@ -9,12 +9,18 @@ public final class TopicObserver: Sendable {
     private let consumer: KafkaConsumer
     private let box = Box()
     private let reader: Task<Void, Never>
+    private let bootstrap: String
+    private let topics: [String]
+    private let logger: Logger
 
     private final class Box: Sendable {
         let records = Mutex<[KafkaMessage]>([])
     }
 
     public init(bootstrap: String, topics: [String], logger: Logger) throws {
+        self.bootstrap = bootstrap
+        self.topics = topics
+        self.logger = logger
         var configuration = KafkaConsumerConfiguration(
             bootstrapServers: bootstrap, groupId: "observer-\(UUID().uuidString)", topics: topics)
         configuration.sessionTimeout = .seconds(6)
@@ -34,6 +40,33 @@ public final class TopicObserver: Sendable {
     }
 
     public var records: [KafkaMessage] { box.records.withLock { $0 } }
+
+    /// Returns once every record its topics hold now has been read (each partition up to the
+    /// high watermark taken at the call): with the writers done, nothing more is coming.
+    public func waitUntilCaughtUp(timeout: Duration = .seconds(60)) async throws {
+        let admin = try KafkaAdmin(bootstrapServers: bootstrap, logger: logger)
+        let counts = try await admin.partitionCounts(of: topics)
+        let partitions = counts.flatMap { topic, count in (0..<count).map { TopicPartition(topic, $0) } }
+        let lows = try await admin.lowWatermarks(partitions)
+        let highs = try await admin.highWatermarks(partitions)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let read = box.records.withLock { records in
+                records.reduce(into: [TopicPartition: Int64]()) { last, record in
+                    last[record.topicPartition] = max(last[record.topicPartition] ?? -1, record.offset)
+                }
+            }
+            let behind = partitions.filter { partition in
+                let high = highs[partition] ?? 0
+                return high > (lows[partition] ?? 0) && (read[partition] ?? -1) < high - 1
+            }
+            if behind.isEmpty { return }
+            guard ContinuousClock.now < deadline else {
+                throw LocalStackError("the observer did not read \(behind) up to \(highs) within \(timeout)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
 
     public func close() async {
         await consumer.close()

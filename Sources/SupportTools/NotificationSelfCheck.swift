@@ -39,8 +39,6 @@ public struct NotificationSelfCheck: Sendable {
     public var route: Route
     /// How long the hops may take, from the request on.
     public var timeout: Duration
-    /// How long joining the topics' throwaway groups may take, before anything is requested.
-    public var setupTimeout: Duration = .seconds(30)
     /// Between Get Test Notification Status calls (Apple allows one per second).
     public var statusInterval: Duration = .seconds(1)
     public var logger: Logger
@@ -57,19 +55,15 @@ public struct NotificationSelfCheck: Sendable {
         self.logger = logger
     }
 
-    /// Runs the check; throws only when Kafka cannot be read (within ``setupTimeout``) before
-    /// anything is requested.
+    /// Runs the check; throws only when Kafka cannot be read before anything is requested.
     public func run() async throws -> NotificationSelfCheckReport {
         let admin = try cluster.admin(clientId: "iap-selfcheck", logger: logger)
-        let setupDeadline = ContinuousClock.now + setupTimeout
-        async let notificationsTail = tail(route.notificationsTopic, admin: admin, deadline: setupDeadline)
-        async let verifyTail = tail(route.verifyTopic, admin: admin, deadline: setupDeadline)
+        let notificationsTail = try await tail(route.notificationsTopic, admin: admin)
         let tails: (notifications: TopicTail, verify: TopicTail)
-        switch await (notificationsTail, verifyTail) {
-        case (.success(let notifications), .success(let verify)):
-            tails = (notifications, verify)
-        case (.failure(let error), let other), (let other, .failure(let error)):
-            if case .success(let started) = other { await started.close() }
+        do {
+            tails = (notificationsTail, try await tail(route.verifyTopic, admin: admin))
+        } catch {
+            await notificationsTail.close()
             throw error
         }
         let deadline = ContinuousClock.now + timeout
@@ -241,23 +235,13 @@ public struct NotificationSelfCheck: Sendable {
         }
     }
 
-    /// A tail of `topic` from its current end, or why not (both tails start at once; one that
-    /// started is closed when the other failed).
-    private func tail(_ topic: String, admin: KafkaAdmin, deadline: ContinuousClock.Instant) async -> Result<
-        TopicTail, any Error
-    > {
-        do {
-            guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
-                throw SupportError(.topicMissing, "topic \(topic) does not exist")
-            }
-            let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
-            return .success(
-                try await TopicTail.start(
-                    cluster: cluster, topic: topic, from: highs,
-                    deadline: deadline, logger: logger))
-        } catch {
-            return .failure(error)
+    /// A tail of `topic` from its current end.
+    private func tail(_ topic: String, admin: KafkaAdmin) async throws -> TopicTail {
+        guard let count = try await admin.partitionCounts(of: [topic])[topic], count > 0 else {
+            throw SupportError(.topicMissing, "topic \(topic) does not exist")
         }
+        let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
+        return try TopicTail.start(cluster: cluster, topic: topic, from: highs, logger: logger)
     }
 }
 

@@ -51,7 +51,10 @@ extension EndToEndTests {
                 try await waitUntil("every purchase granted", timeout: .seconds(180)) {
                     Self.grants(observer).count >= Self.purchases
                 }
-                try await Task.sleep(for: .seconds(3))  // let any replayed duplicate arrive before counting
+                // A replayed duplicate would come from a record not yet committed or a retry still
+                // waiting: once no stage has either and the observer read to the log end, none is coming.
+                try await stack.waitUntilDrained()
+                try await observer.waitUntilCaughtUp()
                 let grants = Self.grants(observer)
                 let distinctEventIds = Set(grants.map(\.eventId))
                 let byTransaction = Dictionary(grouping: grants, by: \.transactionId).mapValues {

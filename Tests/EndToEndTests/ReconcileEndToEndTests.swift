@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Kafka
 import LocalStack
+import TestSupport
 import Testing
 
 extension EndToEndTests {
@@ -86,11 +87,28 @@ extension EndToEndTests {
             }
         }
 
-        /// Waits several reconcile runs and returns whether the entitlements changed meanwhile.
-        static func settles(_ observer: TopicObserver) async throws -> Bool {
+        /// Waits for two reconcile runs to complete and the pipeline to drain what they
+        /// published, and returns whether the entitlements changed meanwhile.
+        static func settles(_ stack: LocalStack, _ observer: TopicObserver) async throws -> Bool {
             let before = changes(observer)
-            try await Task.sleep(for: .seconds(5))
+            let metrics = try #require(stack.endpoints.ops["iap-reconcile"]) + "/metrics"
+            let runs = await completedRuns(metrics)
+            // The first may have been under way when `before` was taken; the second was not.
+            _ = try await eventually("two more reconcile runs", timeout: .seconds(60)) {
+                await completedRuns(metrics) >= runs + 2 ? true : nil
+            }
+            try await stack.waitUntilDrained()
+            try await observer.waitUntilCaughtUp()
             return changes(observer) == before
+        }
+
+        /// `iap_reconcile_runs_total{outcome="completed"}` on reconcile's ops port (0 before the
+        /// first run, or when it does not answer).
+        static func completedRuns(_ metrics: String) async -> Int {
+            guard let text = await OpsScrape.get(metrics) else { return 0 }
+            let prefix = #"iap_reconcile_runs_total{outcome="completed"} "#
+            return text.split(separator: "\n").first { $0.hasPrefix(prefix) }
+                .flatMap { Double($0.dropFirst(prefix.count)) }.map { Int($0) } ?? 0
         }
 
         @Test func aDroppedNotificationIsAppliedExactlyOnceFromHistory() async throws {
@@ -104,7 +122,7 @@ extension EndToEndTests {
                         $0.transactionId == renewal.transactionId && $0.action == "renew"
                     }
                 }
-                #expect(try await Self.settles(observer), "a later reconcile run changed something")
+                #expect(try await Self.settles(stack, observer), "a later reconcile run changed something")
                 let all = Self.changes(observer)
                 let renews = all.filter { $0.transactionId == renewal.transactionId && $0.action == "renew" }
                 #expect(renews.count == 1)
@@ -126,7 +144,7 @@ extension EndToEndTests {
                         $0.transactionId == purchase.transactionId && $0.action == "expire"
                     }
                 }
-                #expect(try await Self.settles(observer), "a later reconcile run changed something")
+                #expect(try await Self.settles(stack, observer), "a later reconcile run changed something")
                 let expiries = Self.changes(observer).filter { $0.action == "expire" }
                 #expect(expiries.count == 1)
                 #expect(expiries.first?.source == "reconcile")
@@ -144,7 +162,7 @@ extension EndToEndTests {
                         $0.transactionId == renewal.transactionId && $0.action == "renew"
                     }
                 }
-                #expect(try await Self.settles(observer))
+                #expect(try await Self.settles(stack, observer))
                 #expect(
                     Self.changes(observer).filter { $0.transactionId == renewal.transactionId }.map(\.source)
                         == ["reconcile"])
@@ -190,7 +208,7 @@ extension EndToEndTests {
                     let renewed = Set(Self.changes(observer).filter { $0.action == "renew" }.map(\.transactionId))
                     return renewed.isSuperset(of: latest)
                 }
-                #expect(try await Self.settles(observer), "a later reconcile run changed something")
+                #expect(try await Self.settles(stack, observer), "a later reconcile run changed something")
                 let renews = Self.changes(observer).filter { $0.action == "renew" }
                 #expect(renews.allSatisfy { $0.source == "reconcile" })
                 // Nothing twice, not even a copy under the same eventId: republished notifications

@@ -83,7 +83,8 @@ extension EndToEndTests {
                     await observer.close()
                     throw error
                 }
-                try await Task.sleep(for: .seconds(1))  // a replayed record would arrive meanwhile
+                try await stack.waitUntilDrained()  // nothing more is coming, a replay included
+                try await observer.waitUntilCaughtUp()
                 let records = observer.records
                 await observer.close()
 

@@ -37,9 +37,10 @@ import Testing
             try KafkaConsumer(
                 configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["e"]),
                 logger: TestKafka.logger))
-        let messages = try await probe.waitForMessages(25)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(probe.messages.count == 25)
+        try await probe.waitForMessages(25)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let messages = try await probe.waitUntilCaughtUp(on: "e", admin: admin)
+        #expect(messages.count == 25)
         #expect(messages.map(\.offset) == Array(0..<25))
         await probe.close()
         await producer.close()

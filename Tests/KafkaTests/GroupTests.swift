@@ -1,4 +1,5 @@
 import Kafka
+import LocalServices
 import TestSupport
 import Testing
 
@@ -45,6 +46,45 @@ import Testing
         let all = try await probe.waitForMessages(6)
         #expect(all.map(\.offset) == [0, 1, 2, 3, 4, 5])
         await probe.close()
+        await producer.close()
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct AssignedReadTests {
+    /// A reader given partitions and offsets starts exactly there and is no member of its group:
+    /// a subscriber of the same group gets every partition, and nothing is committed for it.
+    @Test func anAssignedReaderStartsAtItsOffsetsAndJoinsNoGroup() async throws {
+        let cluster = try TestKafka.cluster(topics: ["a": 2])
+        let producer = try TestKafka.producer(cluster)
+        _ = try await producer.send(
+            (0..<5).map {
+                KafkaRecord(topic: "a", partition: 0, key: Array("k".utf8), value: Array("early-\($0)".utf8))
+            })
+
+        var configuration = TestKafka.consumerConfiguration(cluster, group: "shared", topics: ["a"])
+        configuration.assignment = [TopicPartitionOffset(TopicPartition("a", 0), offset: 3)]
+        let reader = ConsumerProbe(try KafkaConsumer(configuration: configuration, logger: TestKafka.logger))
+        let read = try await reader.waitForMessages(2)
+        #expect(read.map(\.offset) == [3, 4])
+        #expect(reader.assignment == [TopicPartition("a", 0)])
+
+        let member = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: "shared", topics: ["a"]),
+                logger: TestKafka.logger))
+        _ = try await eventually("the subscriber owns both partitions") { member.assignment.count == 2 ? true : nil }
+        _ = try await producer.send([
+            KafkaRecord(topic: "a", partition: 0, key: Array("k".utf8), value: Array("late".utf8))
+        ])
+        let later = try await reader.waitForMessages(3)
+        #expect(later.map(\.offset) == [3, 4, 5])
+        #expect(reader.revocations.isEmpty)
+
+        await member.close()
+        await reader.close()
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let committed = try await admin.committedOffsets(group: "shared", partitions: [TopicPartition("a", 0)])
+        #expect(committed[TopicPartition("a", 0)] == nil, "the reader stored nothing, so nothing was committed")
         await producer.close()
     }
 }

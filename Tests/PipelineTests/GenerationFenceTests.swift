@@ -107,8 +107,15 @@ import Topology
             let second = try worker()
             let secondRun = Task { try await second.run { await Task.never() } }
             _ = try await output.waitForMessages(2, timeout: .seconds(60))
-            try await Task.sleep(for: .seconds(1))  // a copy decided before the restart would show by now
-            let values = output.messages.map { String(decoding: $0.value, as: UTF8.self) }
+            // Once the restarted worker committed past everything, all it will write is written.
+            let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+            _ = try await eventually("the restarted worker committed past every input") {
+                try await admin.consumerLag(group: "fenced-stage", topics: ["in"]).allSatisfy { $0.lag == 0 }
+                    ? true : nil
+            }
+            let values = try await output.waitUntilCaughtUp(on: "out", admin: admin).map {
+                String(decoding: $0.value, as: UTF8.self)
+            }
             #expect(
                 values == ["{\"id\":\"a\",\"state\":\"kept\"}", "{\"id\":\"b\",\"state\":\"kept\"}"],
                 "b was decided once, after the rebuild, not against the emptied Redis")

@@ -49,9 +49,9 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             try KafkaConsumer(
                 configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
                 logger: TestKafka.logger))
-        let produced = try await output.waitForMessages(10)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(output.messages.count == 10, "each record's output exactly once")
+        try await output.waitForMessages(10)
+        let produced = try await output.waitUntilCaughtUp(on: "out", admin: admin)
+        #expect(produced.count == 10, "each record's output exactly once")
         #expect(Set(values(produced)) == Set(events.map { "{\"id\":\"\($0.id)\"}" }))
         #expect(try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 10)
         await output.close()

@@ -22,14 +22,17 @@ enum SupportStack {
     /// - Parameters:
     ///   - workers: worker executables to run (none: broker, Redis and simulator only).
     ///   - gateway: whether `iap-gateway` runs and the simulator's notifications go to it.
+    ///   - configure: anything else the test changes.
     static func with<T: Sendable>(
         workers: [String] = LocalStackConfiguration.allWorkers, gateway: Bool = true,
+        configure: (inout LocalStackConfiguration) -> Void = { _ in },
         _ body: (LocalStack, SupportSettings) async throws -> T
     ) async throws -> T {
         var configuration = LocalStackConfiguration()
         configuration.pipelinePath = repositoryRoot + "/pipelines/iap.yaml"
         configuration.workers = workers
         configuration.gateway = gateway
+        configure(&configuration)
         let stack = try await LocalStack.start(configuration, logger: logger)
         do {
             let settings = try SupportSettings(reader: SettingsReader(environment: stack.baseEnvironment))
@@ -64,5 +67,6 @@ enum SupportStack {
     }
 }
 
-/// The support suites each start a stack; nested here, they run one after the other.
-@Suite(.serialized, .timeLimit(.minutes(10))) struct SupportToolsTests {}
+/// The support suites each start a stack of their own (own broker, Redis, simulator, ports),
+/// so they run side by side; two of them start every worker.
+@Suite(.timeLimit(.minutes(10))) struct SupportToolsTests {}

@@ -94,6 +94,24 @@ public final class ConsumerProbe: Sendable {
         }
     }
 
+    /// Waits until every record of `topic` written so far has arrived (each partition read up
+    /// to the high watermark taken now) and returns what arrived: once the writers have stopped,
+    /// nothing more is coming, so a count taken then is final.
+    @discardableResult
+    public func waitUntilCaughtUp(on topic: String, admin: KafkaAdmin, timeout: Duration = .seconds(30))
+        async throws -> [KafkaMessage]
+    {
+        let count = try await admin.partitionCounts(of: [topic])[topic] ?? 0
+        let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
+        return try await eventually("\(topic) read up to \(highs)", timeout: timeout) {
+            let messages = self.messages
+            let read = messages.reduce(into: [TopicPartition: Int64]()) { last, message in
+                last[message.topicPartition] = max(last[message.topicPartition] ?? -1, message.offset)
+            }
+            return highs.allSatisfy { $0.value == 0 || (read[$0.key] ?? -1) >= $0.value - 1 } ? messages : nil
+        }
+    }
+
     /// Stores last offset + 1 for every partition seen so far.
     public func storeAll() throws {
         var next: [TopicPartition: Int64] = [:]
