@@ -290,11 +290,59 @@ let package = Package(
         ),
 
         // MARK: Workers
+        /// What the stage workers and reconcile share, beneath both: the Redis implementations of
+        /// the rules' state and of reconcile's checkpoints and leases (`StateKeys`, the stores;
+        /// `State/` as it was in Workers), the stages' settings with verify's Apple keys
+        /// (`StageSettings`), and the metered Apple HTTP client and call gate.
+        .target(
+            name: "WorkerCommon",
+            dependencies: [
+                "Basics",
+                "Redis",
+                "Settings",
+                "Topology",
+                "Pipeline",
+                "Contracts",
+                "Purchases",
+                "AppStore",
+                "AppStoreModels",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         /// The four stages as the runtime runs them: `Purchases` rules behind `MessageHandler`s,
-        /// the Redis implementations of the rules' state, and what each executable reads from
-        /// its environment (decision D9); and reconcile (D32). The executables are thin `main`s over it.
+        /// their assembly and layout, `WorkerMain`, and the state rebuilds (decision D9). The
+        /// executables are thin `main`s over it.
         .target(
             name: "Workers",
+            dependencies: [
+                "Basics",
+                "Kafka",
+                "Hosting",
+                "Settings",
+                "Topology",
+                "Pipeline",
+                "Contracts",
+                "Purchases",
+                "AppStore",
+                "AppStoreModels",
+                "WorkerCommon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        /// Reconcile (decision D32): Apple's notification history paged from a checkpoint and the
+        /// sweep of subscriptions active past their expiry, republished into the pipeline;
+        /// `ReconcileMain` is `iap-reconcile`, `ReconcileAssembly` is also `iap reconcile`.
+        .target(
+            name: "Reconcile",
             dependencies: [
                 "Basics",
                 "Kafka",
@@ -307,23 +355,36 @@ let package = Package(
                 "Purchases",
                 "AppStore",
                 "AppStoreModels",
-                "Gateway",
+                "WorkerCommon",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),
-        .executableTarget(name: "iap-intake", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-verify", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-match", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-grant", dependencies: ["Topology", "Workers"], swiftSettings: strictSettings),
-        .executableTarget(name: "iap-reconcile", dependencies: ["Workers"], swiftSettings: strictSettings),
+        /// Every setting of every executable in one `SettingsCatalog` (`SettingsCatalog.pipeline`):
+        /// `iap config keys` prints it, and each `main` refuses `IAP_` names outside it.
+        .target(
+            name: "Catalog",
+            dependencies: ["Settings", "Hosting", "Topology", "Pipeline", "Gateway", "WorkerCommon", "Reconcile"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "iap-intake", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-verify", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-match", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-grant", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-reconcile", dependencies: ["Catalog", "Reconcile", "Settings"], swiftSettings: strictSettings),
 
         // MARK: Support tools
         /// What `iap support` and `iap notifications test` do, as library code: Apple's answers
@@ -342,7 +403,7 @@ let package = Package(
                 "Settings",
                 "Topology",
                 "Pipeline",
-                "Workers",
+                "WorkerCommon",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -364,7 +425,9 @@ let package = Package(
                 "Settings",
                 "Topology",
                 "Pipeline",
-                "Workers",
+                "WorkerCommon",
+                "Reconcile",
+                "Catalog",
                 "Gateway",
                 "AppStoreSimulator",
                 "LocalServices",
@@ -424,6 +487,9 @@ let package = Package(
                 "LocalStack",
                 "LocalServices",
                 "Workers",
+                "WorkerCommon",
+                "Reconcile",
+                "Catalog",
                 "Hosting",
                 "Settings",
                 "Topology",
@@ -447,8 +513,7 @@ let package = Package(
                 "Hosting",
                 "Settings",
                 "Kafka",
-                "Pipeline",
-                "Workers",
+                "Catalog",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -522,7 +587,7 @@ let package = Package(
             name: "SupportToolsTests",
             dependencies: [
                 "SupportTools", "LocalStack", "AppStoreModels", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
-                "Topology", "Workers", "TestSupport",
+                "Topology", "WorkerCommon", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
@@ -546,13 +611,26 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings", "Topology", "Kafka", "AppStore",
-                "AppStoreModels", "Redis", "TestSupport", "AppStoreSimulator", "LocalStack", "LocalServices",
+                "Workers", "WorkerCommon", "Catalog", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings",
+                "Topology",
+                "Kafka", "AppStore", "AppStoreModels", "Redis", "TestSupport", "AppStoreSimulator", "LocalStack",
+                "LocalServices",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        /// Reconcile against the simulator's notification history and a real redis-server.
+        .testTarget(
+            name: "ReconcileTests",
+            dependencies: [
+                "Reconcile", "WorkerCommon", "Contracts", "Purchases", "Kafka", "AppStore", "AppStoreModels", "Redis",
+                "TestSupport", "AppStoreSimulator", "LocalStack",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

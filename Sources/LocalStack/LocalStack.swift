@@ -1,6 +1,7 @@
 import AppStoreSimulator
 import AsyncHTTPClient
 import Basics
+import Catalog
 import Foundation
 import Gateway
 import Hosting
@@ -11,12 +12,13 @@ import NIOCore
 import NIOHTTP1
 import Pipeline
 public import Processes
+import Reconcile
 import Redis
 import ServiceLifecycle
 import Settings
 import Synchronization
 public import Topology
-import Workers
+import WorkerCommon
 
 #if canImport(Glibc)
 import Glibc

@@ -7,7 +7,7 @@ import Purchases
 public import Redis
 public import Settings
 public import Topology
-public import Workers
+public import WorkerCommon
 
 /// What the support tools read: verify's settings (Apple API key, endpoints, trusted roots,
 /// environment policy), where Kafka, grant's Redis and the pipeline file are. Read through the

@@ -1,12 +1,11 @@
 import ArgumentParser
+import Catalog
 import Foundation
 import Gateway
 import Hosting
 import Kafka
 import Logging
-import Pipeline
 import Settings
-import Workers
 
 /// `iap-gateway`: App Store Server Notifications V2 -> Kafka. Settings come from the settings
 /// layer (environment, `IAP_CONFIG_FILE`, defaults; see `GatewaySettings`); a flag, when given,

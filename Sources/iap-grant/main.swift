@@ -1,5 +1,7 @@
+import Catalog
+import Settings
 import Topology
 import Workers
 
 /// `iap-grant`: the grant stage as a process (docs/architecture.md; settings: docs/operations.md).
-await WorkerMain.run(.grant)
+await WorkerMain.run(.grant, catalog: .pipeline)

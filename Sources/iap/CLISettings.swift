@@ -1,7 +1,7 @@
+import Catalog
 import Kafka
 import Settings
 import Topology
-import Workers
 
 /// What the `iap` commands that reach the cluster read: the settings layer the executables read
 /// (the environment, then `IAP_CONFIG_FILE`, then defaults; unknown `IAP_` names refused), with a

@@ -1,12 +1,15 @@
 import ArgumentParser
+import Catalog
 import Foundation
 import Gateway
 import Hosting
 import Kafka
 import Logging
 import Pipeline
+import Reconcile
 import Settings
 import Topology
+import WorkerCommon
 import Workers
 
 /// `iap config keys|check`: every setting in one table, and a configuration checked the way the

@@ -6,7 +6,6 @@ import Logging
 import Pipeline
 import Settings
 import Topology
-import Workers
 
 /// `iap lag`: consumer-group lag per partition, as dashboards and autoscalers see it; with
 /// `--serve`, the one exporter of that lag to Prometheus (decision D26).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Pipeline
 import Redis
 import Topology
+import WorkerCommon
 import Workers
 
 /// `iap orders rebuild`: the order index in Redis, rebuilt from the compacted orders topic.

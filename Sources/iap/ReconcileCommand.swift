@@ -1,9 +1,10 @@
 import ArgumentParser
+import Catalog
 import Foundation
 import Pipeline
+import Reconcile
 import Settings
 import Synchronization
-import Workers
 
 #if canImport(Glibc)
 import Glibc

@@ -12,8 +12,10 @@ import Testing
     /// so a new target is classified on purpose: ``everyShippedTargetIsClassified`` fails until it is.
     static let production: Set<String> = [
         "CRdKafka", "CHiredis", "COpenSSL", "Basics", "Processes", "Settings", "Kafka", "Traces", "Redis",
-        "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "Pipeline", "Workers", "Gateway",
-        "SupportTools", "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-reconcile", "iap-gateway",
+        "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "Pipeline", "WorkerCommon",
+        "Workers",
+        "Reconcile", "Gateway", "Catalog", "SupportTools", "iap-intake", "iap-verify", "iap-match", "iap-grant",
+        "iap-reconcile", "iap-gateway",
     ]
 
     /// What only development runs: the stand-ins for Kafka and Redis, the embedded stack, the

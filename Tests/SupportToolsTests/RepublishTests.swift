@@ -7,7 +7,7 @@ import SupportTools
 import TestSupport
 import Testing
 import Topology
-import Workers
+import WorkerCommon
 
 extension SupportToolsTests {
     /// `iap support order --republish` on a purchase whose event and notification were both

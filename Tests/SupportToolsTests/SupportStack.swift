@@ -5,7 +5,7 @@ import Redis
 import Settings
 import SupportTools
 import Testing
-import Workers
+import WorkerCommon
 
 /// A local stack for the support tools, with the settings an `iap support` command run against
 /// it would read.

@@ -7,7 +7,7 @@ import Topology
 
 /// Process-level settings of a worker: the host's (``HostSettings``), the cluster's
 /// (``ClusterSettings``), Redis (``RedisSettings``) and the worker's own keys below. The stage
-/// keys are read by the stage (`StageSettings` in Workers). Flags override the pipeline path.
+/// keys are read by the stage (`StageSettings` in WorkerCommon). Flags override the pipeline path.
 public struct WorkerSettings: Sendable {
     public static let lagInterval = Setting<Duration>.seconds(
         "IAP_LAG_INTERVAL_SECONDS", "How often a worker refreshes the lag of the partitions it owns", default: "10"

@@ -1,6 +1,7 @@
 import CoreMetrics
 public import Prometheus
 import Purchases
+import WorkerCommon
 
 /// What grant's consumption answers export (docs/operations.md, "Consumption requests"):
 /// - `iap_consumption_answered_total`: answers Apple accepted (202);

@@ -5,6 +5,7 @@ import Logging
 import Pipeline
 import Purchases
 import Topology
+import WorkerCommon
 
 /// Builds one stage's handler from its pipeline entry and settings and runs it in a ``Worker``.
 /// The rules' state lives in the worker's own Redis (the same one as its retries and

@@ -1,6 +1,7 @@
 import Pipeline
 import Purchases
 public import Topology
+import WorkerCommon
 
 /// What each stage needs from its pipeline-file entry beyond what every stage has: topics by
 /// role, the windows it reads, and the durations that must outlast one another. Checked when a

@@ -3,8 +3,9 @@ import Foundation
 import Hosting
 import Logging
 import Pipeline
-import Settings
+public import Settings
 public import Topology
+import WorkerCommon
 
 #if canImport(Glibc)
 import Glibc
@@ -14,9 +15,10 @@ import Darwin
 
 /// Entry point of the four worker executables: flags, then the settings layer (environment,
 /// then `IAP_CONFIG_FILE`, then defaults), then the pipeline file; then one ``Worker`` (one
-/// `ServiceGroup`) until SIGTERM or SIGINT.
+/// `ServiceGroup`) until SIGTERM or SIGINT. `catalog` is every setting of every executable
+/// (`SettingsCatalog.pipeline`, which each `main` links): names with the `IAP_` prefix outside it are refused.
 public enum WorkerMain {
-    public static func run(_ stage: StageName) async {
+    public static func run(_ stage: StageName, catalog: SettingsCatalog) async {
         let command: WorkerCommand
         do {
             command = try WorkerCommand.parse(Array(CommandLine.arguments.dropFirst()))
@@ -25,7 +27,7 @@ public enum WorkerMain {
         }
         do {
             let reader = try await SettingsReader.load()
-            try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
+            try catalog.refuseUnknownNames(in: reader)
             let host = try HostSettings(process: stage.rawValue, reader: reader)
             LoggingBootstrap.bootstrap(format: host.logFormat, level: host.logLevel)
             var settings = try WorkerSettings(stage: stage.rawValue, reader: reader)

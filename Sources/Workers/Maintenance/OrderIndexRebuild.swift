@@ -2,6 +2,7 @@ import Contracts
 public import Kafka
 public import Logging
 import Purchases
+public import WorkerCommon
 
 /// Rebuilds the Redis order index from the compacted `iap.orders` topic (`iap orders rebuild`):
 /// after Redis lost its data, after orders expired under a `retention`, or to check the index.

@@ -2,6 +2,7 @@ import Contracts
 public import Kafka
 public import Logging
 import Purchases
+public import WorkerCommon
 
 /// Rebuilds match's ownership bindings and grant's states in Redis from their compacted topics
 /// (decision D35), as the stages' ``StateRecovery`` steps when Redis lost their state.

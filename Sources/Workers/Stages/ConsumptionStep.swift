@@ -1,8 +1,9 @@
 import AppStore
-public import Contracts
+import Contracts
 public import Logging
-public import Pipeline
+import Pipeline
 public import Purchases
+public import WorkerCommon
 
 /// Grant's answer to a `CONSUMPTION_REQUEST`, run before the grant rules decide (decision D34).
 ///

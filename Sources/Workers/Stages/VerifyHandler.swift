@@ -5,6 +5,7 @@ import Foundation
 import Kafka
 public import Pipeline
 public import Purchases
+public import WorkerCommon
 
 /// The verify stage: Apple's word on each request, through ``TransactionVerifier`` (local JWS
 /// checks, Apple lookups behind the shared rate limiter and the verified-transaction cache).

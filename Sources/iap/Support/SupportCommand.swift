@@ -4,7 +4,7 @@ import Kafka
 import Redis
 import Settings
 import SupportTools
-import Workers
+import WorkerCommon
 
 /// `iap support order|refunds|history|status`: what Apple says about a customer, checked with
 /// verify's trust, beside what the pipeline did (docs/operations.md, "Support").

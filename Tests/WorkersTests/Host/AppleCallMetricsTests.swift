@@ -7,7 +7,7 @@ import Purchases
 import Synchronization
 import Testing
 
-@testable import Workers
+@testable import WorkerCommon
 
 @Suite struct AppleCallMetricsTests {
     /// Answers each request with the next of `answers` (a status, or a transport failure).

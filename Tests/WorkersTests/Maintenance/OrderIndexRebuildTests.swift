@@ -6,6 +6,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
+import WorkerCommon
 import Workers
 
 /// `iap orders rebuild` against the mock broker and a real `redis-server`: the index comes back

@@ -6,6 +6,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
+import WorkerCommon
 import Workers
 
 /// Match's bindings and grant's states come back from their compacted topics as compaction would

@@ -4,7 +4,7 @@ import Redis
 import Synchronization
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 /// Apple's signed appAccountToken outranks the publisher's userId hint even while orders are
 /// indexed concurrently with matches and matches are cut off mid-way (a worker killed): a

@@ -3,7 +3,7 @@ import Purchases
 import Settings
 import Testing
 import Topology
-import Workers
+import WorkerCommon
 
 /// Grant's consumption settings (decision D34): off by default, and once on, consent and the
 /// Apple key settings verify reads are required.

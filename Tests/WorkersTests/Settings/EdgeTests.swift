@@ -154,7 +154,7 @@ enum EnvironmentReads {
         "PATH": ["Processes/ChildProcess+Command.swift", "LocalStack/LocalStack.swift"],
         // Read below the settings catalogue: LocalServices starts `redis-server` for the local
         // stack, the benchmarks and the tests (TestSupport), and its `Setting`,
-        // `SettingsCatalog.redisServer`, is declared in Workers, above it.
+        // `SettingsCatalog.redisServer`, is declared in Catalog, above it.
         "REDIS_SERVER": ["LocalServices/LocalRedisServer.swift"],
         // Process plumbing: a child started without an environment inherits this process's.
         "": ["Processes/ChildProcess.swift"],

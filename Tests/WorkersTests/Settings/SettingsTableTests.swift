@@ -1,7 +1,7 @@
+import Catalog
 import Foundation
 import Settings
 import Testing
-import Workers
 
 /// The settings table users read is the one the code reads: `docs/operations.md` holds exactly
 /// what `iap config keys` prints, and every `IAP_` name the sources spell out is in it.

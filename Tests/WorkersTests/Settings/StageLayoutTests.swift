@@ -3,6 +3,7 @@ import Pipeline
 import Settings
 import Testing
 import Topology
+import WorkerCommon
 import Workers
 
 @Suite(.timeLimit(.minutes(2))) struct StageLayoutTests {

@@ -3,7 +3,7 @@ import Purchases
 import Settings
 import Testing
 import Topology
-import Workers
+import WorkerCommon
 
 @Suite struct StageSettingsTests {
     static let verify = [

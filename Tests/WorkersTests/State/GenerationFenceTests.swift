@@ -3,7 +3,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 /// Between a Redis loss and the generation watch's next look, a worker must not take a missing
 /// binding or state for a first sighting (decision D35): the stores read the stage's marker in

@@ -3,7 +3,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct RedisAppleCallGateTests {
     /// The server's clock in microseconds, to bound rates without trusting the test's clock.

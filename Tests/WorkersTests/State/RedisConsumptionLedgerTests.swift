@@ -2,7 +2,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 /// Grant's note of answered consumption requests (decision D34): one key per transaction,
 /// expiring with Apple's answer window.

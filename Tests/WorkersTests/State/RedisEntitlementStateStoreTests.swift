@@ -4,7 +4,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct RedisEntitlementStateStoreTests {
     @Test func roundTripsAFullStateWithoutExpiry() async throws {

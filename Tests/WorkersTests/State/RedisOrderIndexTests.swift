@@ -3,7 +3,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct RedisOrderIndexTests {
     @Test func findsAnOrderByIdAndByToken() async throws {

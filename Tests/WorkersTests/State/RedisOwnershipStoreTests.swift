@@ -2,7 +2,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct RedisOwnershipStoreTests {
     @Test func firstBindingIsFinal() async throws {

@@ -4,7 +4,7 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct RedisWaitingTransactionStoreTests {
     static let later = StateFixtures.now.advanced(by: .seconds(90))

@@ -5,7 +5,6 @@ import Purchases
 import Redis
 import TestSupport
 import Testing
-import Workers
 
 /// Records with every field set, so a round trip through Redis shows nothing is lost.
 enum StateFixtures {

@@ -1,6 +1,6 @@
 import Purchases
 import Testing
-import Workers
+import WorkerCommon
 
 @Suite(.timeLimit(.minutes(2))) struct StateKeysTests {
     @Test func defaultLayout() {

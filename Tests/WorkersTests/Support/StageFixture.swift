@@ -12,6 +12,7 @@ import TestSupport
 import Testing
 import Topology
 
+@testable import WorkerCommon
 @testable import Workers
 
 /// A running simulator and the settings a stage needs to call and trust it.

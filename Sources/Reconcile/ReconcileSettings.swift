@@ -4,6 +4,7 @@ public import Pipeline
 import Purchases
 public import Settings
 import Topology
+public import WorkerCommon
 
 /// What `iap-reconcile` and `iap reconcile` read (decision D32): the worker's process, Kafka and
 /// Redis keys (``WorkerSettings``), verify's Apple keys read as verify reads them

@@ -4,9 +4,10 @@ import Foundation
 import Kafka
 import LocalStack
 import Purchases
+import Reconcile
 import Redis
 import Testing
-import Workers
+import WorkerCommon
 
 /// Reconcile against the simulator's notification history and a real redis-server (D32).
 @Suite(.serialized, .timeLimit(.minutes(3))) struct ReconcilerTests {

@@ -5,6 +5,7 @@ import Foundation
 import Kafka
 import Logging
 import Purchases
+import WorkerCommon
 
 /// Pages Get Notification History for one app and environment from its checkpoint, and
 /// publishes every notification found to the notifications topic as `source: reconcile`

@@ -3,7 +3,7 @@ import Basics
 import CoreMetrics
 import Metrics
 public import Prometheus
-import Purchases
+public import Purchases
 import Synchronization
 
 /// What verify's calls to Apple export (docs/operations.md, "Metrics"):
@@ -147,17 +147,22 @@ public struct MeteredAppleHTTPExecutor: AppleHTTPExecutor {
 }
 
 /// An ``AppleCallGate`` that counts the calls its base holds back.
-struct MeteredAppleCallGate: AppleCallGate {
+public struct MeteredAppleCallGate: AppleCallGate {
     let base: any AppleCallGate
     let metrics: AppleCallMetrics
 
-    func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
+    public init(base: any AppleCallGate, metrics: AppleCallMetrics) {
+        self.base = base
+        self.metrics = metrics
+    }
+
+    public func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
         let decision = try await base.acquire(call, holding: booking)
         if case .wait = decision { metrics.countRateLimitWait(call.endpoint) }
         return decision
     }
 
-    func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
+    public func backOff(_ call: AppleCall, for delay: Duration) async throws -> GateSlot {
         try await base.backOff(call, for: delay)
     }
 }

@@ -1,20 +1,20 @@
-import CoreMetrics
+public import CoreMetrics
 public import Prometheus
 import Synchronization
 
 /// The counters and gauges of one exporter (Apple calls, consumption answers, reconcile), each
 /// made once per name and labels and found again under a lock, so the hot path never goes
 /// through the factory's registry.
-final class MetricFamilies: Sendable {
+public final class MetricFamilies: Sendable {
     private let factory: PrometheusMetricsFactory
     private let counters = Mutex<[String: CoreMetrics.Counter]>([:])
     private let gauges = Mutex<[String: CoreMetrics.Gauge]>([:])
 
-    init(factory: PrometheusMetricsFactory) {
+    public init(factory: PrometheusMetricsFactory) {
         self.factory = factory
     }
 
-    func counter(_ name: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
+    public func counter(_ name: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Counter {
         let factory = factory
         return counters.withLock { counters in
             let key = Self.key(name, dimensions)
@@ -25,7 +25,7 @@ final class MetricFamilies: Sendable {
         }
     }
 
-    func gauge(_ name: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
+    public func gauge(_ name: String, _ dimensions: [(String, String)] = []) -> CoreMetrics.Gauge {
         let factory = factory
         return gauges.withLock { gauges in
             let key = Self.key(name, dimensions)

@@ -3,7 +3,7 @@ import Foundation
 import Hosting
 import Logging
 import Pipeline
-import Settings
+public import Settings
 
 #if canImport(Glibc)
 import Glibc
@@ -12,9 +12,10 @@ import Darwin
 #endif
 
 /// Entry point of `iap-reconcile`: flags, the settings layer, then one ``ReconcileProcess``
-/// until SIGTERM or SIGINT.
+/// until SIGTERM or SIGINT. `catalog` is every setting of every executable (`SettingsCatalog.pipeline`,
+/// which `main` links): names with the `IAP_` prefix outside it are refused.
 public enum ReconcileMain {
-    public static func run() async {
+    public static func run(catalog: SettingsCatalog) async {
         let command: ReconcileCommand
         do {
             command = try ReconcileCommand.parse(Array(CommandLine.arguments.dropFirst()))
@@ -23,7 +24,7 @@ public enum ReconcileMain {
         }
         do {
             let reader = try await SettingsReader.load()
-            try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)
+            try catalog.refuseUnknownNames(in: reader)
             let host = try HostSettings(process: "iap-reconcile", reader: reader)
             LoggingBootstrap.bootstrap(format: host.logFormat, level: host.logLevel)
             var settings = try ReconcileSettings(reader: reader)

@@ -8,6 +8,7 @@ public import Prometheus
 import Purchases
 public import Redis
 import Topology
+import WorkerCommon
 
 /// A ``Reconciler`` built from ``ReconcileSettings``, with the connections it owns: what
 /// `iap-reconcile` runs every interval and `iap reconcile` runs once.

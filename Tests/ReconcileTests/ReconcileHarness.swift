@@ -6,11 +6,12 @@ import Kafka
 import LocalStack
 import Logging
 import Purchases
+import Reconcile
 import Redis
 import ServiceLifecycle
 import Synchronization
 import TestSupport
-import Workers
+import WorkerCommon
 
 /// A simulator on a free port (no notify URL: its notifications stay in history), a real
 /// redis-server, and a ``Reconciler`` over them whose Apple calls are recorded.

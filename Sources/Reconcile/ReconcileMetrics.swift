@@ -2,6 +2,7 @@ import AppStoreModels
 import Basics
 import CoreMetrics
 public import Prometheus
+import WorkerCommon
 
 /// What `iap-reconcile` exports (docs/operations.md, "Reconcile"):
 /// - `iap_reconcile_pages_total{bundle_id,environment}`: notification history pages published;

@@ -3,7 +3,8 @@ import AppStoreModels
 import Contracts
 import Kafka
 import Logging
-public import Purchases
+import Purchases
+import WorkerCommon
 
 /// Asks Apple about subscriptions grant holds active past their expiry (no renewal and no
 /// expiry reached the pipeline), plus a sample of the others, with Get All Subscription

@@ -1,9 +1,10 @@
 public import AppStore
 public import AppStoreModels
-public import Contracts
+import Contracts
 public import Foundation
 public import Logging
 public import Purchases
+public import WorkerCommon
 
 /// One reconcile run over every configured app and environment, then the sweep (decision D32):
 /// what `iap-reconcile` does every interval and `iap reconcile` does once.

@@ -1,9 +1,9 @@
 import AppStore
 import AppStoreModels
 import Purchases
+import Reconcile
 import Synchronization
 import Testing
-import Workers
 
 /// Reconcile's calls to Apple wait out Apple's answers and share what a 429 says.
 @Suite(.timeLimit(.minutes(1))) struct ReconcileAppleTests {

@@ -1,8 +1,10 @@
 import Gateway
 import Hosting
 import Pipeline
+import Reconcile
 public import Settings
 import Topology
+import WorkerCommon
 
 extension SettingsCatalog {
     /// Every setting of every iap-pipeline executable: `iap config keys` prints it, the table
