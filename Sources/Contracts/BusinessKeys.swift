@@ -12,7 +12,7 @@ public import AppStoreModels
 /// | ``effectKey(transactionId:effect:date:)`` | `<transactionId>\|<effect>`; `renew` and `grace` add `\|<access end ms>`, `revoke` `\|<revocationDate ms>`, `reinstate` `\|<reversal's signedDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per (transaction, effect, Apple's date of it): a renewal extended again, a second refund after a reversal are changes of their own; the input of its eventId |
 /// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
 /// | ``republishedPurchaseEventId(orderId:transactionId:)`` | UUIDv8 of SHA-256(`support-order\|<orderId>\|<transactionId>`) | `iap support order --republish`: the `iap.purchase.v1` `eventId` | the same transaction of the same order republished again (intake also drops it by its dedupe key: the payload is the bare transaction id) |
-/// | ``doneMarker(stage:key:)`` | `iap:idem:{<stage>:<key>}` in Redis | the runtime (`RedisIdempotencyGuard`): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
+/// | ``idempotencyId(stage:key:)`` | `<stage>:<key>` | the runtime (`RedisIdempotencyGuard`, under the Redis key `Keyspace` makes of it): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
 ///
 /// Not duplicates but lanes: the Kafka keys (routing key, originalTransactionId, userId) only
 /// choose a partition (docs/events.md, "Topics and keys").
@@ -45,10 +45,11 @@ public enum BusinessKeys {
         Digest.uuid(fromSHA256Of: "support-order|\(orderId)|\(transactionId)")
     }
 
-    /// The Redis key of a stage's lock and "done" marker for one business key; the hash tag
-    /// keeps it on one Redis Cluster slot.
-    public static func doneMarker(stage: String, key: String) -> String {
-        "iap:idem:{\(stage):\(key)}"
+    /// What a stage's lock and "done" marker for one business key are named by: `<stage>:<key>`.
+    /// A business id, not a Redis key: `Keyspace` (in `Pipeline`) puts it under the deployment's
+    /// prefix and makes it the key's hash tag.
+    public static func idempotencyId(stage: String, key: String) -> String {
+        "\(stage):\(key)"
     }
 }
 

@@ -166,7 +166,7 @@ public final class LocalRedisServer: Sendable {
         let client = RedisClient(configuration: probe, logger: quiet)
         var answered = false
         for _ in 0..<100 where !answered && child.withLock({ $0?.process.isRunning ?? false }) {
-            answered = (try? await client.send("PING")) == .status("PONG")
+            answered = (try? await client.execute(PING())) == "PONG"
             if !answered { try? await Task.sleep(for: .milliseconds(50)) }
         }
         await client.shutdown()

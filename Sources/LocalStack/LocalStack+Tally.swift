@@ -23,7 +23,7 @@ extension LocalStack {
         let client = RedisClient(configuration: try redis.configuration(poolSize: 1))
         let info: String
         do {
-            info = try await client.send("INFO", "commandstats").string ?? ""
+            info = try await client.execute(INFO("commandstats"))
         } catch {
             await client.shutdown()
             throw error

@@ -237,7 +237,7 @@ public final class LocalStack: Sendable {
     public func loseRedisData() async throws {
         let client = RedisClient(configuration: try redis.configuration(poolSize: 1))
         do {
-            _ = try await client.send("FLUSHALL")
+            try await client.execute(FLUSHALL())
         } catch {
             await client.shutdown()
             throw error

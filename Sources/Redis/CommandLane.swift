@@ -21,10 +21,8 @@ import Darwin
 final class CommandLane: @unchecked Sendable {
     /// What a caller asked for; its replies come back as one array.
     enum Request: Sendable {
-        case command([RedisValue])
-        /// `EVALSHA` with the script's source kept for the `NOSCRIPT` fallback.
-        case script(RedisScript, tail: [RedisValue])
-        case pipeline([[RedisValue]])
+        case command(EncodedCommand)
+        case pipeline([EncodedCommand])
 
         var commandCount: Int {
             if case .pipeline(let commands) = self { return commands.count }
@@ -204,9 +202,8 @@ final class CommandLane: @unchecked Sendable {
         var commands: [[RedisValue]] = []
         for job in batch {
             switch job.request {
-            case .command(let command): commands.append(command)
-            case .script(let script, let tail): commands.append(["EVALSHA", .string(script.sha1)] + tail)
-            case .pipeline(let many): commands.append(contentsOf: many)
+            case .command(let command): commands.append(command.arguments)
+            case .pipeline(let many): for command in many { commands.append(command.arguments) }
             }
         }
         var replies: [RedisReply]
@@ -232,13 +229,19 @@ final class CommandLane: @unchecked Sendable {
     private func resendUnknownScripts(_ batch: [Job], _ replies: inout [RedisReply]) throws(RedisError) {
         var retries: [(index: Int, command: [RedisValue])] = []
         var index = 0
-        for job in batch {
-            if case .script(let script, let tail) = job.request, case .error(let message) = replies[index],
+        func check(_ command: EncodedCommand) {
+            defer { index += 1 }
+            guard let script = command.script, case .error(let message) = replies[index],
                 message.hasPrefix("NOSCRIPT")
-            {
-                retries.append((index, ["EVAL", .string(script.source)] + tail))
+            else { return }
+            // `EVALSHA <sha1> <numkeys> …` becomes `EVAL <source> <numkeys> …`.
+            retries.append((index, ["EVAL", .string(script.source)] + command.arguments.dropFirst(2)))
+        }
+        for job in batch {
+            switch job.request {
+            case .command(let command): check(command)
+            case .pipeline(let many): for command in many { check(command) }
             }
-            index += job.request.commandCount
         }
         guard !retries.isEmpty else { return }
         let again = try connection.execute(pipeline: retries.map(\.command))

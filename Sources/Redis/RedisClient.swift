@@ -46,30 +46,57 @@ public final class RedisClient: Sendable {
         _ = signal(SIGPIPE, SIG_IGN)
     }()
 
-    /// Sends one command. An error reply throws ``RedisError/Code/server`` with its text.
-    public func send(_ command: [RedisValue]) async throws -> RedisReply {
-        try await submit(.command(command))[0].throwingServerError()
+    /// Runs one command and decodes its reply (``RedisCommand``). An error reply throws
+    /// ``RedisError/Code/server`` with its text; a reply of another shape than the command
+    /// expects throws ``RedisError/Code/unexpectedReply``.
+    public func execute<Command: RedisCommand>(_ command: Command) async throws -> Command.Response {
+        try command.decodeReply(try await submit(.command(command.encoded))[0])
+    }
+
+    /// Sends the pipeline's commands in one write and reads their replies in order, on one
+    /// connection. Error replies stay with their commands' slots (``RedisPipeline/Replies``).
+    public func execute(_ pipeline: RedisPipeline) async throws -> RedisPipeline.Replies {
+        guard !pipeline.isEmpty else { return RedisPipeline.Replies(replies: []) }
+        return RedisPipeline.Replies(replies: try await submit(.pipeline(pipeline.commands)))
+    }
+
+    /// Runs the pipeline's commands as one `MULTI`/`EXEC` transaction in one round trip: other
+    /// clients see all of its writes or none, and its reads see one moment. A command the
+    /// server refused to queue fails the whole transaction (``RedisError/Code/server``,
+    /// `EXECABORT`); an error of one command while it ran stays with its slot, as in a pipeline.
+    /// On a Redis Cluster every key would have to be in one slot; this driver talks to one server.
+    public func transaction(_ pipeline: RedisPipeline) async throws -> RedisPipeline.Replies {
+        guard !pipeline.isEmpty else { return RedisPipeline.Replies(replies: []) }
+        let replies = try await submit(
+            .pipeline(
+                [EncodedCommand(arguments: ["MULTI"])] + pipeline.commands + [EncodedCommand(arguments: ["EXEC"])])
+        )
+        for case .error(let message) in replies { throw RedisError(code: .server, message: message) }
+        guard case .array(let results) = replies[replies.count - 1], results.count == pipeline.count else {
+            throw RedisError(
+                code: .unexpectedReply,
+                message: "EXEC: expected \(pipeline.count) replies, got \(replies[replies.count - 1].summary)")
+        }
+        return RedisPipeline.Replies(replies: results)
+    }
+
+    // MARK: Untyped commands, for the Redis module and the package's tests
+
+    /// Sends one command given as its arguments. An error reply throws ``RedisError/Code/server``.
+    package func send(_ command: [RedisValue]) async throws -> RedisReply {
+        try await submit(.command(EncodedCommand(arguments: command)))[0].throwingServerError()
     }
 
     /// Sends one command given as variadic arguments, e.g. `send("SET", "k", .bytes(v))`.
-    public func send(_ command: RedisValue...) async throws -> RedisReply {
+    package func send(_ command: RedisValue...) async throws -> RedisReply {
         try await send(command)
     }
 
-    /// Sends all commands in one write and reads their replies in order, on one connection.
-    /// Error replies stay in the result as ``RedisReply/error(_:)`` so one failing command
-    /// does not hide the others' results.
-    public func pipeline(_ commands: [[RedisValue]]) async throws -> [RedisReply] {
+    /// Sends all commands in one write and reads their replies in order; error replies stay in
+    /// the result as ``RedisReply/error(_:)``.
+    package func pipeline(_ commands: [[RedisValue]]) async throws -> [RedisReply] {
         guard !commands.isEmpty else { return [] }
-        return try await submit(.pipeline(commands))
-    }
-
-    /// Runs a Lua script by SHA (`EVALSHA`), sending its source with `EVAL` only when the
-    /// server does not know it (`NOSCRIPT`). Keys are passed separately so a cluster could
-    /// route them; a script error throws ``RedisError/Code/server``.
-    public func run(_ script: RedisScript, keys: [String], arguments: [RedisValue] = []) async throws -> RedisReply {
-        let tail: [RedisValue] = [.integer(Int64(keys.count))] + keys.map(RedisValue.string) + arguments
-        return try await submit(.script(script, tail: tail))[0].throwingServerError()
+        return try await submit(.pipeline(commands.map { EncodedCommand(arguments: $0) }))
     }
 
     /// Fails queued calls, lets the batches on the wire finish, then closes the connections
@@ -114,7 +141,7 @@ public final class RedisClient: Sendable {
 
 extension RedisReply {
     /// Turns an error reply into a thrown ``RedisError/Code/server``.
-    public func throwingServerError() throws(RedisError) -> RedisReply {
+    package func throwingServerError() throws(RedisError) -> RedisReply {
         if case .error(let message) = self { throw RedisError(code: .server, message: message) }
         return self
     }

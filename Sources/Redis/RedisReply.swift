@@ -8,8 +8,8 @@ public enum RedisReply: Sendable, Hashable {
     /// A nil bulk or nil array (Lua `false`/`nil`).
     case null
     case array([RedisReply])
-    /// An error reply. Plain commands throw it as ``RedisError/Code/server`` instead; it is
-    /// only seen inside ``RedisClient/pipeline(_:)`` results and nested arrays.
+    /// An error reply. Commands throw it as ``RedisError/Code/server`` instead; it is only seen
+    /// in ``RedisPipeline/Replies/replies`` and nested arrays.
     case error(String)
 
     /// The bulk string's bytes, or the status text's bytes.

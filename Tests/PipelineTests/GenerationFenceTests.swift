@@ -30,7 +30,7 @@ import Topology
                 ["GET", .string("state:\(event.id)")], ["GET", .string(fence.key)],
             ])
             let state = replies[0].string
-            if state == nil { try fence.check(replies[1]) }
+            if state == nil { try fence.check(replies[1].bytes) }
             return .produce([
                 KafkaRecord(
                     topic: "out", key: event.id, value: "{\"id\":\"\(event.id)\",\"state\":\"\(state ?? "none")\"}")

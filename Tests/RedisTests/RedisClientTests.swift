@@ -47,11 +47,11 @@ import Testing
         try await withRedisClient(poolSize: 1) { _, client throws in
             let script = RedisScript("return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}")
             #expect(try await client.send("SCRIPT", "LOAD", .string(script.source)) == .string(Array(script.sha1.utf8)))
-            let first = try await client.run(script, keys: ["n"], arguments: [.bytes([0, 7])])
+            let first = try await client.execute(EVALSHA<RedisReply>(script, keys: ["n"], arguments: [.bytes([0, 7])]))
             #expect(first == .array([.string(Array("n".utf8)), .string([0, 7]), .integer(1)]))
             _ = try await client.send("SCRIPT", "FLUSH")
             #expect(try await client.send("SCRIPT", "EXISTS", .string(script.sha1)) == .array([.integer(0)]))
-            let second = try await client.run(script, keys: ["n"], arguments: ["a"])
+            let second = try await client.execute(EVALSHA<RedisReply>(script, keys: ["n"], arguments: ["a"]))
             #expect(second.array?.last == .integer(2))
             #expect(try await client.send("SCRIPT", "EXISTS", .string(script.sha1)) == .array([.integer(1)]))
         }
@@ -60,7 +60,7 @@ import Testing
     @Test func scriptErrorIsThrown() async throws {
         try await withRedisClient { _, client throws in
             await #expect(throws: RedisError(code: .server, message: "")) {
-                try await client.run(RedisScript("return redis.call('NOPE')"), keys: [])
+                try await client.execute(EVALSHA<RedisReply>(RedisScript("return redis.call('NOPE')"), keys: []))
             }
         }
     }

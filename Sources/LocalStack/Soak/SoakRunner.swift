@@ -221,7 +221,7 @@ public struct SoakRunner: Sendable {
                 case .redisLoss:
                     report("fault: Redis FLUSHALL (all state lost)")
                     let client = RedisClient(configuration: try stack.redis.configuration(poolSize: 1))
-                    _ = try await client.send("FLUSHALL")
+                    try await client.execute(FLUSHALL())
                     await client.shutdown()
                     events.count(\.redisLosses)
                 }

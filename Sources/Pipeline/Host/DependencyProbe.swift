@@ -45,7 +45,7 @@ public struct DependencyProbe: Service {
             return .notReady(reason: "Kafka unreachable: \(error)")
         }
         do {
-            guard try await redis.send("PING") == .status("PONG") else {
+            guard try await redis.execute(PING()) == "PONG" else {
                 return .notReady(reason: "Redis did not answer PONG")
             }
         } catch {

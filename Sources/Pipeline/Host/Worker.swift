@@ -29,6 +29,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     private let fence: GenerationFence
     private let settings: WorkerSettings
     private let idempotencyRetention: Duration
+    private let keyspace: Keyspace
     private let logger: Logger
     private let onOpsListening: @Sendable (Int) async -> Void
 
@@ -50,11 +51,15 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     ///   run in order before the deliveries the stage owes are restored.
     /// - Parameter idempotencyRetention: how long "done" markers are kept; longer than any
     ///   redelivery of the stage's records can come (derived from the pipeline file by the stage).
+    /// - Parameter keyspace: the names of every Redis key the worker and its handler use
+    ///   (``WorkerResources/keyspace``): the runtime's idempotency markers, delay queue and
+    ///   generation marker, and the stage's state.
     public init(
         stage: StageSpec, settings: WorkerSettings, logger: Logger,
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
         idempotencyRetention: Duration = WorkerConfiguration.defaultIdempotencyRetention,
+        keyspace: Keyspace = .standard,
         recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
         makeHandler: (WorkerResources) throws -> Handler
     ) throws {
@@ -66,15 +71,17 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
             commandTimeout: settings.redisCommandTimeout, tls: settings.redisTLS, reconnect: settings.redisReconnect
         )
         let redis = RedisClient(configuration: redisConfiguration, logger: logger)
-        let fence = GenerationFence(generation: StateGeneration(client: redis, stage: stage.name))
-        let resources = WorkerResources(redis: redis, metricsFactory: factory, logger: logger, fence: fence)
+        let fence = GenerationFence(generation: StateGeneration(client: redis, stage: stage.name, keyspace: keyspace))
+        let resources = WorkerResources(
+            redis: redis, keyspace: keyspace, metricsFactory: factory, logger: logger, fence: fence)
         let handler = try makeHandler(resources)
 
         let producer = try KafkaProducer(
             configuration: settings.kafka.producer(clientId: settings.identity.clientId), logger: logger)
 
         let journal = DeliveryJournal(topic: stage.journalTopic, producer: producer)
-        let retries = JournaledRetryStore(journal: journal, index: RedisRetryStore(client: redis, stage: stage.name))
+        let retries = JournaledRetryStore(
+            journal: journal, index: RedisRetryStore(client: redis, stage: stage.name, keyspace: keyspace))
         let restoreDeliveries = StateRecovery.Step("deliveries owed from \(journal.topic)") { [settings, logger] in
             let contents = try await DeliveryJournal.read(
                 topic: journal.topic, cluster: settings.kafka, logger: logger
@@ -95,6 +102,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         self.fence = fence
         self.settings = settings
         self.idempotencyRetention = idempotencyRetention
+        self.keyspace = keyspace
         self.logger = logger
         self.onOpsListening = onOpsListening
     }
@@ -174,7 +182,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
                 service: WorkerRuntime(
                     configuration: configuration, handler: handler, consumer: consumer, producer: producer,
                     retries: retries,
-                    idempotency: RedisIdempotencyGuard(client: redis, stage: stage.name), logger: logger,
+                    idempotency: RedisIdempotencyGuard(client: redis, stage: stage.name, keyspace: keyspace),
+                    logger: logger,
                     metricsFactory: factory
                 )),
         ]
@@ -185,6 +194,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
 public struct WorkerResources: Sendable {
     /// The worker's Redis client (shut down by the worker after the runtime stopped).
     public let redis: RedisClient
+    /// The names of the worker's Redis keys, the runtime's and the stage's state alike.
+    public let keyspace: Keyspace
     public let metricsFactory: PrometheusMetricsFactory
     /// Carries the worker's `stage` metadata.
     public let logger: Logger

@@ -29,17 +29,20 @@ public final class GenerationFence: Sendable {
         (alarms, alarm) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// `iap:generation:{<stage>}`: what the stores' pipelines `GET`.
+    /// `<prefix>generation:{<stage>}`: what the stores' pipelines `GET`.
     public var key: String { generation.key }
+
+    /// `GET` of the marker, for a store to append last to the pipeline of its read.
+    public var read: GET { GET(key) }
 
     /// The marker the worker recovered under; until then every check fails.
     public func arm(_ expected: String) {
         state.withLock { $0.expected = expected }
     }
 
-    /// Throws ``StateLost`` unless `marker` (the reply to `GET` ``key``) is the armed marker.
-    public func check(_ marker: RedisReply) throws(StateLost) {
-        try check(found: marker.string)
+    /// Throws ``StateLost`` unless `marker` (the reply to ``read``) is the armed marker.
+    public func check(_ marker: [UInt8]?) throws(StateLost) {
+        try check(found: marker.map { String(decoding: $0, as: UTF8.self) })
     }
 
     /// Throws ``StateLost`` unless `found` is the armed marker; the first loss wakes the watch.

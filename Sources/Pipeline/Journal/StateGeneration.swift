@@ -9,28 +9,29 @@ public import Redis
 /// another replica already rebuilt after such a loss.
 public struct StateGeneration: Sendable {
     private let client: RedisClient
-    /// `iap:generation:{<stage>}`.
+    /// `<prefix>generation:{<stage>}` (``Keyspace/generation(stage:)``).
     public let key: String
 
-    public init(client: RedisClient, stage: String) {
+    public init(client: RedisClient, stage: String, keyspace: Keyspace = .standard) {
         self.client = client
-        key = "iap:generation:{\(stage)}"
+        key = keyspace.generation(stage: stage)
     }
 
     /// The marker, nil when Redis has none.
     public func current() async throws -> String? {
-        try await client.send("GET", .string(key)).string
+        try await client.execute(GET(key)).map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Writes a new marker unless one exists (another replica's rebuild) and returns the one held.
     public func establish() async throws -> String {
-        let replies = try await client.pipeline([
-            ["SET", .string(key), .string(UUID().uuidString), "NX"], ["GET", .string(key)],
-        ])
-        if case .error(let message) = replies[0] { throw RedisError(code: .server, message: message) }
-        guard let held = replies[1].string else {
-            throw RedisError(code: .unexpectedReply, message: "\(key): no marker after SET NX, got \(replies[1])")
+        var pipeline = RedisPipeline()
+        let written = pipeline.append(SET(key, value: .string(UUID().uuidString), condition: .nx))
+        let read = pipeline.append(GET(key))
+        let replies = try await client.execute(pipeline)
+        _ = try replies[written]
+        guard let held = try replies[read] else {
+            throw RedisError(code: .unexpectedReply, message: "\(key): no marker after SET NX")
         }
-        return held
+        return String(decoding: held, as: UTF8.self)
     }
 }

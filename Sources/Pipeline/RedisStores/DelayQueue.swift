@@ -9,10 +9,11 @@ public import Redis
 /// it. A claimer that crashes in between loses nothing: the item comes back after the lease.
 /// Delivery is therefore at-least-once; consumers dedupe with ``RedisIdempotencyGuard``.
 ///
-/// Keys share the hash tag `{<name>}`: `iap:delay:{<name>}:due` (ZSET id → due ms) and
-/// `:payloads` (HASH id → payload). Items scheduled as waits are also indexed, in the same
-/// scripts, for the waiting gauges: `:waiting` (ZSET id → band × 10¹³ + since ms) and
-/// `:waiting-bands` (HASH what a wait waits for → its band, 0, 1, … in order of first use).
+/// Keys (``Keyspace/delayQueue(_:)``) share the hash tag `{<name>}`:
+/// `<prefix>delay:{<name>}:due` (ZSET id → due ms) and `:payloads` (HASH id → payload). Items
+/// scheduled as waits are also indexed, in the same scripts, for the waiting gauges: `:waiting`
+/// (ZSET id → band × 10¹³ + since ms) and `:waiting-bands` (HASH what a wait waits for → its
+/// band, 0, 1, … in order of first use).
 /// Each label owns a band of scores, so one `ZCOUNT` and one `ZRANGEBYSCORE … LIMIT 0 1` per
 /// label read its count and its oldest wait however many items wait, and acknowledging an item
 /// needs no lookup of its label: `ZREM` by id.
@@ -22,13 +23,15 @@ public struct DelayQueue: Sendable {
 
     private let client: RedisClient
     public let name: String
+    private let names: Keyspace.DelayQueueKeys
+    /// ``names`` in the order the scripts take them.
     private let keys: [String]
 
-    public init(client: RedisClient, name: String) {
+    public init(client: RedisClient, name: String, keyspace: Keyspace = .standard) {
         self.client = client
         self.name = name
-        let base = "iap:delay:{\(name)}"
-        self.keys = [base + ":due", base + ":payloads", base + ":waiting", base + ":waiting-bands"]
+        self.names = keyspace.delayQueue(name)
+        self.keys = names.all
     }
 
     /// The width of one label's band of `:waiting` scores: more milliseconds than since the
@@ -53,49 +56,50 @@ public struct DelayQueue: Sendable {
         id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64,
         waiting: (on: String, sinceMilliseconds: Int64)? = nil
     ) async throws -> Bool {
-        let reply = try await client.run(
-            .scheduleDelayed,
-            keys: keys,
-            arguments: [
-                .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)), .integer(unixMilliseconds),
-                .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0), .integer(Self.band),
-            ]
-        )
-        return reply.integer == 1
+        let added = try await client.execute(
+            EVALSHA<Int64>(
+                .scheduleDelayed,
+                keys: keys,
+                arguments: [
+                    .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)),
+                    .integer(unixMilliseconds), .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0),
+                    .integer(Self.band),
+                ]
+            ))
+        return added == 1
     }
 
     /// The waits scheduled and not acknowledged: how many per label, and the earliest `since`
     /// (UNIX ms) of them all. Two round trips: the labels, then two reads per label.
     public func waiting() async throws -> (counts: [String: Int], oldestSinceMilliseconds: Int64?) {
-        let registry = try await client.send("HGETALL", .string(keys[3]))
-        guard let fields = registry.array, fields.count % 2 == 0 else {
-            throw RedisError(code: .unexpectedReply, message: "delay queue wait bands returned \(registry)")
-        }
-        let bands: [(label: String, band: Int64)] = try stride(from: 0, to: fields.count, by: 2).map { index in
-            guard let label = fields[index].string, let band = fields[index + 1].string.flatMap(Int64.init) else {
-                throw RedisError(code: .unexpectedReply, message: "delay queue wait bands returned \(registry)")
+        let registry = try await client.execute(HGETALL(names.waitingBands))
+        let bands: [(label: String, band: Int64)] = try registry.map { field, value in
+            guard let band = Int64(String(decoding: value, as: UTF8.self)) else {
+                throw RedisError(
+                    code: .unexpectedReply, message: "\(names.waitingBands): the band of \(field) is no integer")
             }
-            return (label, band)
+            return (field, band)
         }
         guard !bands.isEmpty else { return ([:], nil) }
-        let replies = try await client.pipeline(
-            bands.flatMap { entry -> [[RedisValue]] in
-                let low = RedisValue.integer(entry.band * Self.band)
-                let high = RedisValue.string("(\((entry.band + 1) * Self.band)")
-                return [
-                    ["ZCOUNT", .string(keys[2]), low, high],
-                    ["ZRANGEBYSCORE", .string(keys[2]), low, high, "WITHSCORES", "LIMIT", "0", "1"],
-                ]
-            })
+        var pipeline = RedisPipeline()
+        let reads = bands.map { entry in
+            let low = RedisScoreBound.inclusive(entry.band * Self.band)
+            let high = RedisScoreBound.exclusive((entry.band + 1) * Self.band)
+            return (
+                label: entry.label, band: entry.band,
+                count: pipeline.append(ZCOUNT(names.waiting, min: low, max: high)),
+                first: pipeline.append(
+                    ZRANGEBYSCORE.WithScores(names.waiting, min: low, max: high, limit: .init(offset: 0, count: 1)))
+            )
+        }
+        let replies = try await client.execute(pipeline)
         var counts: [String: Int] = [:]
         var oldest: Int64?
-        for (index, entry) in bands.enumerated() {
-            guard let count = replies[2 * index].integer, let first = replies[2 * index + 1].array else {
-                throw RedisError(code: .unexpectedReply, message: "delay queue waiting read returned \(replies)")
-            }
-            if count > 0 { counts[entry.label] = Int(count) }
-            if first.count == 2, let score = first[1].string.flatMap(Double.init) {
-                let since = Int64(score) - entry.band * Self.band
+        for read in reads {
+            let count = try replies[read.count]
+            if count > 0 { counts[read.label] = count }
+            if let first = try replies[read.first].first {
+                let since = Int64(first.score) - read.band * Self.band
                 oldest = min(oldest ?? since, since)
             }
         }
@@ -106,35 +110,52 @@ public struct DelayQueue: Sendable {
     /// handed to anyone else until the lease runs out.
     public func claimDue(limit: Int, lease: Duration) async throws -> [DelayedItem] {
         let capped = min(max(limit, 1), Self.maximumClaim)
-        let reply = try await client.run(
-            .claimDelayed, keys: keys,
-            arguments: [.integer(Int64(capped)), .integer(lease.milliseconds(rounding: .up))])
-        guard let fields = reply.array, fields.count % 2 == 0 else {
-            throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
-        }
-        return try stride(from: 0, to: fields.count, by: 2).map { index in
-            guard let id = fields[index].string, let payload = fields[index + 1].bytes else {
-                throw RedisError(code: .unexpectedReply, message: "delay queue claim returned \(reply)")
-            }
-            return DelayedItem(id: id, payload: payload)
-        }
+        return try await client.execute(
+            ClaimDelayed(keys: keys, limit: Int64(capped), leaseMilliseconds: lease.milliseconds(rounding: .up)))
     }
 
     /// Deletes the items; acknowledging an id that is gone is a no-op.
     public func acknowledge(_ ids: [String]) async throws {
         guard !ids.isEmpty else { return }
-        _ = try await client.run(.acknowledgeDelayed, keys: keys, arguments: ids.map(RedisValue.string))
+        _ = try await client.execute(
+            EVALSHA<Int64>(.acknowledgeDelayed, keys: keys, arguments: ids.map(RedisValue.string)))
     }
 
     /// Items scheduled or claimed and not yet acknowledged.
     public func count() async throws -> Int {
-        Int(try await client.send("ZCARD", .string(keys[0])).integer ?? 0)
+        try await client.execute(ZCARD(names.due))
     }
 
     /// Time until the earliest item is due (zero if one is due now), nil when empty; pollers
     /// use it to sleep instead of spinning.
     public func nextDueIn() async throws -> Duration? {
-        try await client.run(.nextDelayed, keys: keys).integer.map { Duration.milliseconds($0) }
+        try await client.execute(EVALSHA<Int64?>(.nextDelayed, keys: keys)).map { Duration.milliseconds($0) }
+    }
+}
+
+/// The claim script as a command: its reply, `{id, payload, …}`, decodes to the claimed items.
+struct ClaimDelayed: RedisCommand {
+    static var name: String { "EVALSHA" }
+
+    let keys: [String]
+    let limit: Int64
+    let leaseMilliseconds: Int64
+
+    func encode(into encoder: inout RedisCommandEncoder) {
+        encoder.appendScript(.claimDelayed, keys: keys, arguments: [.integer(limit), .integer(leaseMilliseconds)])
+    }
+
+    func decode(_ reply: RedisReply) throws(RedisError) -> [DelayedItem] {
+        let fields = try reply.decodeArray()
+        guard fields.count % 2 == 0 else { throw RedisError.unexpected(reply, expected: "id and payload pairs") }
+        var items: [DelayedItem] = []
+        items.reserveCapacity(fields.count / 2)
+        for index in stride(from: 0, to: fields.count, by: 2) {
+            items.append(
+                DelayedItem(id: try String(fromRedisReply: fields[index]), payload: try fields[index + 1].decodeBytes())
+            )
+        }
+        return items
     }
 }
 

@@ -6,8 +6,8 @@ public import Redis
 public struct RedisRetryStore: RetryStore {
     private let queue: DelayQueue
 
-    public init(client: RedisClient, stage: String) {
-        queue = DelayQueue(client: client, name: "retry:\(stage)")
+    public init(client: RedisClient, stage: String, keyspace: Keyspace = .standard) {
+        queue = DelayQueue(client: client, name: "retry:\(stage)", keyspace: keyspace)
     }
 
     public func schedule(_ delivery: ScheduledDelivery) async throws {

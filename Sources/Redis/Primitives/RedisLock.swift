@@ -13,22 +13,25 @@ public struct RedisLock: Sendable {
     /// Takes `key` for `ttl`, or returns nil when someone else holds it.
     public func acquire(_ key: String, ttl: Duration) async throws -> LockToken? {
         let token = LockToken.next()
-        let reply = try await client.send(
-            "SET", .string(key), .string(token.value), "NX", "PX", .integer(ttl.milliseconds(rounding: .up)))
-        return reply.isNull ? nil : token
+        let taken = try await client.execute(
+            SET(
+                key, value: .string(token.value), condition: .nx,
+                expiration: .milliseconds(ttl.milliseconds(rounding: .up))))
+        return taken ? token : nil
     }
 
     /// Deletes `key` only if it still holds `token`; false when it expired or was re-taken.
     @discardableResult
     public func release(_ key: String, token: LockToken) async throws -> Bool {
-        try await client.run(.releaseLock, keys: [key], arguments: [.string(token.value)]).integer == 1
+        try await client.execute(EVALSHA<Int64>(.releaseLock, keys: [key], arguments: [.string(token.value)])) == 1
     }
 
     /// Resets the TTL of `key` to `ttl` only if it still holds `token`.
     public func extend(_ key: String, token: LockToken, ttl: Duration) async throws -> Bool {
-        try await client.run(
-            .extendLock, keys: [key], arguments: [.string(token.value), .integer(ttl.milliseconds(rounding: .up))]
-        ).integer == 1
+        try await client.execute(
+            EVALSHA<Int64>(
+                .extendLock, keys: [key], arguments: [.string(token.value), .integer(ttl.milliseconds(rounding: .up))])
+        ) == 1
     }
 }
 

@@ -1,5 +1,6 @@
 import AppStoreModels
 import Basics
+public import Pipeline
 public import Purchases
 public import Redis
 
@@ -7,7 +8,7 @@ public import Redis
 /// through Redis: one ``GateTimeline`` per endpoint and environment, kept by one script that
 /// reads the Redis server's clock, so replicas with skewed clocks book from one timeline.
 ///
-/// Key (``StateKeys``): `iap:apple-gate:{<endpoint>:<environment>}`, the string
+/// Key (``Keyspace``): `iap:apple-gate:{<endpoint>:<environment>}`, the string
 /// `<next>|<pause>`: when the budget is next free and until when Apple's 429 holds calls back
 /// (ms), expiring a minute after both have passed. One string, so a booking costs a `GET` and a
 /// `SET … PX` inside the script. Asking costs one round trip, a booking held or not; a 429 costs
@@ -26,7 +27,7 @@ public struct RedisAppleCallGate: AppleCallGate {
     private let production: GateTimeline.Rules
     private let sandbox: GateTimeline.Rules
     private let client: RedisClient
-    private let keys: StateKeys
+    private let keys: Keyspace
 
     /// Whether calls are budgeted at all (`callsPerSecond > 0`).
     public var isEnabled: Bool { callsPerSecond > 0 }
@@ -41,7 +42,7 @@ public struct RedisAppleCallGate: AppleCallGate {
     ///   - lateness: how long after its slot a booking still lets its call through, in ms
     ///     (``GateTimeline/Rules/lateness``).
     public init(
-        client: RedisClient, keys: StateKeys = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1,
+        client: RedisClient, keys: Keyspace = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1,
         lateness: Int64 = GateTimeline.defaultLateness
     ) {
         precondition(
@@ -74,19 +75,22 @@ public struct RedisAppleCallGate: AppleCallGate {
         -> GateDecision
     {
         let rules = call.environment == .production ? production : sandbox
-        let reply = try await client.run(
-            script, keys: [keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)],
-            arguments: [.string(String(rules.interval)), .string(String(rules.burst)), .integer(rules.lateness)]
-                + arguments)
-        guard let fields = reply.array, let verdict = fields.first?.integer else {
-            throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
+        let key = keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)
+        let fields = try await client.execute(
+            EVALSHA<[Int64]>(
+                script, keys: [key],
+                arguments: [.string(String(rules.interval)), .string(String(rules.burst)), .integer(rules.lateness)]
+                    + arguments))
+        guard let verdict = fields.first else {
+            throw RedisError(code: .unexpectedReply, message: "\(key): the Apple gate returned no verdict")
         }
         guard verdict == 1 else { return .proceed }
-        guard fields.count == 4, var slot = fields[1].integer, let now = fields[2].integer,
-            let paused = fields[3].integer
-        else {
-            throw RedisError(code: .unexpectedReply, message: "the Apple gate returned \(reply)")
+        guard fields.count == 4 else {
+            throw RedisError(code: .unexpectedReply, message: "\(key): the Apple gate returned \(fields)")
         }
+        var slot = fields[1]
+        let now = fields[2]
+        let paused = fields[3]
         if paused == 1 && rules.interval == 0 {
             var generator = SystemRandomNumberGenerator()
             slot = GateTimeline.spreadWithoutBudget(slot: slot, now: now, using: &generator)

@@ -6,7 +6,7 @@ public import Redis
 
 /// ``EntitlementStateStore`` in Redis: grant's state per purchase.
 ///
-/// Key (``StateKeys``): `iap:entitlement:{<originalTransactionId>}`, the `EntitlementState`
+/// Key (``Keyspace``): `iap:entitlement:{<originalTransactionId>}`, the `EntitlementState`
 /// as JSON. A plain `GET`/`SET`: `iap.matched` is keyed by originalTransactionId, so one lane
 /// reads and writes a purchase's state at a time.
 ///
@@ -18,7 +18,7 @@ public import Redis
 /// first sighting again and grant a second time. Each state is a few hundred bytes, one per
 /// purchase. Set `retention` only where every purchase's later updates are bounded in time.
 ///
-/// Each save also keeps ``StateKeys/subscriptionExpiries`` right (decision D32): an auto-renewable
+/// Each save also keeps ``Keyspace/subscriptionExpiries`` right (decision D32): an auto-renewable
 /// state with access is in it, scored by when that access ends (its expiresDate, or in a grace
 /// period the grace period's end); any other state is not. Reconcile's sweep reads the members
 /// whose access end passed without a notification saying what happened.
@@ -29,14 +29,14 @@ public import Redis
 /// stage's marker, so an emptied Redis is never taken for a first sighting.
 public struct RedisEntitlementStateStore: EntitlementStateStore {
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
     /// Expiry from the latest save; nil (the default) keeps states forever.
     public let retention: Duration?
     private let fence: GenerationFence?
 
     /// - Parameter fence: grant's (``WorkerResources/fence``); nil for tools that only read.
     public init(
-        client: RedisClient, keys: StateKeys = .standard, retention: Duration? = nil, fence: GenerationFence? = nil
+        client: RedisClient, keys: Keyspace = .standard, retention: Duration? = nil, fence: GenerationFence? = nil
     ) {
         StateStorage.checkTTL(retention, "entitlement state retention")
         self.client = client
@@ -47,25 +47,21 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
 
     public func state(originalTransactionId: String) async throws -> EntitlementState? {
         let key = keys.entitlement(originalTransactionId)
-        let (replies, marker) = try await StateStorage.pipeline(client, [["GET", .string(key)]], fence: fence)
-        guard let json = try StateStorage.bytes(replies[0], key: key) else {
-            if let fence, let marker { try fence.check(marker) }
-            return nil
-        }
+        guard let json = try await StateStorage.get(client, key, fence: fence) else { return nil }
         return try StateStorage.decode(EntitlementState.self, from: json, key: key)
     }
 
     public func save(_ state: EntitlementState) async throws {
         let key = keys.entitlement(state.originalTransactionId)
         let member = RedisValue.string(state.originalTransactionId)
-        let index: [RedisValue] =
-            if let accessEnd = Self.accessEnd(state) {
-                ["ZADD", .string(keys.subscriptionExpiries), .integer(accessEnd.millisecondsSince1970), member]
-            } else {
-                ["ZREM", .string(keys.subscriptionExpiries), member]
-            }
-        try await StateStorage.pipeline(
-            client, [StateStorage.set(key, try StateStorage.encode(state), ttl: retention), index])
+        var pipeline = RedisPipeline()
+        pipeline.append(StateStorage.set(key, try StateStorage.encode(state), ttl: retention))
+        if let accessEnd = Self.accessEnd(state) {
+            pipeline.append(ZADD(keys.subscriptionExpiries, score: accessEnd.millisecondsSince1970, member: member))
+        } else {
+            pipeline.append(ZREM(keys.subscriptionExpiries, members: [member]))
+        }
+        try await StateStorage.execute(client, pipeline)
     }
 
     /// Writes each state unless Redis holds one for its purchase already (saved since the loss,
@@ -75,23 +71,24 @@ public struct RedisEntitlementStateStore: EntitlementStateStore {
         var written = 0
         for start in stride(from: 0, to: states.count, by: batchSize) {
             let batch = Array(states[start..<min(start + batchSize, states.count)])
-            let replies = try await StateStorage.pipeline(
-                client,
-                try batch.map {
+            var writes = RedisPipeline()
+            let slots = try batch.map {
+                writes.append(
                     StateStorage.setIfAbsent(
-                        keys.entitlement($0.originalTransactionId), try StateStorage.encode($0), ttl: retention)
-                })
-            let fresh = zip(batch, replies).filter { $0.1 != .null }.map { $0.0 }
-            written += fresh.count
-            let indexed: [[RedisValue]] = fresh.compactMap { state in
-                Self.accessEnd(state).map {
-                    [
-                        "ZADD", .string(keys.subscriptionExpiries), .integer($0.millisecondsSince1970),
-                        .string(state.originalTransactionId),
-                    ]
+                        keys.entitlement($0.originalTransactionId), try StateStorage.encode($0), ttl: retention))
+            }
+            let replies = try await StateStorage.execute(client, writes)
+            var indexed = RedisPipeline()
+            for (state, slot) in zip(batch, slots) where try replies[slot] {
+                written += 1
+                if let accessEnd = Self.accessEnd(state) {
+                    indexed.append(
+                        ZADD(
+                            keys.subscriptionExpiries, score: accessEnd.millisecondsSince1970,
+                            member: .string(state.originalTransactionId)))
                 }
             }
-            if !indexed.isEmpty { try await StateStorage.pipeline(client, indexed) }
+            if !indexed.isEmpty { try await StateStorage.execute(client, indexed) }
         }
         return written
     }

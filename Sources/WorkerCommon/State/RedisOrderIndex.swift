@@ -1,10 +1,11 @@
 public import Contracts
+public import Pipeline
 public import Purchases
 public import Redis
 
 /// ``OrderIndex`` in Redis, shared by every match replica.
 ///
-/// Keys (``StateKeys``):
+/// Keys (``Keyspace``):
 /// - `iap:order:{<orderId>}`: the order as `iap.order.v1` JSON.
 /// - `iap:order-token:{<appAccountToken>}`: the orderId the token belongs to.
 /// - `iap:order:{<orderId>}:claim`: the originalTransactionId of the first claiming purchase.
@@ -23,11 +24,11 @@ public import Redis
 /// from expiry, so a token read at one moment still leads to an order at the next.
 public struct RedisOrderIndex: OrderIndex {
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
     /// Expiry of orders, token indexes and claims; nil keeps them until deleted.
     public let retention: Duration?
 
-    public init(client: RedisClient, keys: StateKeys = .standard, retention: Duration? = nil) {
+    public init(client: RedisClient, keys: Keyspace = .standard, retention: Duration? = nil) {
         StateStorage.checkTTL(retention, "order retention")
         self.client = client
         self.keys = keys
@@ -35,13 +36,13 @@ public struct RedisOrderIndex: OrderIndex {
     }
 
     public func put(_ order: OrderEvent) async throws {
-        var commands = [
-            StateStorage.set(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)
-        ]
+        var transaction = RedisPipeline()
+        transaction.append(
+            StateStorage.set(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention))
         if let token = order.appAccountToken {
-            commands.append(StateStorage.set(keys.orderToken(token), .string(order.orderId), ttl: retention))
+            transaction.append(StateStorage.set(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
-        _ = try await StateStorage.transaction(client, commands)
+        _ = try await StateStorage.transaction(client, transaction)
     }
 
     /// Writes `order` and its token index only where nothing is stored yet, for rebuilding
@@ -49,39 +50,34 @@ public struct RedisOrderIndex: OrderIndex {
     /// replayed record, or match will overwrite it when it reaches the newer one. Returns
     /// whether the order itself was written.
     public func putIfAbsent(_ order: OrderEvent) async throws -> Bool {
-        var commands = [
-            StateStorage.setIfAbsent(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention)
-        ]
+        var transaction = RedisPipeline()
+        let written = transaction.append(
+            StateStorage.setIfAbsent(keys.order(order.orderId), try StateStorage.encodeEvent(order), ttl: retention))
         if let token = order.appAccountToken {
-            commands.append(StateStorage.setIfAbsent(keys.orderToken(token), .string(order.orderId), ttl: retention))
+            transaction.append(StateStorage.setIfAbsent(keys.orderToken(token), .string(order.orderId), ttl: retention))
         }
-        let replies = try await StateStorage.transaction(client, commands)
-        return replies.first != .null
+        return try await StateStorage.transaction(client, transaction)[written]
     }
 
     public func order(appAccountToken: String) async throws -> OrderEvent? {
         let key = keys.orderToken(appAccountToken)
-        guard let orderId = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
-            return nil
-        }
+        guard let orderId = try await client.execute(GET(key)) else { return nil }
         return try await order(orderId: String(decoding: orderId, as: UTF8.self))
     }
 
     /// Reads the token index and the hinted order in one transaction (one moment), then the
     /// token's order when it is another one.
     public func orders(appAccountToken: String?, orderId: String?) async throws -> OrderLookup {
-        var reads: [[RedisValue]] = []
-        if let appAccountToken { reads.append(["GET", .string(keys.orderToken(appAccountToken))]) }
-        if let orderId { reads.append(["GET", .string(keys.order(orderId))]) }
+        var reads = RedisPipeline()
+        let byToken = appAccountToken.map { reads.append(GET(keys.orderToken($0))) }
+        let byOrderId = orderId.map { reads.append(GET(keys.order($0))) }
         guard !reads.isEmpty else { return OrderLookup() }
-        var replies = try await StateStorage.transaction(client, reads)[...]
+        let replies = try await StateStorage.transaction(client, reads)
         var lookup = OrderLookup()
-        if let orderId, let json = try StateStorage.bytes(replies.removeLast(), key: keys.order(orderId)) {
+        if let orderId, let byOrderId, let json = try replies[byOrderId] {
             lookup.byOrderId = try StateStorage.decodeEvent(OrderEvent.self, from: json, key: keys.order(orderId))
         }
-        if let appAccountToken,
-            let tokenOrderId = try StateStorage.bytes(replies.removeLast(), key: keys.orderToken(appAccountToken))
-        {
+        if let byToken, let tokenOrderId = try replies[byToken] {
             let tokenOrderId = String(decoding: tokenOrderId, as: UTF8.self)
             lookup.byToken = tokenOrderId == orderId ? lookup.byOrderId : try await order(orderId: tokenOrderId)
         }
@@ -90,9 +86,7 @@ public struct RedisOrderIndex: OrderIndex {
 
     public func order(orderId: String) async throws -> OrderEvent? {
         let key = keys.order(orderId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
-            return nil
-        }
+        guard let json = try await client.execute(GET(key)) else { return nil }
         return try StateStorage.decodeEvent(OrderEvent.self, from: json, key: key)
     }
 

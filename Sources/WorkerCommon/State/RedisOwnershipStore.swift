@@ -6,7 +6,7 @@ public import Redis
 /// ``OwnershipStore`` in Redis: which user each purchase belongs to, bound once by whichever
 /// match replica gets there first.
 ///
-/// Key (``StateKeys``): `iap:owner:{<originalTransactionId>}`, the userId. Bound with a
+/// Key (``Keyspace``): `iap:owner:{<originalTransactionId>}`, the userId. Bound with a
 /// one-key script (get, else set), so two replicas binding the same purchase to different
 /// users at once both get the winner back.
 ///
@@ -19,14 +19,14 @@ public import Redis
 /// never taken for a first sighting.
 public struct RedisOwnershipStore: OwnershipStore {
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
     /// Expiry of a binding, from when it was made; nil (the default) keeps it forever.
     public let retention: Duration?
     private let fence: GenerationFence?
 
     /// - Parameter fence: the worker's (``WorkerResources/fence``); nil for tools that only read.
     public init(
-        client: RedisClient, keys: StateKeys = .standard, retention: Duration? = nil, fence: GenerationFence? = nil
+        client: RedisClient, keys: Keyspace = .standard, retention: Duration? = nil, fence: GenerationFence? = nil
     ) {
         StateStorage.checkTTL(retention, "ownership retention")
         self.client = client
@@ -37,12 +37,7 @@ public struct RedisOwnershipStore: OwnershipStore {
 
     public func owner(originalTransactionId: String) async throws -> String? {
         let key = keys.owner(originalTransactionId)
-        let (replies, marker) = try await StateStorage.pipeline(client, [["GET", .string(key)]], fence: fence)
-        guard let owner = try StateStorage.bytes(replies[0], key: key) else {
-            if let fence, let marker { try fence.check(marker) }
-            return nil
-        }
-        return String(decoding: owner, as: UTF8.self)
+        return try await StateStorage.get(client, key, fence: fence).map { String(decoding: $0, as: UTF8.self) }
     }
 
     public func bind(originalTransactionId: String, userId: String) async throws -> String {
@@ -57,12 +52,13 @@ public struct RedisOwnershipStore: OwnershipStore {
         var written = 0
         for start in stride(from: 0, to: bindings.count, by: batchSize) {
             let batch = bindings[start..<min(start + batchSize, bindings.count)]
-            let replies = try await StateStorage.pipeline(
-                client,
-                batch.map {
-                    StateStorage.setIfAbsent(keys.owner($0.originalTransactionId), .string($0.userId), ttl: retention)
-                })
-            written += replies.count { $0 != .null }
+            var pipeline = RedisPipeline()
+            let writes = batch.map {
+                pipeline.append(
+                    StateStorage.setIfAbsent(keys.owner($0.originalTransactionId), .string($0.userId), ttl: retention))
+            }
+            let replies = try await StateStorage.execute(client, pipeline)
+            for write in writes where try replies[write] { written += 1 }
         }
         return written
     }

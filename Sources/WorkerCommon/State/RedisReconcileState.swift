@@ -1,4 +1,5 @@
 import Foundation
+public import Pipeline
 public import Redis
 
 /// Reconcile's progress and leases in Redis (decision D32).
@@ -12,9 +13,9 @@ public import Redis
 public struct RedisReconcileState: ReconcileStateStore {
     private let client: RedisClient
     private let lock: RedisLock
-    public let keys: StateKeys
+    public let keys: Keyspace
 
-    public init(client: RedisClient, keys: StateKeys = .standard) {
+    public init(client: RedisClient, keys: Keyspace = .standard) {
         self.client = client
         self.lock = RedisLock(client: client)
         self.keys = keys
@@ -22,9 +23,7 @@ public struct RedisReconcileState: ReconcileStateStore {
 
     public func checkpoint(_ scope: String) async throws -> ReconcileCheckpoint? {
         let key = keys.reconcileCheckpoint(scope)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
-            return nil
-        }
+        guard let json = try await client.execute(GET(key)) else { return nil }
         return try StateStorage.decode(ReconcileCheckpoint.self, from: json, key: key)
     }
 
@@ -34,15 +33,15 @@ public struct RedisReconcileState: ReconcileStateStore {
     }
 
     public func save(_ checkpoint: ReconcileCheckpoint, holding lease: ReconcileLease) async throws -> Bool {
-        let reply = try await client.run(
-            .saveReconcileCheckpoint,
-            keys: [keys.reconcileLease(lease.scope), keys.reconcileCheckpoint(lease.scope)],
-            arguments: [
-                .string(lease.token.value), .integer(StateStorage.milliseconds(lease.ttl)),
-                try StateStorage.encode(checkpoint),
-            ]
-        )
-        return try reply.throwingServerError().integer == 1
+        try await client.execute(
+            EVALSHA<Int64>(
+                .saveReconcileCheckpoint,
+                keys: [keys.reconcileLease(lease.scope), keys.reconcileCheckpoint(lease.scope)],
+                arguments: [
+                    .string(lease.token.value), .integer(StateStorage.milliseconds(lease.ttl)),
+                    try StateStorage.encode(checkpoint),
+                ]
+            )) == 1
     }
 
     public func extend(_ lease: ReconcileLease) async throws -> Bool {
@@ -54,40 +53,31 @@ public struct RedisReconcileState: ReconcileStateStore {
     }
 }
 
-/// The Redis form of ``SubscriptionExpiryIndex``: ``StateKeys/subscriptionExpiries``, which
+/// The Redis form of ``SubscriptionExpiryIndex``: ``Keyspace/subscriptionExpiries``, which
 /// ``RedisEntitlementStateStore`` keeps.
 public struct RedisSubscriptionExpiryIndex: SubscriptionExpiryIndex {
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
 
-    public init(client: RedisClient, keys: StateKeys = .standard) {
+    public init(client: RedisClient, keys: Keyspace = .standard) {
         self.client = client
         self.keys = keys
     }
 
     public func due(before instant: Int64, limit: Int) async throws -> [String] {
-        let reply = try await client.send(
-            "ZRANGEBYSCORE", .string(keys.subscriptionExpiries), "-inf", .integer(instant), "LIMIT", 0,
-            .integer(Int64(limit)))
-        return try Self.members(reply)
+        try await client.execute(
+            ZRANGEBYSCORE(
+                keys.subscriptionExpiries, min: .negativeInfinity, max: .inclusive(instant),
+                limit: .init(offset: 0, count: Int64(limit))))
     }
 
     public func sample(_ count: Int) async throws -> [String] {
         guard count > 0 else { return [] }
-        return try Self.members(
-            try await client.send("ZRANDMEMBER", .string(keys.subscriptionExpiries), .integer(Int64(count))))
+        return try await client.execute(ZRANDMEMBER(keys.subscriptionExpiries, count: Int64(count)))
     }
 
     public func remove(_ originalTransactionId: String) async throws {
-        _ = try await client.send("ZREM", .string(keys.subscriptionExpiries), .string(originalTransactionId))
-            .throwingServerError()
-    }
-
-    private static func members(_ reply: RedisReply) throws -> [String] {
-        guard let array = try reply.throwingServerError().array else {
-            throw RedisError(code: .unexpectedReply, message: "expected an array of members, got \(reply)")
-        }
-        return array.compactMap(\.string)
+        _ = try await client.execute(ZREM(keys.subscriptionExpiries, members: [.string(originalTransactionId)]))
     }
 }
 

@@ -1,11 +1,12 @@
 public import Contracts
+public import Pipeline
 public import Purchases
 public import Redis
 
 /// ``VerifiedTransactionCache`` in Redis, so a purchase verified by one verify replica is not
 /// sent to Apple again by another.
 ///
-/// Key (``StateKeys``): `iap:verified:{<transactionId>}`, the `TransactionDetails` as JSON,
+/// Key (``Keyspace``): `iap:verified:{<transactionId>}`, the `TransactionDetails` as JSON,
 /// written with `SET … PX` so each put replaces the entry and restarts its expiry.
 ///
 /// Expiry (default 7 days): entries are Apple-verified facts, so the TTL is only about
@@ -17,10 +18,10 @@ public struct RedisVerifiedTransactionCache: VerifiedTransactionCache {
     public static let defaultRetention: Duration = .seconds(7 * 24 * 3600)
 
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
     public let retention: Duration
 
-    public init(client: RedisClient, keys: StateKeys = .standard, retention: Duration = Self.defaultRetention) {
+    public init(client: RedisClient, keys: Keyspace = .standard, retention: Duration = Self.defaultRetention) {
         StateStorage.checkTTL(retention, "verified transaction retention")
         self.client = client
         self.keys = keys
@@ -29,14 +30,12 @@ public struct RedisVerifiedTransactionCache: VerifiedTransactionCache {
 
     public func get(transactionId: String) async throws -> TransactionDetails? {
         let key = keys.verifiedTransaction(transactionId)
-        guard let json = try StateStorage.bytes(try await client.send("GET", .string(key)), key: key) else {
-            return nil
-        }
+        guard let json = try await client.execute(GET(key)) else { return nil }
         return try StateStorage.decode(TransactionDetails.self, from: json, key: key)
     }
 
     public func put(_ transaction: TransactionDetails) async throws {
         let key = keys.verifiedTransaction(transaction.transactionId)
-        _ = try await client.send(StateStorage.set(key, try StateStorage.encode(transaction), ttl: retention))
+        _ = try await client.execute(StateStorage.set(key, try StateStorage.encode(transaction), ttl: retention))
     }
 }

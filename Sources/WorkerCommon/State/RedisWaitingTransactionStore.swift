@@ -1,12 +1,13 @@
 public import AppStoreModels
 public import Contracts
+public import Pipeline
 public import Purchases
 public import Redis
 
 /// ``WaitingTransactionStore`` in Redis: verified records match could not tie to a user yet,
 /// kept until an order releases them or match gives up (decision D9).
 ///
-/// Keys (``StateKeys``):
+/// Keys (``Keyspace``):
 /// - `iap:wait:record:{<recordKey>}`: a hash with `since` (first-parked time, UNIX ms) and
 ///   `transaction` (the `iap.verified.v1` JSON). Created once by a one-key script, so parking
 ///   again (a delayed retry, a released record still without a user) keeps the first time.
@@ -31,10 +32,10 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
     public static let defaultRetention: Duration = .seconds(8 * 24 * 3600)
 
     private let client: RedisClient
-    public let keys: StateKeys
+    public let keys: Keyspace
     public let retention: Duration
 
-    public init(client: RedisClient, keys: StateKeys = .standard, retention: Duration = Self.defaultRetention) {
+    public init(client: RedisClient, keys: Keyspace = .standard, retention: Duration = Self.defaultRetention) {
         StateStorage.checkTTL(retention, "waiting transaction retention")
         self.client = client
         self.keys = keys
@@ -45,43 +46,42 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
         -> Timestamp
     {
         let recordKey = keys.waitingRecord(transaction.recordKey)
-        let ttl = RedisValue.integer(StateStorage.milliseconds(retention))
-        let reply = try await client.run(
-            .parkWaitingRecord,
-            keys: [recordKey],
-            arguments: [.integer(now.millisecondsSince1970), try StateStorage.encodeEvent(transaction), ttl]
-        )
-        let since = try Self.since(reply, key: recordKey)
-        let indexing: [[RedisValue]] = waitKeys.flatMap { waitKey -> [[RedisValue]] in
-            let index = RedisValue.string(keys.waitingIndex(waitKey))
-            return [["SADD", index, .string(transaction.recordKey)], ["PEXPIRE", index, ttl]]
+        let ttl = StateStorage.milliseconds(retention)
+        let since = try await client.execute(
+            EVALSHA<String?>(
+                .parkWaitingRecord,
+                keys: [recordKey],
+                arguments: [
+                    .integer(now.millisecondsSince1970), try StateStorage.encodeEvent(transaction), .integer(ttl),
+                ]
+            ))
+        let first = try Self.since(since, key: recordKey)
+        var indexing = RedisPipeline()
+        for waitKey in waitKeys {
+            let index = keys.waitingIndex(waitKey)
+            indexing.append(SADD(index, members: [.string(transaction.recordKey)]))
+            indexing.append(PEXPIRE(index, milliseconds: ttl))
         }
-        if !indexing.isEmpty { try await StateStorage.pipeline(client, indexing) }
-        return since
+        if !indexing.isEmpty { try await StateStorage.execute(client, indexing) }
+        return first
     }
 
     public func release(_ waitKey: WaitKey) async throws -> [VerifiedTransaction] {
         let index = keys.waitingIndex(waitKey)
-        let reply = try await client.run(.takeWaitingIndex, keys: [index])
-        guard let members = reply.array else {
-            throw RedisError(code: .unexpectedReply, message: "\(index): expected an array, got \(reply)")
-        }
-        let recordKeys = try members.map { member throws(RedisError) in try StateStorage.string(member, key: index) }
+        let recordKeys = try await client.execute(EVALSHA<[String]>(.takeWaitingIndex, keys: [index]))
         guard !recordKeys.isEmpty else { return [] }
-        let replies = try await StateStorage.pipeline(
-            client,
-            recordKeys.map { recordKey in
-                ["HMGET", .string(keys.waitingRecord(recordKey)), "since", "transaction"]
-            })
+        var reads = RedisPipeline()
+        let slots = recordKeys.map { recordKey in
+            reads.append(HMGET(keys.waitingRecord(recordKey), fields: ["since", "transaction"]))
+        }
+        let replies = try await StateStorage.execute(client, reads)
         var released: [(since: Timestamp, recordKey: String, transaction: VerifiedTransaction)] = []
-        for (recordKey, reply) in zip(recordKeys, replies) {
+        for (recordKey, slot) in zip(recordKeys, slots) {
             let key = keys.waitingRecord(recordKey)
-            guard let fields = reply.array, fields.count == 2 else {
-                throw RedisError(code: .unexpectedReply, message: "\(key): expected two fields, got \(reply)")
-            }
+            let fields = try replies[slot]
             // Forgotten (matched, rejected, given up on) or expired since it was indexed.
-            guard let json = try StateStorage.bytes(fields[1], key: key) else { continue }
-            let since = try Self.since(fields[0], key: key)
+            guard let json = fields[1] else { continue }
+            let since = try Self.since(fields[0].map { String(decoding: $0, as: UTF8.self) }, key: key)
             released.append(
                 (since, recordKey, try StateStorage.decodeEvent(VerifiedTransaction.self, from: json, key: key)))
         }
@@ -90,14 +90,14 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
     }
 
     public func forget(recordKey: String) async throws {
-        _ = try await client.send("DEL", .string(keys.waitingRecord(recordKey)))
+        _ = try await client.execute(DEL(keys.waitingRecord(recordKey)))
     }
 
-    private static func since(_ reply: RedisReply, key: String) throws -> Timestamp {
-        guard let text = try StateStorage.bytes(reply, key: key).map({ String(decoding: $0, as: UTF8.self) }),
-            let milliseconds = Int64(text)
-        else {
-            throw StateDecodingError(key: key, expected: "first-parked time (UNIX ms)", detail: "found \(reply)")
+    private static func since(_ text: String?, key: String) throws(StateDecodingError) -> Timestamp {
+        guard let text, let milliseconds = Int64(text) else {
+            throw StateDecodingError(
+                key: key, expected: "first-parked time (UNIX ms)",
+                detail: "found \(text.map { "'\($0)'" } ?? "nothing")")
         }
         return Timestamp(millisecondsSince1970: milliseconds)
     }

@@ -1,8 +1,10 @@
+public import Pipeline
 public import Purchases
 
-/// Every Redis key the match, verify and grant state stores use, named in one place under
-/// one prefix (default `iap:`), so one Redis can host several deployments side by side and
-/// operators can find a purchase's state by hand.
+/// Every Redis key the match, verify, grant and reconcile state stores use, named in one place
+/// through the one ``Keyspace`` (in `Pipeline`): one prefix (default `iap:`) and one hash-tag
+/// rule for these keys and the runtime's alike, so one Redis can host several deployments side
+/// by side and operators can find a purchase's state by hand.
 ///
 /// ## Layout (default prefix)
 ///
@@ -22,6 +24,9 @@ public import Purchases
 /// | `iap:reconcile:checkpoint:{<bundleId>:<environment>}` | string: `ReconcileCheckpoint` JSON | ``RedisReconcileState`` (only while holding the lease) | none |
 /// | `iap:reconcile:lease:{<bundleId>:<environment>}`, `iap:reconcile:lease:{sweep}` | string: the holder's token | ``RedisReconcileState`` | the lease's TTL |
 ///
+/// The runtime's own keys (`iap:idem:{…}`, `iap:generation:{…}`, `iap:delay:{…}:…`) are in
+/// ``Keyspace``'s table.
+///
 /// ## Hash tags
 /// The business id in each key is a Redis Cluster hash tag (`{…}`), so an entity's companion
 /// keys (an order and its claim) live in one slot. Every script of these stores touches
@@ -30,77 +35,51 @@ public import Purchases
 /// indexes) are written with separate commands, never one script. The one exception is an
 /// order and its token index, written and read in one `MULTI`/`EXEC` so match never sees one
 /// without the other (decision D18): fine on one Redis server, to be redesigned for a Cluster.
-public struct StateKeys: Sendable, Hashable, CustomStringConvertible {
-    /// `iap:`
-    public static let defaultPrefix = "iap:"
-    /// The keys under ``defaultPrefix``.
-    public static let standard = StateKeys(validated: defaultPrefix)
-
-    /// Prepended to every key, e.g. `iap:` or `iap-staging:`.
-    public let prefix: String
-
-    /// A prefix must not contain `{` or `}`: Redis Cluster would take the first `{…}` of the
-    /// prefix as every key's hash tag and put all state in one slot.
-    public struct InvalidPrefix: Error, Sendable, Hashable, CustomStringConvertible {
-        public let prefix: String
-        public var description: String { "state key prefix '\(prefix)' must not contain '{' or '}'" }
-    }
-
-    public init(prefix: String = StateKeys.defaultPrefix) throws(InvalidPrefix) {
-        guard !prefix.contains("{"), !prefix.contains("}") else { throw InvalidPrefix(prefix: prefix) }
-        self.init(validated: prefix)
-    }
-
-    private init(validated prefix: String) {
-        self.prefix = prefix
-    }
-
-    public var description: String { "StateKeys(\(prefix))" }
-
+extension Keyspace {
     // MARK: Match: orders and ownership
 
     /// The order published under `orderId` (`iap.order.v1` JSON).
-    public func order(_ orderId: String) -> String { "\(prefix)order:{\(orderId)}" }
+    public func order(_ orderId: String) -> String { key("order", id: orderId) }
     /// The originalTransactionId of the first purchase that claimed `orderId`.
-    public func orderClaim(_ orderId: String) -> String { "\(prefix)order:{\(orderId)}:claim" }
+    public func orderClaim(_ orderId: String) -> String { key("order", id: orderId, "claim") }
     /// The orderId indexed under a canonical appAccountToken.
-    public func orderToken(_ appAccountToken: String) -> String { "\(prefix)order-token:{\(appAccountToken)}" }
+    public func orderToken(_ appAccountToken: String) -> String { key("order-token", id: appAccountToken) }
     /// The user a purchase is bound to.
-    public func owner(_ originalTransactionId: String) -> String { "\(prefix)owner:{\(originalTransactionId)}" }
+    public func owner(_ originalTransactionId: String) -> String { key("owner", id: originalTransactionId) }
 
     // MARK: Match: waiting transactions
 
     /// A parked verified record (hash `since`, `transaction`), by ``VerifiedTransaction/recordKey``.
-    public func waitingRecord(_ recordKey: String) -> String { "\(prefix)wait:record:{\(recordKey)}" }
-    /// The recordKeys parked under `key` (a set).
-    public func waitingIndex(_ key: WaitKey) -> String { "\(prefix)wait:index:{\(key)}" }
+    public func waitingRecord(_ recordKey: String) -> String { key("wait:record", id: recordKey) }
+    /// The recordKeys parked under `waitKey` (a set).
+    public func waitingIndex(_ waitKey: WaitKey) -> String { key("wait:index", id: "\(waitKey)") }
 
     // MARK: Verify
 
     /// A verified transaction, by transactionId.
-    public func verifiedTransaction(_ transactionId: String) -> String { "\(prefix)verified:{\(transactionId)}" }
+    public func verifiedTransaction(_ transactionId: String) -> String { key("verified", id: transactionId) }
     /// The shared Apple call gate of one endpoint in one environment: its budget's timeline
     /// and Apple's pause, shared by every replica that calls Apple.
     public func appleGate(_ endpoint: String, _ environment: String) -> String {
-        "\(prefix)apple-gate:{\(endpoint):\(environment)}"
+        key("apple-gate", id: "\(endpoint):\(environment)")
     }
 
     // MARK: Grant
 
     /// Grant's state of a purchase.
     public func entitlement(_ originalTransactionId: String) -> String {
-        "\(prefix)entitlement:{\(originalTransactionId)}"
+        key("entitlement", id: originalTransactionId)
     }
 
     /// Grant's note that a transaction's consumption request was answered (decision D34).
-    public func consumptionAnswer(_ transactionId: String) -> String { "\(prefix)consumption:{\(transactionId)}" }
+    public func consumptionAnswer(_ transactionId: String) -> String { key("consumption", id: transactionId) }
     /// Active auto-renewable subscriptions by expiry: reconcile's sweep reads the ones past it.
-    public var subscriptionExpiries: String { "\(prefix)subscription-expiries" }
+    public var subscriptionExpiries: String { key(named: "subscription-expiries") }
 
     // MARK: Reconcile
 
     /// Where notification history paging of `scope` (`<bundleId>:<environment>`) resumes.
-    public func reconcileCheckpoint(_ scope: String) -> String { "\(prefix)reconcile:checkpoint:{\(scope)}" }
+    public func reconcileCheckpoint(_ scope: String) -> String { key("reconcile:checkpoint", id: scope) }
     /// Who pages `scope` (or runs the sweep, scope `sweep`) now; shares the checkpoint's hash tag.
-    public func reconcileLease(_ scope: String) -> String { "\(prefix)reconcile:lease:{\(scope)}" }
+    public func reconcileLease(_ scope: String) -> String { key("reconcile:lease", id: scope) }
 }

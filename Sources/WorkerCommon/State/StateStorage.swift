@@ -4,8 +4,8 @@ import Pipeline
 import Purchases
 import Redis
 
-/// What the Redis state stores share: JSON in and out, reply checks, TTL arguments and the
-/// first-writer-wins write. Internal to the state stores.
+/// What the Redis state stores share: JSON in and out, pipelines that fail as a whole, the
+/// fenced read, TTL arguments and the first-writer-wins write. Internal to the state stores.
 enum StateStorage {
     // MARK: JSON
 
@@ -45,63 +45,40 @@ enum StateStorage {
         }
     }
 
-    // MARK: Replies
+    // MARK: Commands
 
-    /// The bytes of a bulk-string reply, nil for a nil reply (no such key).
-    static func bytes(_ reply: RedisReply, key: String) throws(RedisError) -> [UInt8]? {
-        switch reply {
-        case .null: return nil
-        case .string(let bytes): return bytes
-        default: throw RedisError(code: .unexpectedReply, message: "\(key): expected a string, got \(reply)")
-        }
-    }
-
-    /// A bulk-string reply that must be present (scripts that always return a value).
-    static func string(_ reply: RedisReply, key: String) throws(RedisError) -> String {
-        guard case .string(let bytes) = reply else {
-            throw RedisError(code: .unexpectedReply, message: "\(key): expected a string, got \(reply)")
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Sends `commands` in one write and throws the first error reply: a store's writes either
+    /// Sends `pipeline` in one write and throws the first error reply: a store's writes either
     /// all succeed or the call fails (and the runtime retries; every write here is idempotent).
     @discardableResult
-    static func pipeline(_ client: RedisClient, _ commands: [[RedisValue]]) async throws -> [RedisReply] {
-        let replies = try await client.pipeline(commands)
-        for case .error(let message) in replies {
-            throw RedisError(code: .server, message: message)
-        }
-        return replies
+    static func execute(_ client: RedisClient, _ pipeline: RedisPipeline) async throws -> RedisPipeline.Replies {
+        try await client.execute(pipeline).throwingFirstError()
     }
 
-    /// Sends `commands` and, last in the same round trip, `GET` of the fence's marker (none
-    /// without a fence): the replies to `commands`, and the marker's for
-    /// ``GenerationFence/check(_:)`` when a decision would rest on a missing value.
-    static func pipeline(_ client: RedisClient, _ commands: [[RedisValue]], fence: GenerationFence?) async throws
-        -> (replies: [RedisReply], marker: RedisReply?)
-    {
-        guard let fence else { return (try await pipeline(client, commands), nil) }
-        var replies = try await pipeline(client, commands + [["GET", .string(fence.key)]])
-        let marker = replies.removeLast()
-        return (replies, marker)
+    /// Appends `GET` of the fence's marker (nothing without a fence), last in the round trip,
+    /// for ``GenerationFence/check(_:)`` when a decision would rest on a missing value.
+    static func appendMarker(_ pipeline: inout RedisPipeline, fence: GenerationFence?) -> RedisPipeline.Slot<GET>? {
+        fence.map { pipeline.append($0.read) }
     }
 
-    /// Runs `commands` as one `MULTI`/`EXEC` transaction in one round trip and returns their
-    /// replies: other clients see all of the writes or none, and reads see one moment. Every
+    /// `GET key`, and with a `fence` the marker in the same round trip, checked when the key
+    /// holds nothing: an empty key may be a lost one.
+    static func get(_ client: RedisClient, _ key: String, fence: GenerationFence?) async throws -> [UInt8]? {
+        guard let fence else { return try await client.execute(GET(key)) }
+        var pipeline = RedisPipeline(reservingCapacity: 2)
+        let read = pipeline.append(GET(key))
+        let marker = pipeline.append(fence.read)
+        let replies = try await execute(client, pipeline)
+        let value = try replies[read]
+        if value == nil { try fence.check(try replies[marker]) }
+        return value
+    }
+
+    /// Runs `pipeline` as one `MULTI`/`EXEC` transaction in one round trip and throws the first
+    /// error reply: other clients see all of the writes or none, and reads see one moment. Every
     /// key must be in one slot on a Redis Cluster; this project's Redis is one server (hiredis
     /// 0.14.1 has no cluster support), so keys of different entities may share a transaction.
-    static func transaction(_ client: RedisClient, _ commands: [[RedisValue]]) async throws -> [RedisReply] {
-        let replies = try await pipeline(client, [["MULTI"]] + commands + [["EXEC"]])
-        guard let results = replies.last?.array, results.count == commands.count else {
-            throw RedisError(
-                code: .unexpectedReply,
-                message: "EXEC: expected \(commands.count) replies, got \(replies.last.map { "\($0)" } ?? "none")")
-        }
-        for case .error(let message) in results {
-            throw RedisError(code: .server, message: message)
-        }
-        return results
+    static func transaction(_ client: RedisClient, _ pipeline: RedisPipeline) async throws -> RedisPipeline.Replies {
+        try await client.transaction(pipeline).throwingFirstError()
     }
 
     // MARK: Expiry
@@ -115,16 +92,13 @@ enum StateStorage {
     }
 
     /// `SET key value [PX ttl]`.
-    static func set(_ key: String, _ value: RedisValue, ttl: Duration?) -> [RedisValue] {
-        guard let ttl else { return ["SET", .string(key), value] }
-        return ["SET", .string(key), value, "PX", .integer(milliseconds(ttl))]
+    static func set(_ key: String, _ value: RedisValue, ttl: Duration?) -> SET {
+        SET(key, value: value, expiration: ttl.map { .milliseconds(milliseconds($0)) })
     }
 
-    /// `SET key value NX [PX ttl]`: a nil reply means the key held a value already.
-    static func setIfAbsent(_ key: String, _ value: RedisValue, ttl: Duration?) -> [RedisValue] {
-        var command: [RedisValue] = ["SET", .string(key), value, "NX"]
-        if let ttl { command += ["PX", .integer(milliseconds(ttl))] }
-        return command
+    /// `SET key value NX [PX ttl]`: false when the key held a value already.
+    static func setIfAbsent(_ key: String, _ value: RedisValue, ttl: Duration?) -> SET {
+        SET(key, value: value, condition: .nx, expiration: ttl.map { .milliseconds(milliseconds($0)) })
     }
 
     static func checkTTL(_ ttl: Duration?, _ name: String) {
@@ -141,11 +115,14 @@ enum StateStorage {
     static func firstWins(
         _ client: RedisClient, key: String, candidate: String, ttl: Duration?, fence: GenerationFence? = nil
     ) async throws -> String {
-        let setIfAbsent = setIfAbsent(key, .string(candidate), ttl: ttl)
+        var pipeline = RedisPipeline(reservingCapacity: 3)
+        let written = pipeline.append(setIfAbsent(key, .string(candidate), ttl: ttl))
+        let read = pipeline.append(GET(key))
+        let marker = appendMarker(&pipeline, fence: fence)
         while true {
-            let (replies, marker) = try await pipeline(client, [setIfAbsent, ["GET", .string(key)]], fence: fence)
-            if let fence, let marker, replies[0] != .null { try fence.check(marker) }
-            if let held = try bytes(replies[1], key: key) { return String(decoding: held, as: UTF8.self) }
+            let replies = try await execute(client, pipeline)
+            if let fence, let marker, try replies[written] { try fence.check(try replies[marker]) }
+            if let held = try replies[read] { return String(decoding: held, as: UTF8.self) }
             // The winner's value expired between the two commands: decide again.
         }
     }

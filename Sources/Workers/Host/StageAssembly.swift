@@ -35,10 +35,11 @@ struct StageAssembly {
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
                 let verifier = try TransactionVerifier(
                     configuration: configuration, source: try appleSource(metrics: appleMetrics),
-                    cache: RedisVerifiedTransactionCache(client: resources.redis),
+                    cache: RedisVerifiedTransactionCache(client: resources.redis, keys: resources.keyspace),
                     gate: MeteredAppleCallGate(
                         base: RedisAppleCallGate(
-                            client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                            client: resources.redis, keys: resources.keyspace,
+                            callsPerSecond: Double(stageSettings.appleRateLimit)),
                         metrics: appleMetrics),
                     logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
                 )
@@ -58,22 +59,26 @@ struct StageAssembly {
                     StateRecovery.Step("order index from \(ordersTopic)") {
                         try await OrderIndexRebuild.run(
                             cluster: settings.kafka, topic: ordersTopic,
-                            index: RedisOrderIndex(client: resources.redis), logger: resources.logger
+                            index: RedisOrderIndex(client: resources.redis, keys: resources.keyspace),
+                            logger: resources.logger
                         ).summary
                     },
                     StateRecovery.Step("ownership bindings from \(topics.ownership)") {
                         try await StateRebuild.ownership(
                             from: topics.ownership, cluster: settings.kafka,
-                            into: RedisOwnershipStore(client: resources.redis), logger: resources.logger
+                            into: RedisOwnershipStore(client: resources.redis, keys: resources.keyspace),
+                            logger: resources.logger
                         ).summary
                     },
                 ]
             }
             try await run(recoverySteps: rebuild) { resources in
                 let rules = MatchRules(
-                    configuration: configuration, orders: RedisOrderIndex(client: resources.redis),
-                    ownership: RedisOwnershipStore(client: resources.redis, fence: resources.fence),
-                    waiting: RedisWaitingTransactionStore(client: resources.redis)
+                    configuration: configuration,
+                    orders: RedisOrderIndex(client: resources.redis, keys: resources.keyspace),
+                    ownership: RedisOwnershipStore(
+                        client: resources.redis, keys: resources.keyspace, fence: resources.fence),
+                    waiting: RedisWaitingTransactionStore(client: resources.redis, keys: resources.keyspace)
                 )
                 return MatchHandler(rules: rules, topics: topics)
             }
@@ -85,7 +90,8 @@ struct StageAssembly {
                     StateRecovery.Step("entitlement states from \(stateTopic)") {
                         try await StateRebuild.entitlementStates(
                             from: stateTopic, cluster: settings.kafka,
-                            into: RedisEntitlementStateStore(client: resources.redis), logger: resources.logger
+                            into: RedisEntitlementStateStore(client: resources.redis, keys: resources.keyspace),
+                            logger: resources.logger
                         ).summary
                     }
                 ]
@@ -93,7 +99,8 @@ struct StageAssembly {
             try await run(recoverySteps: rebuild) { resources in
                 GrantHandler(
                     rules: GrantRules(
-                        store: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence)),
+                        store: RedisEntitlementStateStore(
+                            client: resources.redis, keys: resources.keyspace, fence: resources.fence)),
                     entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources))
             }
         }
@@ -120,14 +127,17 @@ struct StageAssembly {
         let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
         let answerer = ConsumptionAnswerer(
             configuration: configuration,
-            states: RedisEntitlementStateStore(client: resources.redis, fence: resources.fence),
-            ledger: RedisConsumptionLedger(client: resources.redis),
+            states: RedisEntitlementStateStore(
+                client: resources.redis, keys: resources.keyspace, fence: resources.fence),
+            ledger: RedisConsumptionLedger(client: resources.redis, keys: resources.keyspace),
             sender: try AppStoreConsumptionSender(
                 api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),
                 executor: MeteredAppleHTTPExecutor(
                     AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)),
             gate: MeteredAppleCallGate(
-                base: RedisAppleCallGate(client: resources.redis, callsPerSecond: Double(stageSettings.appleRateLimit)),
+                base: RedisAppleCallGate(
+                    client: resources.redis, keys: resources.keyspace,
+                    callsPerSecond: Double(stageSettings.appleRateLimit)),
                 metrics: appleMetrics),
             waitInPlace: stageSettings.appleWaitInPlace
         )

@@ -125,8 +125,7 @@ struct BenchStageCommand: AsyncParsableCommand {
 
     /// Total commands the server has executed (`INFO commandstats`), to count round trips.
     static func redisCalls(_ client: RedisClient) async throws -> Int {
-        let reply = try await client.send(["INFO", "commandstats"])
-        let text = reply.bytes.map { String(decoding: $0, as: UTF8.self) } ?? ""
+        let text = try await client.execute(INFO("commandstats"))
         return text.split(whereSeparator: \.isNewline).reduce(0) { total, line in
             guard let range = line.range(of: "calls=") else { return total }
             return total + (Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)

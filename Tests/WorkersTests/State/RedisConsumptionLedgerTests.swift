@@ -1,3 +1,4 @@
+import Pipeline
 import Purchases
 import Redis
 import TestSupport
@@ -20,6 +21,6 @@ import WorkerCommon
     }
 
     @Test func keysFollowThePrefix() throws {
-        #expect(try StateKeys(prefix: "staging:iap:").consumptionAnswer("7") == "staging:iap:consumption:{7}")
+        #expect(try Keyspace(prefix: "staging:iap:").consumptionAnswer("7") == "staging:iap:consumption:{7}")
     }
 }

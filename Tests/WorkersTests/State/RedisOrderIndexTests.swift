@@ -1,4 +1,5 @@
 import Contracts
+import Pipeline
 import Purchases
 import Redis
 import TestSupport
@@ -111,7 +112,7 @@ import WorkerCommon
             }
 
             let retention = Duration.seconds(3600)
-            let expiring = RedisOrderIndex(client: client, keys: try StateKeys(prefix: "x:"), retention: retention)
+            let expiring = RedisOrderIndex(client: client, keys: try Keyspace(prefix: "x:"), retention: retention)
             try await expiring.put(StateFixtures.order())
             _ = try await expiring.claim(orderId: "o-1", originalTransactionId: "100")
             for key in ["x:order:{o-1}", "x:order-token:{\(StateFixtures.token)}", "x:order:{o-1}:claim"] {

@@ -1,5 +1,6 @@
 import AppStoreModels
 import Contracts
+import Pipeline
 import Purchases
 import Redis
 import TestSupport
@@ -99,7 +100,7 @@ import WorkerCommon
             #expect(isFresh(try await pttl(client, indexKey), ttl: .seconds(8 * 86_400)))
 
             let store = RedisWaitingTransactionStore(
-                client: client, keys: try StateKeys(prefix: "t:"), retention: .seconds(120))
+                client: client, keys: try Keyspace(prefix: "t:"), retention: .seconds(120))
             let other = StateFixtures.purchase("2")
             _ = try await store.park(other, under: [.orderId("o-1")], at: StateFixtures.now)
             #expect(isFresh(try await pttl(client, "t:wait:record:{\(other.recordKey)}"), ttl: .seconds(120)))
