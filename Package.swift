@@ -224,6 +224,13 @@ let package = Package(
             swiftSettings: strictSettings
         ),
 
+        /// Every setting of every executable, declared here (`HostKeys`, `StageKeys`, …) and listed in one
+        /// `SettingsCatalog` (`SettingsCatalog.pipeline`): `iap config keys` prints it, and each `main`
+        /// refuses `IAP_` names outside it. A leaf over the settings layer (and Apple's models, for the
+        /// environment and endpoint defaults), so every `main` links it and no process links another's code
+        /// for it; the settings structs (`HostSettings`, `StageSettings`, …) forward its keys and read them.
+        .target(name: "Catalog", dependencies: ["Settings", "AppStoreModels"], swiftSettings: strictSettings),
+
         // MARK: Process host
         /// What every executable is hosted by: the settings every process reads (`HostSettings`),
         /// logging bootstrap, replica identity, the ops server and readiness, and the one run
@@ -231,6 +238,7 @@ let package = Package(
         .target(
             name: "Hosting",
             dependencies: [
+                "Catalog",
                 "Settings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -249,6 +257,7 @@ let package = Package(
             name: "Topology",
             dependencies: [
                 "Basics",
+                "Catalog",
                 "Settings",
                 .product(name: "Yams", package: "Yams"),
             ],
@@ -272,6 +281,7 @@ let package = Package(
             dependencies: [
                 "Contracts",
                 "Basics",
+                "Catalog",
                 "Kafka",
                 "Redis",
                 "Hosting",
@@ -298,6 +308,7 @@ let package = Package(
             name: "WorkerCommon",
             dependencies: [
                 "Basics",
+                "Catalog",
                 "Redis",
                 "Settings",
                 "Topology",
@@ -345,6 +356,7 @@ let package = Package(
             name: "Reconcile",
             dependencies: [
                 "Basics",
+                "Catalog",
                 "Kafka",
                 "Redis",
                 "Hosting",
@@ -362,13 +374,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strictSettings
-        ),
-        /// Every setting of every executable in one `SettingsCatalog` (`SettingsCatalog.pipeline`):
-        /// `iap config keys` prints it, and each `main` refuses `IAP_` names outside it.
-        .target(
-            name: "Catalog",
-            dependencies: ["Settings", "Hosting", "Topology", "Pipeline", "Gateway", "WorkerCommon", "Reconcile"],
             swiftSettings: strictSettings
         ),
         .executableTarget(
@@ -448,6 +453,7 @@ let package = Package(
             name: "Gateway",
             dependencies: [
                 "Basics",
+                "Catalog",
                 "Kafka",
                 "Hosting",
                 "Settings",

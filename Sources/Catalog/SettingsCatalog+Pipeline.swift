@@ -1,25 +1,21 @@
-import Gateway
-import Hosting
-import Pipeline
-import Reconcile
 public import Settings
-import Topology
-import WorkerCommon
 
 extension SettingsCatalog {
     /// Every setting of every iap-pipeline executable: `iap config keys` prints it, the table
     /// in `docs/operations.md` is checked against it, and processes refuse `IAP_` names that
-    /// are not in it.
+    /// are not in it. The keys are declared in this module (`HostKeys`, `StageKeys`, …) over the
+    /// settings layer alone, so every `main` links it without linking the other processes' code;
+    /// each settings struct (`HostSettings`, `StageSettings`, …) forwards its keys and reads them.
     public static let pipeline = SettingsCatalog(
-        sections: [HostSettings.section, ClusterSettings.section, RedisSettings.section, WorkerSettings.section]
-            + StageSettings.sections + [
-                ReconcileSettings.section,
-                GatewaySettings.section, LagExporterSettings.section,
+        sections: [HostKeys.section, ClusterKeys.section, RedisKeys.section, WorkerKeys.section]
+            + StageKeys.sections + [
+                ReconcileKeys.section,
+                GatewayKeys.section, LagExporterKeys.section,
                 SettingsSection(
                     "Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests",
                     [binaryDirectory.descriptor, redisServer.descriptor]),
             ],
-        prefixes: [ClusterSettings.kafkaPropertyFamily]
+        prefixes: [ClusterKeys.kafkaPropertyFamily]
     )
 
     /// Read by `LocalRedisServer` (LocalServices module), which starts the local stack's and the tests' Redis.

@@ -1,43 +1,20 @@
+import Catalog
 public import Logging
 public import Settings
 
 /// What every hosted process reads, worker or gateway: the ops listener, the shutdown grace,
 /// logging and the replica's identity.
 public struct HostSettings: Sendable {
-    public static let opsHost = Setting<String>.text(
-        "IAP_OPS_HOST", "Address of the `/metrics`, `/healthz`, `/readyz` listener", default: "0.0.0.0")
-    public static let opsPort = Setting<Int>.port("IAP_OPS_PORT", "Port of the ops listener", default: 9100)
-    public static let shutdownGrace = Setting<Duration>.seconds(
-        "IAP_SHUTDOWN_GRACE_SECONDS",
-        "How long SIGTERM may drain (commit, leave the group, finish requests) before work is cancelled", default: "30"
-    )
-    public static let logFormat = Setting<LogFormat>.choice(
-        "IAP_LOG_FORMAT", "`text` for terminals, `json` (one object per line) for log shippers", default: "text",
-        ignoringCase: true,
-        Dictionary(uniqueKeysWithValues: LogFormat.allCases.map { ($0.rawValue, $0) })
-    )
-    public static let logLevel = Setting<Logger.Level>.choice(
-        "IAP_LOG_LEVEL", "swift-log level", default: "info", ignoringCase: true,
-        Dictionary(uniqueKeysWithValues: Logger.Level.allCases.map { ($0.rawValue, $0) })
-    )
-    public static let clientId = Setting<String>.text(
-        "IAP_CLIENT_ID", "Kafka `client.id` (default `<process>-<host name>`)")
-    public static let groupInstanceId = Setting<String>.text(
-        "IAP_GROUP_INSTANCE_ID", "Static group membership: this replica's stable `group.instance.id`"
-    )
-    public static let staticMembership = Setting<Bool>.flag(
-        "IAP_STATIC_MEMBERSHIP", "Use `<process>-<host name>` as `group.instance.id` (a StatefulSet's pod name)",
-        default: false
-    )
+    public static let opsHost = HostKeys.opsHost
+    public static let opsPort = HostKeys.opsPort
+    public static let shutdownGrace = HostKeys.shutdownGrace
+    public static let logFormat = HostKeys.logFormat.map { LogFormat(rawValue: $0) }
+    public static let logLevel = HostKeys.logLevel.map { Logger.Level(rawValue: $0) }
+    public static let clientId = HostKeys.clientId
+    public static let groupInstanceId = HostKeys.groupInstanceId
+    public static let staticMembership = HostKeys.staticMembership
 
-    public static let section = SettingsSection(
-        "Process", readBy: "every executable",
-        [
-            SettingsReader.file.descriptor, opsHost.descriptor, opsPort.descriptor, shutdownGrace.descriptor,
-            logFormat.descriptor, logLevel.descriptor, clientId.descriptor, groupInstanceId.descriptor,
-            staticMembership.descriptor,
-        ]
-    )
+    public static let section = HostKeys.section
 
     public var opsHost: String
     public var opsPort: Int

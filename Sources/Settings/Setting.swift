@@ -30,6 +30,20 @@ public struct Setting<Value: Sendable>: Sendable {
     }
 
     public var name: String { descriptor.name }
+
+    /// The same key (name, summary, expectation, default, redaction) read on into another type:
+    /// `transform` gets each value this key's rule accepts and returns nil for one that `T` has
+    /// no value for, which is then refused like any invalid value. A leaf declares a key over
+    /// words or text (the settings catalog), and the module that owns the type reads it as that.
+    public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) -> T?) -> Setting<T> {
+        let parse = self.parse
+        return Setting<T>(descriptor: descriptor) { text in parse(text).flatMap(transform) }
+    }
+
+    init(descriptor: SettingDescriptor, parse: @escaping @Sendable (String) -> Value?) {
+        self.descriptor = descriptor
+        self.parse = parse
+    }
 }
 
 /// What the settings table and `iap config check` show about a key, whatever its type.

@@ -1,3 +1,4 @@
+import Catalog
 import Foundation
 public import Settings
 
@@ -5,19 +6,13 @@ public import Settings
 /// needs to reach it: read by the workers, the gateway, the lag exporter and every `iap` command
 /// alike, each making its `KafkaCluster` from `kafkaBrokers` and `kafkaProperties` (decision D38).
 public enum ClusterSettings {
-    public static let kafkaBrokers = Setting<String>.text(
-        "KAFKA_BROKERS", "Kafka bootstrap servers", default: "127.0.0.1:9092")
-    public static let pipeline = Setting<String>.text(
-        "IAP_PIPELINE", "The pipeline file (topics and stages)", default: "pipelines/iap.yaml")
+    public static let kafkaBrokers = ClusterKeys.kafkaBrokers
+    public static let pipeline = ClusterKeys.pipeline
     /// `IAP_KAFKA_SESSION_TIMEOUT_MS=10000` is librdkafka's `session.timeout.ms`.
-    public static let kafkaPropertyPrefix = "IAP_KAFKA_"
+    public static let kafkaPropertyPrefix = ClusterKeys.kafkaPropertyPrefix
 
-    public static let section = SettingsSection(
-        "Kafka", readBy: "workers, gateway, iap", [kafkaBrokers.descriptor, pipeline.descriptor])
-    public static let kafkaPropertyFamily = (
-        prefix: kafkaPropertyPrefix,
-        summary: "Any librdkafka property, dots as underscores (`IAP_KAFKA_SESSION_TIMEOUT_MS` is `session.timeout.ms`)"
-    )
+    public static let section = ClusterKeys.section
+    public static let kafkaPropertyFamily = ClusterKeys.kafkaPropertyFamily
 
     /// Whether a librdkafka property carries a secret (`sasl.password`, `ssl.key.password`,
     /// `ssl.key.pem`, an OAuth client secret), so `iap config check` shows `***` for it.

@@ -26,7 +26,17 @@ import Testing
     /// The leaves whose closure must hold no server stack: the settings layer, the pipeline file,
     /// Apple's models and the contracts (event data and codec, over Apple's models rather than
     /// `AppStore`, whose clients link AsyncHTTPClient and NIO).
-    static let lightLeaves = ["Settings", "Topology", "AppStoreModels", "Contracts"]
+    /// And the catalog of every setting, which every `main` links (`SettingsCatalog.pipeline`).
+    static let lightLeaves = ["Settings", "Topology", "AppStoreModels", "Contracts", "Catalog"]
+
+    /// What each executable must not link: the gateway none of the stages' world, a stage neither
+    /// reconcile nor the gateway, reconcile no stage. Linking the settings catalog brings none of it.
+    static let excluded: [String: Set<String>] = [
+        "iap-gateway": ["Pipeline", "Workers", "WorkerCommon", "Reconcile", "Purchases", "Redis", "AppStore"],
+        "iap-intake": ["Reconcile", "Gateway"], "iap-verify": ["Reconcile", "Gateway"],
+        "iap-match": ["Reconcile", "Gateway"], "iap-grant": ["Reconcile", "Gateway"],
+        "iap-reconcile": ["Workers", "Gateway"],
+    ]
 
     /// The event-loop stack and what is built on it, by product name.
     static func isServerStack(product: String) -> Bool {
@@ -96,6 +106,15 @@ import Testing
         for target in Self.production.sorted() {
             let reached = Self.reach(target, in: graph).intersection(Self.development)
             #expect(reached.isEmpty, "\(target) reaches \(reached.sorted())")
+        }
+    }
+
+    @Test func eachExecutableLinksOnlyItsOwnWorld() async throws {
+        let graph = try await ArchitectureTests.packageGraph()
+        for (executable, excluded) in Self.excluded.sorted(by: { $0.key < $1.key }) {
+            #expect(graph[executable] != nil, "\(executable) is no target of Package.swift, so nothing was checked")
+            let reached = Self.reach(executable, in: graph).intersection(excluded)
+            #expect(reached.isEmpty, "\(executable) reaches \(reached.sorted())")
         }
     }
 

@@ -3,8 +3,8 @@ import Foundation
 
 /// Credentials and endpoints of the App Store Server API client.
 public struct AppStoreServerAPIConfiguration: Sendable {
-    public static let defaultProductionBaseURL = "https://api.storekit.apple.com"
-    public static let defaultSandboxBaseURL = "https://api.storekit-sandbox.apple.com"
+    public static let defaultProductionBaseURL = AppleEndpoints.serverAPIProduction
+    public static let defaultSandboxBaseURL = AppleEndpoints.serverAPISandbox
 
     /// The In-App Purchase key (`.p8`, PEM PKCS#8), not an App Store Connect API key.
     public var privateKeyPEM: String

@@ -7,8 +7,8 @@ import Foundation
 /// once. A 200 whose body is not JSON (HTML during Apple's 2020 outage) is transient.
 public struct VerifyReceiptClient: Sendable {
     public struct Configuration: Sendable {
-        public static let defaultProductionURL = "https://buy.itunes.apple.com/verifyReceipt"
-        public static let defaultSandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
+        public static let defaultProductionURL = AppleEndpoints.verifyReceiptProduction
+        public static let defaultSandboxURL = AppleEndpoints.verifyReceiptSandbox
 
         /// The app's shared secret (`password`), required for auto-renewable subscriptions.
         public var sharedSecret: String?

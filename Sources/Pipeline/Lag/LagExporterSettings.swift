@@ -1,3 +1,4 @@
+import Catalog
 public import Foundation
 import Hosting
 public import Kafka
@@ -7,16 +8,10 @@ import Topology
 /// What `iap lag --serve` reads: the host's keys (``HostSettings``: ops port, logging, grace),
 /// the cluster's (``ClusterSettings``: brokers, pipeline file, `IAP_KAFKA_*`) and its own below.
 public struct LagExporterSettings: Sendable {
-    public static let interval = Setting<Duration>.seconds(
-        "IAP_LAG_EXPORT_INTERVAL_SECONDS",
-        "How often `iap lag --serve` recomputes every pipeline group's lag from committed offsets (D26)",
-        default: "15")
-    public static let queryTimeout = Setting<Duration>.seconds(
-        "IAP_LAG_EXPORT_TIMEOUT_SECONDS",
-        "How long one Kafka query of `iap lag --serve` may take before `/readyz` reports it failed", default: "10")
+    public static let interval = LagExporterKeys.interval
+    public static let queryTimeout = LagExporterKeys.queryTimeout
 
-    public static let section = SettingsSection(
-        "Lag exporter", readBy: "iap lag --serve", [interval.descriptor, queryTimeout.descriptor])
+    public static let section = LagExporterKeys.section
 
     /// The brokers (`KAFKA_BROKERS`, or `--brokers`) and the `IAP_KAFKA_*` properties.
     public var kafka: KafkaCluster

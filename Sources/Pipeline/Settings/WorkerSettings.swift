@@ -1,3 +1,4 @@
+import Catalog
 public import Foundation
 public import Hosting
 public import Kafka
@@ -9,17 +10,10 @@ import Topology
 /// (``ClusterSettings``), Redis (``RedisSettings``) and the worker's own keys below. The stage
 /// keys are read by the stage (`StageSettings` in WorkerCommon). Flags override the pipeline path.
 public struct WorkerSettings: Sendable {
-    public static let lagInterval = Setting<Duration>.seconds(
-        "IAP_LAG_INTERVAL_SECONDS", "How often a worker refreshes the lag of the partitions it owns", default: "10"
-    )
-    public static let generationCheckInterval = Setting<Duration>.seconds(
-        "IAP_GENERATION_CHECK_SECONDS", "How often a worker checks that Redis still holds its stage's state (D19)",
-        default: "2"
-    )
+    public static let lagInterval = WorkerKeys.lagInterval
+    public static let generationCheckInterval = WorkerKeys.generationCheckInterval
 
-    public static let section = SettingsSection(
-        "Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant",
-        [lagInterval.descriptor, generationCheckInterval.descriptor])
+    public static let section = WorkerKeys.section
 
     /// The brokers and the `IAP_KAFKA_*` properties every Kafka client of the worker is made from.
     public var kafka: KafkaCluster

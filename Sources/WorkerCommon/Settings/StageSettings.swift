@@ -1,5 +1,6 @@
 public import AppStore
 public import AppStoreModels
+import Catalog
 import Foundation
 public import Purchases
 public import Settings
@@ -11,139 +12,52 @@ public import Topology
 /// logged.
 public struct StageSettings: Sendable {
     // MARK: Intake
-    public static let maximumEventBytes = Setting<Int>.integer(
-        "IAP_MAX_EVENT_BYTES", "Events larger than this are rejected as `malformed_event`", default: 1 << 20,
-        in: 1...Int.max
-    )
+    public static let maximumEventBytes = StageKeys.maximumEventBytes
 
     // MARK: Verify
-    public static let bundleIdKey = Setting<String>.text("IAP_BUNDLE_ID", "The app's bundle id (required by verify)")
-    public static let appAppleIdKey = Setting<Int>.integer(
-        "IAP_APP_APPLE_ID", "The app's Apple id (required to verify production notifications)", in: 1...Int.max
-    )
-    public static let rootCertificates = Setting<[String]>.list(
-        "IAP_APPLE_ROOT_CERTIFICATES", "DER/PEM root certificates to trust instead of Apple Root CA - G3"
-    )
-    public static let deployment = Setting<AppStoreEnvironment>.choice(
-        "IAP_ENVIRONMENT", "The deployment's environment", default: "Production",
-        ["Production": .production, "Sandbox": .sandbox]
-    )
-    public static let acceptSandbox = Setting<Bool>.flag(
-        "IAP_ACCEPT_SANDBOX",
-        "Accept Sandbox purchases in production (App Review buys with sandbox accounts); off: `sandbox_not_allowed`",
-        default: true
-    )
-    public static let acceptXcode = Setting<Bool>.flag(
-        "IAP_ACCEPT_XCODE", "Accept Xcode/LocalTesting data (off: `xcode_not_allowed`)", default: false)
-    public static let appleKeyIdKey = Setting<String>.text(
-        "IAP_APPLE_KEY_ID", "In-App Purchase API key id (required by verify)")
-    public static let appleIssuerIdKey = Setting<String>.text(
-        "IAP_APPLE_ISSUER_ID", "In-App Purchase API issuer id (required by verify)")
-    public static let applePrivateKeyPathKey = Setting<String>.text(
-        "IAP_APPLE_PRIVATE_KEY_PATH", "The API key's `.p8` file (required by verify)"
-    )
-    public static let appleAPIURLKey = Setting<String>.text(
-        "IAP_APPLE_API_URL", "App Store Server API base URL",
-        default: AppStoreServerAPIConfiguration.defaultProductionBaseURL
-    )
-    public static let appleSandboxAPIURLKey = Setting<String>.text(
-        "IAP_APPLE_SANDBOX_API_URL", "Sandbox App Store Server API base URL",
-        default: AppStoreServerAPIConfiguration.defaultSandboxBaseURL
-    )
-    public static let receiptValidationKey = Setting<VerifyConfiguration.ReceiptValidation>.choice(
-        "IAP_RECEIPT_VALIDATION", "How app receipts are checked", default: "serverAPI",
-        ["serverAPI": .serverAPI, "verifyReceipt": .verifyReceipt]
-    )
-    public static let verifyReceiptURLKey = Setting<String>.text(
-        "IAP_VERIFY_RECEIPT_URL", "verifyReceipt endpoint",
-        default: VerifyReceiptClient.Configuration.defaultProductionURL
-    )
-    public static let verifyReceiptSandboxURLKey = Setting<String>.text(
-        "IAP_VERIFY_RECEIPT_SANDBOX_URL", "Sandbox verifyReceipt endpoint",
-        default: VerifyReceiptClient.Configuration.defaultSandboxURL
-    )
-    public static let verifyReceiptSharedSecretKey = Setting<String>.text(
-        "IAP_VERIFY_RECEIPT_SHARED_SECRET", "verifyReceipt's app-specific shared secret", secret: true
-    )
-    public static let appleRateLimitKey = Setting<Int>.integer(
-        "IAP_APPLE_RATE_LIMIT",
-        "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
-        in: 0...Int.max
-    )
-    public static let appleWaitInPlaceKey = Setting<Duration>.milliseconds(
-        "IAP_APPLE_WAIT_IN_PLACE_MS",
-        "The longest wait for a slot of the Apple budget a record waits in the worker; a later slot parks it"
-            + " (a runtime wait, not an attempt)", default: 2000)
-    public static let appleTimeoutKey = Setting<Duration>.seconds(
-        "IAP_APPLE_TIMEOUT_SECONDS", "Per Apple request", default: "10")
-    public static let ocspKey = Setting<Bool>.flag(
-        "IAP_APPLE_OCSP",
-        "Check leaf and intermediate revocation with Apple's OCSP responders (chains validated at now, answers"
-            + " trusted 15 min)",
-        default: false)
-    public static let ocspTimeoutKey = Setting<Duration>.milliseconds(
-        "IAP_APPLE_OCSP_TIMEOUT_MS", "Per OCSP query (with IAP_APPLE_OCSP)", default: 5000)
-    public static let ocspUnreachableKey = Setting<OCSPUnreachable>.choice(
-        "IAP_APPLE_OCSP_UNREACHABLE",
-        "When a responder cannot be reached: retry the purchase later, or accept the chain on its offline checks",
-        default: "retry", ["retry": .retry, "accept-offline": .acceptOfflineChain]
-    )
+    public static let bundleIdKey = StageKeys.bundleId
+    public static let appAppleIdKey = StageKeys.appAppleId
+    public static let rootCertificates = StageKeys.rootCertificates
+    public static let deployment = StageKeys.deployment
+    public static let acceptSandbox = StageKeys.acceptSandbox
+    public static let acceptXcode = StageKeys.acceptXcode
+    public static let appleKeyIdKey = StageKeys.appleKeyId
+    public static let appleIssuerIdKey = StageKeys.appleIssuerId
+    public static let applePrivateKeyPathKey = StageKeys.applePrivateKeyPath
+    public static let appleAPIURLKey = StageKeys.appleAPIURL
+    public static let appleSandboxAPIURLKey = StageKeys.appleSandboxAPIURL
+    public static let receiptValidationKey = StageKeys.receiptValidation.map { word in
+        ["serverAPI": VerifyConfiguration.ReceiptValidation.serverAPI, "verifyReceipt": .verifyReceipt][word]
+    }
+    public static let verifyReceiptURLKey = StageKeys.verifyReceiptURL
+    public static let verifyReceiptSandboxURLKey = StageKeys.verifyReceiptSandboxURL
+    public static let verifyReceiptSharedSecretKey = StageKeys.verifyReceiptSharedSecret
+    public static let appleRateLimitKey = StageKeys.appleRateLimit
+    public static let appleWaitInPlaceKey = StageKeys.appleWaitInPlace
+    public static let appleTimeoutKey = StageKeys.appleTimeout
+    public static let ocspKey = StageKeys.ocsp
+    public static let ocspTimeoutKey = StageKeys.ocspTimeout
+    public static let ocspUnreachableKey = StageKeys.ocspUnreachable.map { word in
+        ["retry": OCSPUnreachable.retry, "accept-offline": .acceptOfflineChain][word]
+    }
 
     // MARK: Match
-    public static let tokenSchemeKey = Setting<AppAccountTokenScheme>.choice(
-        "IAP_TOKEN_SCHEME", "How appAccountToken carries a user id when it is not an order token (docs/events.md)",
-        AppAccountTokenScheme.settingNames
-    )
+    public static let tokenSchemeKey = StageKeys.tokenScheme.map { AppAccountTokenScheme.settingNames[$0] }
 
     // MARK: Grant: consumption requests (decision D34)
-    public static let consumptionAnswerKey = Setting<Bool>.flag(
-        "IAP_CONSUMPTION_ANSWER",
-        "Answer CONSUMPTION_REQUEST notifications with Send Consumption Information (grant then needs IAP_BUNDLE_ID"
-            + " and the IAP_APPLE_ key settings)",
-        default: false)
-    public static let consumptionCustomerConsentedKey = Setting<Bool>.choice(
-        "IAP_CONSUMPTION_CUSTOMER_CONSENTED",
-        "Whether customers consented to sharing consumption data (required with IAP_CONSUMPTION_ANSWER; false"
-            + " answers nothing)",
-        ["true": true, "false": false])
-    public static let consumptionRefundPreferenceKey = Setting<ConsumptionRequest.RefundPreference?>.choice(
-        "IAP_CONSUMPTION_REFUND_PREFERENCE", "`refundPreference` sent with each answer (none: left out)",
-        default: "none",
-        ["none": nil, "DECLINE": .decline, "GRANT_FULL": .grantFull, "GRANT_PRORATED": .grantProrated])
-    public static let consumptionSampleContentKey = Setting<Bool>.flag(
-        "IAP_CONSUMPTION_SAMPLE_CONTENT_PROVIDED",
-        "`sampleContentProvided`: the app offered a sample, trial or description before the purchase",
-        default: false)
-    public static let consumptionConsumablesConsumedKey = Setting<Bool>.flag(
-        "IAP_CONSUMPTION_CONSUMABLES_CONSUMED",
-        "A delivered consumable counts as fully consumed (off: `consumptionPercentage` left out)", default: true)
+    public static let consumptionAnswerKey = StageKeys.consumptionAnswer
+    public static let consumptionCustomerConsentedKey = StageKeys.consumptionCustomerConsented
+    public static let consumptionRefundPreferenceKey = StageKeys.consumptionRefundPreference.map { word in
+        let preferences: [String: ConsumptionRequest.RefundPreference?] = [
+            "none": nil, "DECLINE": .decline, "GRANT_FULL": .grantFull, "GRANT_PRORATED": .grantProrated,
+        ]
+        return preferences[word]
+    }
+    public static let consumptionSampleContentKey = StageKeys.consumptionSampleContent
+    public static let consumptionConsumablesConsumedKey = StageKeys.consumptionConsumablesConsumed
 
     /// The keys each stage reads, as the settings table lists them.
-    public static let sections: [SettingsSection] = [
-        SettingsSection("Intake", readBy: "iap-intake", [maximumEventBytes.descriptor]),
-        SettingsSection(
-            "Verify", readBy: "iap-verify",
-            [
-                bundleIdKey.descriptor, appAppleIdKey.descriptor, rootCertificates.descriptor, deployment.descriptor,
-                acceptSandbox.descriptor,
-                acceptXcode.descriptor, appleKeyIdKey.descriptor, appleIssuerIdKey.descriptor,
-                applePrivateKeyPathKey.descriptor,
-                appleAPIURLKey.descriptor, appleSandboxAPIURLKey.descriptor, receiptValidationKey.descriptor,
-                verifyReceiptURLKey.descriptor,
-                verifyReceiptSandboxURLKey.descriptor, verifyReceiptSharedSecretKey.descriptor,
-                appleRateLimitKey.descriptor, appleWaitInPlaceKey.descriptor, appleTimeoutKey.descriptor,
-                ocspKey.descriptor,
-                ocspTimeoutKey.descriptor, ocspUnreachableKey.descriptor,
-            ]),
-        SettingsSection("Match", readBy: "iap-match", [tokenSchemeKey.descriptor]),
-        SettingsSection(
-            "Consumption", readBy: "iap-grant",
-            [
-                consumptionAnswerKey.descriptor, consumptionCustomerConsentedKey.descriptor,
-                consumptionRefundPreferenceKey.descriptor, consumptionSampleContentKey.descriptor,
-                consumptionConsumablesConsumedKey.descriptor,
-            ]),
-    ]
+    public static let sections = StageKeys.sections
 
     /// What verify needs to call Apple.
     public struct AppleAPI: Sendable {

@@ -95,10 +95,10 @@ import Topology
         text.matches(of: try Regex(#""(?:IAP|KAFKA|REDIS)_[A-Z0-9_]+""#)).map { String(text[$0.range]) }
     }
 
-    /// Declarations live in `*Settings.swift`, the catalogue and the settings layer itself.
+    /// Declarations live in the catalogue (`Catalog/`: `HostKeys`, `StageKeys`, …, which the
+    /// `*Settings.swift` structs forward), the other `*Settings.swift` and the settings layer itself.
     static func declaresSettings(_ path: String) -> Bool {
-        path.hasSuffix("Settings.swift") || path.hasSuffix("SettingsCatalog+Pipeline.swift")
-            || path.hasPrefix("Settings/")
+        path.hasSuffix("Settings.swift") || path.hasPrefix("Catalog/") || path.hasPrefix("Settings/")
     }
 
     @Test func settingsAreWrittenThroughTheirDeclarations() throws {
