@@ -45,24 +45,13 @@ public final class TopicObserver: Sendable {
     /// high watermark taken at the call): with the writers done, nothing more is coming.
     public func waitUntilCaughtUp(timeout: Duration = .seconds(60)) async throws {
         let admin = try KafkaAdmin(bootstrapServers: bootstrap, logger: logger)
-        let counts = try await admin.partitionCounts(of: topics)
-        let partitions = counts.flatMap { topic, count in (0..<count).map { TopicPartition(topic, $0) } }
-        let lows = try await admin.lowWatermarks(partitions)
-        let highs = try await admin.highWatermarks(partitions)
+        let last = try await admin.lastOffsets(of: topics)
         let deadline = ContinuousClock.now + timeout
         while true {
-            let read = box.records.withLock { records in
-                records.reduce(into: [TopicPartition: Int64]()) { last, record in
-                    last[record.topicPartition] = max(last[record.topicPartition] ?? -1, record.offset)
-                }
-            }
-            let behind = partitions.filter { partition in
-                let high = highs[partition] ?? 0
-                return high > (lows[partition] ?? 0) && (read[partition] ?? -1) < high - 1
-            }
+            let behind = last.unreached(by: box.records.withLock { $0.lastOffsets() })
             if behind.isEmpty { return }
             guard ContinuousClock.now < deadline else {
-                throw LocalStackError("the observer did not read \(behind) up to \(highs) within \(timeout)")
+                throw LocalStackError("the observer did not read \(behind) up to \(last) within \(timeout)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }

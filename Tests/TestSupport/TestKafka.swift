@@ -101,14 +101,10 @@ public final class ConsumerProbe: Sendable {
     public func waitUntilCaughtUp(on topic: String, admin: KafkaAdmin, timeout: Duration = .seconds(30))
         async throws -> [KafkaMessage]
     {
-        let count = try await admin.partitionCounts(of: [topic])[topic] ?? 0
-        let highs = try await admin.highWatermarks((0..<count).map { TopicPartition(topic, $0) })
-        return try await eventually("\(topic) read up to \(highs)", timeout: timeout) {
+        let last = try await admin.lastOffsets(of: [topic])
+        return try await eventually("\(topic) read up to \(last)", timeout: timeout) {
             let messages = self.messages
-            let read = messages.reduce(into: [TopicPartition: Int64]()) { last, message in
-                last[message.topicPartition] = max(last[message.topicPartition] ?? -1, message.offset)
-            }
-            return highs.allSatisfy { $0.value == 0 || (read[$0.key] ?? -1) >= $0.value - 1 } ? messages : nil
+            return last.unreached(by: messages.lastOffsets()).isEmpty ? messages : nil
         }
     }
 

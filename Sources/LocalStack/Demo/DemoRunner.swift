@@ -146,13 +146,9 @@ public struct DemoRunner: Sendable {
     /// nothing visible: a duplicate coming back from the retry store after its twin finished,
     /// or offsets not yet auto-committed. Lag is the pipeline's own "done" signal, so wait for it.
     private func drainedStageCounts(within limit: Duration) async -> [StageCounts] {
-        guard let pipeline = try? PipelineFile.load(path: stack.endpoints.pipeline),
-            let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
-        else { return [] }
+        guard let admin = try? KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger) else { return [] }
         // Only the stages this stack runs (--workers may leave some out).
-        let stages = pipeline.stages.filter { stage in
-            stack.endpoints.ops.keys.contains { $0.hasPrefix("iap-\(stage.name)") }
-        }
+        let stages = stack.runningStages
         let clock = ContinuousClock()
         let deadline = clock.now + limit
         while true {

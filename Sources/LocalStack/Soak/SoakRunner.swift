@@ -353,10 +353,9 @@ public struct SoakRunner: Sendable {
 
     /// Partitions of the running stages' groups whose commit is short of the log end.
     private func stuckOffsets(_ stack: LocalStack) async throws -> [SoakReport.Offsets] {
-        let pipeline = try PipelineFile.load(path: stack.endpoints.pipeline)
         let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         var stuck: [SoakReport.Offsets] = []
-        for stage in pipeline.stages where stackConfiguration.workers.contains("iap-\(stage.name)") {
+        for stage in stack.runningStages {
             for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
             where lag.highWatermark > (lag.committedOffset ?? 0) {
                 stuck.append(
