@@ -35,8 +35,9 @@ build: setup
 
 ## test: the fast tier: the format check (scripts/format-check) and the deployment files' check
 ## (scripts/deploy-check, seconds), the debug build, then every unit and integration test (mock
-## Kafka cluster, a real redis-server started by the tests, the fuzz corpora replayed); see
-## README "Development" for what each tier proves
+## Kafka cluster, a real redis-server started by the tests, the fuzz corpora replayed) and the
+## pipeline's scenarios with its members in process (decision D46); see README "Development" for
+## what each tier proves
 test: setup
 	SWIFT=$(SWIFT) scripts/format-check
 	scripts/deploy-check

@@ -435,6 +435,7 @@ let package = Package(
                 "Topology",
                 "Pipeline",
                 "WorkerCommon",
+                "Workers",
                 "Reconcile",
                 "Catalog",
                 "Gateway",
@@ -586,8 +587,28 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "Contracts", "Purchases", "Kafka", "Topology", "Processes", "TestSupport", "Traces",
+                "LocalStack", "PipelineHarness", "Contracts", "Purchases", "Kafka", "Processes", "TestSupport",
+                "Traces",
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        /// The pipeline test harness: the embedded stack with its members in process (scenarios)
+        /// or as processes (end-to-end), and what the reconcile tests of both share.
+        .target(
+            name: "PipelineHarness",
+            dependencies: [
+                "LocalStack", "Contracts", "Kafka", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PipelineHarness",
+            swiftSettings: strictSettings
+        ),
+        /// The demo's and reconcile's scenarios with every member in process: `make test`.
+        .testTarget(
+            name: "ScenarioTests",
+            dependencies: [
+                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport",
             ],
             swiftSettings: strictSettings
         ),
@@ -596,8 +617,8 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "AppStoreModels", "Contracts", "Purchases", "Kafka", "Redis", "Settings",
-                "Topology", "WorkerCommon", "TestSupport",
+                "SupportTools", "LocalStack", "PipelineHarness", "AppStoreModels", "Contracts", "Purchases", "Kafka",
+                "Redis", "Settings", "Topology", "WorkerCommon", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

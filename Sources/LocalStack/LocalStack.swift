@@ -28,10 +28,13 @@ import Darwin
 
 /// The embedded stack of `iap dev up`: librdkafka's mock cluster in this process
 /// (real Kafka protocol on loopback), a `redis-server` child, the App Store simulator in this
-/// process, and the workers (and gateway) as child processes configured against them.
+/// process, and the workers (and gateway, reconcile) configured against them, as child
+/// processes or as tasks of this process (``MemberMode``).
 ///
-/// Used by `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end tests, so all four
-/// exercise the same wiring a deployment has: separate processes talking over TCP.
+/// Used by `iap dev up`, `iap demo`, `iap bench e2e` and the tests: in process mode all of
+/// them exercise the wiring a deployment has, separate processes talking over TCP; in-process
+/// members still talk to the broker, Redis and the simulator over TCP, only without a process
+/// of their own.
 public final class LocalStack: Sendable {
     public let endpoints: LocalStackEndpoints
     public let cluster: KafkaMockCluster
@@ -45,7 +48,7 @@ public final class LocalStack: Sendable {
     public let baseEnvironment: [String: String]
     private let simulatorGroup: ServiceGroup
     private let simulatorTask: Task<Void, any Error>
-    private let children: Mutex<[String: ChildProcess]>
+    private let members: Mutex<[String: any StackMember]>
     private let binDirectory: String
     private let environments: [String: [String: String]]
     /// The temp directory `start` made (no `stateDirectory` configured); `stop` removes it.
@@ -75,9 +78,11 @@ public final class LocalStack: Sendable {
             appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)
 
         let binDirectory = configuration.binDirectory ?? Self.executableDirectory()
-        let gatewayPort =
-            configuration.gateway && FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway")
-            ? try LocalRedisServer.freeLoopbackPort() : nil
+        let gatewayRuns =
+            configuration.gateway
+            && (configuration.members == .inProcess
+                || FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway"))
+        let gatewayPort = gatewayRuns ? try LocalRedisServer.freeLoopbackPort() : nil
         let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
 
         let keyPath = directory + "/apple-api-key.p8"
@@ -207,30 +212,34 @@ public final class LocalStack: Sendable {
         self.baseEnvironment = baseEnvironment
         self.simulatorGroup = simulatorGroup
         self.simulatorTask = simulatorTask
-        self.children = Mutex([:])
+        self.members = Mutex([:])
         self.binDirectory = binDirectory
         self.environments = environments
         self.logger = logger
     }
 
-    /// Instance names of the child processes (`iap-intake`, `iap-intake-2`, …, `iap-gateway`).
+    /// Instance names of the members (`iap-intake`, `iap-intake-2`, …, `iap-gateway`).
     public var processNames: [String] { environments.keys.sorted() }
 
-    /// The running child process of an instance, if any.
-    public func process(_ name: String) -> ChildProcess? { children.withLock { $0[name] } }
+    /// The child process of an instance, if any (none in ``MemberMode/inProcess``).
+    public func process(_ name: String) -> ChildProcess? { member(name) as? ChildProcess }
 
-    /// SIGKILLs an instance (a crash: no drain, no commit) and waits until it is gone.
+    /// Whether an instance is running (its process, or its task in process).
+    public func isRunning(_ name: String) -> Bool { member(name)?.isRunning ?? false }
+
+    /// Stops an instance without a drain and waits until it is gone: SIGKILL for a process (a
+    /// crash: no drain, no commit); cancellation for an in-process member.
     public func kill(_ name: String) async {
-        guard let child = process(name) else { return }
-        child.crash()
-        _ = await child.waitForExit()
+        await member(name)?.kill()
     }
 
-    /// Instances whose process ended on its own (a worker that found its Redis state lost exits 75
-    /// for its supervisor to restart it), in name order.
+    /// Instances that ended on their own (a worker that found its Redis state lost exits 75 for
+    /// its supervisor to restart it; in process, its task ends with the error), in name order.
     public var exited: [String] {
-        children.withLock { children in children.filter { !$0.value.isRunning }.map(\.key).sorted() }
+        members.withLock { members in members.filter { !$0.value.isRunning }.map(\.key).sorted() }
     }
+
+    private func member(_ name: String) -> (any StackMember)? { members.withLock { $0[name] } }
 
     /// `FLUSHALL`: Redis forgets everything, as after a failover to an asynchronously replicated
     /// replica or a restart without persistence.
@@ -247,21 +256,21 @@ public final class LocalStack: Sendable {
 
     /// Starts an instance again (after ``kill(_:)``) and waits for its `/readyz`.
     public func restart(_ name: String) async throws {
-        if let child = process(name), child.isRunning { await child.stop(grace: configuration.shutdownGrace) }
+        if let member = member(name), member.isRunning { await member.stop(grace: configuration.shutdownGrace) }
         let executable = name.split(separator: "-").prefix(2).joined(separator: "-")
         try spawn(name, executable: executable)
         try await waitUntilReady([name])
     }
 
-    /// SIGTERM to every child (they drain, commit and leave their groups), then the simulator,
+    /// SIGTERM to every member (they drain, commit and leave their groups), then the simulator,
     /// Redis and the broker. A temp directory `start` made (logs, keys, the dev pipeline) is
     /// removed unless `keepingState`: callers keep it when something failed, so the logs they
     /// point at still exist. A configured `stateDirectory` is never removed.
     public func stop(keepingState: Bool = false) async {
-        let running = children.withLock { Array($0.values) }
+        let running = members.withLock { Array($0.values) }
         await withTaskGroup(of: Void.self) { group in
-            for child in running {
-                group.addTask { [grace = configuration.shutdownGrace] in await child.stop(grace: grace) }
+            for member in running {
+                group.addTask { [grace = configuration.shutdownGrace] in await member.stop(grace: grace) }
             }
         }
         await simulatorGroup.triggerGracefulShutdown()
@@ -273,29 +282,36 @@ public final class LocalStack: Sendable {
     }
 
     private func spawn(_ name: String, executable: String) throws {
-        let path = binDirectory + "/" + executable
-        guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw LocalStackError(
-                "\(path) not found: build the workers first (swift build) or pass the directory holding them")
+        let environment = environments[name] ?? [:]
+        let logPath = endpoints.logs + "/\(name).log"
+        let member: any StackMember
+        switch configuration.members {
+        case .processes:
+            let path = binDirectory + "/" + executable
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw LocalStackError(
+                    "\(path) not found: build the workers first (swift build) or pass the directory holding them")
+            }
+            member = try ChildProcess(name: name, executable: path, environment: environment, output: .file(logPath))
+        case .inProcess:
+            member = try Self.inProcessMember(name, executable: executable, environment: environment, logPath: logPath)
         }
-        let child = try ChildProcess(
-            name: name, executable: path, environment: environments[name] ?? [:],
-            output: .file(endpoints.logs + "/\(name).log")
-        )
-        children.withLock { $0[name] = child }
+        members.withLock { $0[name] = member }
     }
 
     private func waitUntilReady(_ names: [String], timeout: Duration = .seconds(90)) async throws {
         let deadline = ContinuousClock.now + timeout
         for name in names {
-            guard let base = endpoints.ops[name], let child = process(name) else { continue }
+            guard let base = endpoints.ops[name], let member = member(name) else { continue }
             while true {
-                guard child.isRunning else {
-                    throw LocalStackError("\(name) exited while starting; its log ends:\n\(child.logTail())")
+                guard member.isRunning else {
+                    throw LocalStackError(
+                        "\(name) exited while starting; its log ends:\n\(member.logTail(bytes: 4_000))")
                 }
                 if await Self.isReady(base + "/readyz") { break }
                 guard ContinuousClock.now < deadline else {
-                    throw LocalStackError("\(name) was not ready within \(timeout); its log ends:\n\(child.logTail())")
+                    throw LocalStackError(
+                        "\(name) was not ready within \(timeout); its log ends:\n\(member.logTail(bytes: 4_000))")
                 }
                 try await Task.sleep(for: .milliseconds(200))
             }

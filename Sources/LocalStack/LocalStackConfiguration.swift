@@ -16,8 +16,10 @@ public struct LocalStackConfiguration: Sendable {
     public var partitions = 4
     /// Brokers of the embedded mock cluster; partition leaders are spread over them.
     public var brokers: Int32 = 1
-    /// Worker executables to start as child processes; empty starts only broker, Redis and simulator.
+    /// Worker executables to start; empty starts only broker, Redis and simulator.
     public var workers = LocalStackConfiguration.allWorkers
+    /// Child processes (the default) or tasks of this process (scenario tests).
+    public var members = MemberMode.processes
     /// Whether to start `iap-gateway` and point the simulator's notifications at it.
     public var gateway = true
     /// Whether to start `iap-reconcile` (decision D32): with no gateway, it is what brings the

@@ -1,36 +1,20 @@
 import Foundation
 import LocalStack
 import Logging
+import PipelineHarness
 import Testing
 
-/// Starts the embedded stack with the worker executables of this build (next to the test
-/// bundle) and stops it after `body`, whatever happens.
+/// The pipeline harness with the worker executables of this build (next to the test bundle)
+/// as processes: the end-to-end tests are about what only processes show.
 enum EndToEnd {
-    static let logger: Logger = {
-        var logger = Logger(label: "test.e2e")
-        logger.logLevel = .warning
-        return logger
-    }()
+    static let logger = PipelineHarness.logger
+    static let repositoryRoot = PipelineHarness.repositoryRoot
 
     static func withStack<T: Sendable>(
         _ configure: (inout LocalStackConfiguration) -> Void = { _ in }, _ body: (LocalStack) async throws -> T
     ) async throws -> T {
-        var configuration = LocalStackConfiguration()
-        configuration.pipelinePath = repositoryRoot + "/pipelines/iap.yaml"
-        configure(&configuration)
-        let stack = try await LocalStack.start(configuration, logger: logger)
-        do {
-            let result = try await body(stack)
-            await stack.stop()
-            return result
-        } catch {
-            await stack.stop(keepingState: true)
-            throw error
-        }
+        try await PipelineHarness.withStack(.processes, configure, body)
     }
-
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
 }
 
 /// The end-to-end suites each start a whole stack (broker, Redis, simulator and five

@@ -1,6 +1,7 @@
 import Foundation
 import LocalStack
 import Logging
+import PipelineHarness
 import Redis
 import Settings
 import SupportTools
@@ -10,17 +11,10 @@ import WorkerCommon
 /// A local stack for the support tools, with the settings an `iap support` command run against
 /// it would read.
 enum SupportStack {
-    static let logger: Logger = {
-        var logger = Logger(label: "test.support")
-        logger.logLevel = .warning
-        return logger
-    }()
-
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let logger = PipelineHarness.logger
 
     /// - Parameters:
-    ///   - workers: worker executables to run (none: broker, Redis and simulator only).
+    ///   - workers: workers to run, in this process (none: broker, Redis and simulator only).
     ///   - gateway: whether `iap-gateway` runs and the simulator's notifications go to it.
     ///   - configure: anything else the test changes.
     static func with<T: Sendable>(
@@ -28,20 +22,12 @@ enum SupportStack {
         configure: (inout LocalStackConfiguration) -> Void = { _ in },
         _ body: (LocalStack, SupportSettings) async throws -> T
     ) async throws -> T {
-        var configuration = LocalStackConfiguration()
-        configuration.pipelinePath = repositoryRoot + "/pipelines/iap.yaml"
-        configuration.workers = workers
-        configuration.gateway = gateway
-        configure(&configuration)
-        let stack = try await LocalStack.start(configuration, logger: logger)
-        do {
-            let settings = try SupportSettings(reader: SettingsReader(environment: stack.baseEnvironment))
-            let result = try await body(stack, settings)
-            await stack.stop()
-            return result
-        } catch {
-            await stack.stop(keepingState: true)
-            throw error
+        try await PipelineHarness.withStack(.inProcess) { configuration in
+            configuration.workers = workers
+            configuration.gateway = gateway
+            configure(&configuration)
+        } _: { stack in
+            try await body(stack, try SupportSettings(reader: SettingsReader(environment: stack.baseEnvironment)))
         }
     }
 

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import Hosting
-import Logging
+public import Hosting
+public import Logging
 import Pipeline
 public import Settings
 public import Topology
@@ -30,17 +30,9 @@ public enum WorkerMain {
             try catalog.refuseUnknownNames(in: reader)
             let host = try HostSettings(process: stage.rawValue, reader: reader)
             LoggingBootstrap.bootstrap(format: host.logFormat, level: host.logLevel)
-            var settings = try WorkerSettings(stage: stage.rawValue, reader: reader)
-            if let path = command.pipeline { settings.pipelinePath = path }
-            let pipeline = try PipelineFile.load(path: settings.pipelinePath)
-            let spec = try pipeline.stage(stage)
-            try StageLayout.of(stage).check(spec, in: pipeline)
-            let assembly = StageAssembly(
-                stage: stage, spec: spec, file: pipeline, settings: settings,
-                stageSettings: try StageSettings(stage: stage, reader: reader),
-                logger: Logger(label: stage.executable)
-            )
-            try await assembly.run()
+            try await run(
+                stage, reader: reader, pipelinePath: command.pipeline, logger: Logger(label: stage.executable),
+                until: .signals())
         } catch let lost as StateLost {
             FileHandle.standardError.write(Data("\(stage.executable): \(lost)\n".utf8))
             exit(stateLostExitCode)
@@ -48,6 +40,27 @@ public enum WorkerMain {
             FileHandle.standardError.write(Data("\(stage.executable): \(error)\n".utf8))
             exit(1)
         }
+    }
+
+    /// One stage from its settings until `stop`: what the executable runs once its flags and
+    /// logging are set up, and what an in-process stack (`LocalStack`'s in-process members) runs
+    /// with a dictionary for an environment. Throws ``StateLost`` where the executable exits 75.
+    ///
+    /// - Parameter pipelinePath: the `--pipeline` flag, which wins over `IAP_PIPELINE`.
+    public static func run(
+        _ stage: StageName, reader: SettingsReader, pipelinePath: String? = nil, logger: Logger,
+        until stop: ProcessHost.Stop
+    ) async throws {
+        var settings = try WorkerSettings(stage: stage.rawValue, reader: reader)
+        if let pipelinePath { settings.pipelinePath = pipelinePath }
+        let pipeline = try PipelineFile.load(path: settings.pipelinePath)
+        let spec = try pipeline.stage(stage)
+        try StageLayout.of(stage).check(spec, in: pipeline)
+        let assembly = StageAssembly(
+            stage: stage, spec: spec, file: pipeline, settings: settings,
+            stageSettings: try StageSettings(stage: stage, reader: reader), logger: logger, stop: stop
+        )
+        try await assembly.run()
     }
 
     /// The exit code of a worker that stopped because Redis lost its stage's state (EX_TEMPFAIL):

@@ -1,6 +1,7 @@
 import Foundation
 import Kafka
 import LocalStack
+import PipelineHarness
 import TestSupport
 import Testing
 import Topology
@@ -39,13 +40,14 @@ enum WrittenRecords {
 
     /// Records of `topics` from the beginning, at least up to the end offsets seen when called.
     static func read(_ stack: LocalStack, topics: [String]) async throws -> [String: [KafkaMessage]] {
-        let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: EndToEnd.logger)
+        let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: PipelineHarness.logger)
         let partitions = try await admin.partitionCounts(of: topics).flatMap { topic, count in
             (0..<count).map { TopicPartition(topic, $0) }
         }
         let ends = try await admin.watermarks(partitions)
         let expected = ends.values.reduce(0) { $0 + Int($1.high - $1.low) }
-        let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: topics, logger: EndToEnd.logger)
+        let observer = try TopicObserver(
+            bootstrap: stack.endpoints.kafka, topics: topics, logger: PipelineHarness.logger)
         do {
             _ = try await eventually(
                 "the \(expected) records of the run", timeout: .seconds(180), every: .milliseconds(200)

@@ -1,16 +1,18 @@
 import LocalStack
+import PipelineHarness
 import Testing
 
-extension EndToEndTests {
-    /// Every scenario of `iap demo`, with all four workers and the gateway as separate processes,
+extension ScenarioTests {
+    /// Every scenario of `iap demo`, with all four workers, reconcile and the gateway in process,
     /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; and every record the
     /// run left on the pipeline's topics against the topic's JSON Schema.
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
             // iap-reconcile too, as `iap demo` runs it: one scenario's notification is lost.
             let withReconcile = { (configuration: inout LocalStackConfiguration) in configuration.reconcile = true }
-            let (report, schemas) = try await EndToEnd.withStack(withReconcile) { stack in
-                let report = try await DemoRunner(stack: stack, logger: EndToEnd.logger).run(timeout: .seconds(240))
+            let (report, schemas) = try await PipelineHarness.withStack(.inProcess, withReconcile) { stack in
+                let report = try await DemoRunner(stack: stack, logger: PipelineHarness.logger).run(
+                    timeout: .seconds(240))
                 // Every record the run wrote, against its topic's JSON Schema (docs/schemas).
                 return (report, try await WrittenRecords.checkAgainstSchemas(stack))
             }
