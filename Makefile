@@ -36,13 +36,14 @@ build: setup
 ## test: the fast tier: the format check (scripts/format-check) and the deployment files' check
 ## (scripts/deploy-check, seconds), the debug build, then every unit and integration test (mock
 ## Kafka cluster, a real redis-server started by the tests, the fuzz corpora replayed) and the
-## pipeline's scenarios with its members in process (decision D46); see README "Development" for
-## what each tier proves
+## pipeline's scenarios with its members in process (decision D46), in a test process of their
+## own; see README "Development" for what each tier proves
 test: setup
 	SWIFT=$(SWIFT) scripts/format-check
 	scripts/deploy-check
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --skip EndToEndTests
+	$(SWIFT) test --skip-build --skip EndToEndTests --skip ScenarioTests --skip SupportToolsTests
+	$(SWIFT) test --skip-build --filter 'ScenarioTests|SupportToolsTests'
 
 ## e2e: the process tier: the workers, gateway and reconcile as processes (kill -9, SIGTERM
 ## drains, Redis loss, broker outages, the deployment boots, the Python example, a short soak).

@@ -189,18 +189,38 @@ public final class LocalRedisServer: Sendable {
     /// room: an outgoing connection's source port always comes from that range, so the
     /// thousands of loopback connections a test run opens cannot take the port between this
     /// check and the child's `bind` (the end-to-end runs saw a worker die with "Address already
-    /// in use" that way). Another caller picking the same port at random is the remaining,
-    /// much smaller, chance. Without room below the range: the kernel's choice of port 0.
+    /// in use" that way). Within this process a port is handed out once: stacks started side
+    /// by side in one test process (in-process members, decision D46) pick dozens of ports
+    /// between check and bind, where a birthday collision is likely. Another process picking
+    /// the same port at random is the remaining, much smaller, chance. Without room below the
+    /// range: the kernel's choice of port 0.
     public static func freeLoopbackPort() throws -> Int {
         let ephemeralStart = ephemeralPortRange().lowerBound
         if ephemeralStart > 12_000 {
             for _ in 0..<64 {
                 let candidate = Int.random(in: 10_000..<ephemeralStart)
+                guard handedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
                 if (try? bindLoopback(port: candidate)) == candidate { return candidate }
             }
         }
         return try bindLoopback(port: 0)
     }
+
+    /// Waits until no listener holds `port` on 127.0.0.1 (a server's own bind would succeed): a
+    /// listener may close its socket a moment after its task ended. True once free, false at
+    /// `timeout`.
+    public static func waitUntilFree(_ port: Int, timeout: Duration = .seconds(10)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while (try? bindLoopback(port: port, reuseAddress: true)) != port {
+            guard ContinuousClock.now < deadline else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
+
+    /// Ports ``freeLoopbackPort()`` returned in this process (tens of thousands to choose from;
+    /// a test process takes a few hundred).
+    private static let handedOut = Mutex<Set<Int>>([])
 
     /// `/proc/sys/net/ipv4/ip_local_port_range`, Linux's default where it cannot be read.
     private static func ephemeralPortRange() -> ClosedRange<Int> {
@@ -213,7 +233,10 @@ public final class LocalRedisServer: Sendable {
     }
 
     /// Binds `port` on 127.0.0.1 (0: the kernel's choice), releases it, and returns the port.
-    private static func bindLoopback(port: Int) throws -> Int {
+    ///
+    /// - Parameter reuseAddress: `SO_REUSEADDR`, as servers (NIO, redis-server) bind: connections
+    ///   in TIME_WAIT on the port then do not count, only a listener does.
+    private static func bindLoopback(port: Int, reuseAddress: Bool = false) throws -> Int {
         #if canImport(Glibc)
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -221,6 +244,10 @@ public final class LocalRedisServer: Sendable {
         #endif
         guard fd >= 0 else { throw LocalRedisServerError(message: "socket() failed: errno \(errno)") }
         defer { close(fd) }
+        if reuseAddress {
+            var one: Int32 = 1
+            setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian

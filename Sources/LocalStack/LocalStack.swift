@@ -257,6 +257,15 @@ public final class LocalStack: Sendable {
     /// Starts an instance again (after ``kill(_:)``) and waits for its `/readyz`.
     public func restart(_ name: String) async throws {
         if let member = member(name), member.isRunning { await member.stop(grace: configuration.shutdownGrace) }
+        // The ports the instance listens on: a process's are closed with it; an in-process
+        // member's listeners may close just after its task ended.
+        let environment = environments[name] ?? [:]
+        for key in [HostSettings.opsPort.name, GatewaySettings.listenPort.name] {
+            guard let port = environment[key].flatMap({ Int($0) }) else { continue }
+            guard await LocalRedisServer.waitUntilFree(port) else {
+                throw LocalStackError("\(name) cannot restart: port \(port) (\(key)) is still in use")
+            }
+        }
         let executable = name.split(separator: "-").prefix(2).joined(separator: "-")
         try spawn(name, executable: executable)
         try await waitUntilReady([name])

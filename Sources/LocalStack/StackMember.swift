@@ -26,8 +26,8 @@ public enum MemberMode: String, Sendable, CaseIterable {
 protocol StackMember: Sendable {
     var isRunning: Bool { get }
     /// Stops without a drain and returns once it is gone: SIGKILL for a process; cancellation
-    /// for an in-process member (its services stop without draining, but what a real SIGKILL
-    /// leaves behind is the process mode's subject).
+    /// for an in-process member (its services stop without draining and its listeners close a
+    /// moment later, but what a real SIGKILL leaves behind is the process mode's subject).
     func kill() async
     /// A graceful stop (SIGTERM for a process), forced after `grace`.
     func stop(grace: Duration) async

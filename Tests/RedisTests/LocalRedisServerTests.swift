@@ -24,3 +24,13 @@ import Testing
         }
     }
 }
+
+@Suite struct FreeLoopbackPortTests {
+    /// Stacks started side by side in one process pick hundreds of ports between check and
+    /// bind: a port is never handed out twice (at random, 2,000 picks out of ~22,000 would
+    /// collide almost surely).
+    @Test func aPortIsHandedOutOncePerProcess() throws {
+        let ports = try (0..<2_000).map { _ in try LocalRedisServer.freeLoopbackPort() }
+        #expect(Set(ports).count == ports.count)
+    }
+}

@@ -6,7 +6,7 @@ import Testing
 extension ScenarioTests {
     /// The temp directory a stack makes (logs, keys, the dev pipeline) goes away with it, unless
     /// the caller keeps it after a failure; a directory the caller chose always stays.
-    @Suite(.serialized, .timeLimit(.minutes(2))) struct LocalStackStateTests {
+    @Suite(.timeLimit(.minutes(2))) struct LocalStackStateTests {
         static func start(_ configure: (inout LocalStackConfiguration) -> Void = { _ in }) async throws -> (
             LocalStack, String
         ) {

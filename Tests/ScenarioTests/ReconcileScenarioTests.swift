@@ -6,7 +6,7 @@ import Testing
 extension ScenarioTests {
     /// `iap-reconcile` in the embedded stack (decision D32), in process: what Apple's
     /// notifications did not bring, reconcile does, once.
-    @Suite(.serialized, .timeLimit(.minutes(5))) struct ReconcileScenarioTests {
+    @Suite(.timeLimit(.minutes(5))) struct ReconcileScenarioTests {
         @Test func aDroppedNotificationIsAppliedExactlyOnceFromHistory() async throws {
             try await ReconcilingStack.with(.inProcess) { pipeline in
                 let purchase = try await pipeline.subscribe("dropped")
