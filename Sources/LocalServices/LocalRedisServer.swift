@@ -10,8 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A real `redis-server` child process on a free loopback port, for tests, `iap demo` and
-/// `iap dev up` (Debian's `redis-server`; production points `REDIS_URL` at a managed Redis).
+/// A real `redis-server` child process on a free loopback port, for tests, `iap-dev demo` and
+/// `iap-dev dev up` (Debian's `redis-server`; production points `REDIS_URL` at a managed Redis).
 ///
 /// Started with no persistence (`--save '' --appendonly no`), so a ``restart()`` comes back
 /// empty on the same port: tests use it to check that clients reconnect. The binary is
