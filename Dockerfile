@@ -1,8 +1,13 @@
-# iap-pipeline image: every executable product of Package.swift (scripts/image-executables: the
-# one list, which DeploymentEndToEndTests holds compose and Kubernetes to) plus pipelines/, one
-# image for all services (docker-compose.yml, deploy/kubernetes).
+# iap-pipeline image: the executables scripts/image-executables lists (the one list, which
+# DeploymentEndToEndTests holds compose and Kubernetes to) plus pipelines/, one image for all
+# services (docker-compose.yml, deploy/kubernetes): the four workers, iap-reconcile,
+# iap-gateway and the operator CLI `iap`. The developer tools (`iap-dev`: the App Store
+# simulator, the embedded stack, demo, soak, benchmarks) are not in it: the `dev` stage is the
+# same image plus them (`scripts/image-executables --dev`), for the simulator service of
+# docker-compose.yml and of the simulator overlay (decision D46).
 #
-#   docker build -t iap-pipeline:local .
+#   docker build -t iap-pipeline:local .                           # production (the last stage)
+#   docker build --target dev -t iap-pipeline-dev:local .          # plus iap-dev
 #
 # Builder: the official Swift image on Debian bookworm, with the C libraries the system-library
 # targets link (librdkafka 2.0.2, hiredis 0.14.1 from Debian). Release build with the Swift
@@ -36,16 +41,20 @@ COPY Tests ./Tests
 ARG IAP_REVISION=unknown
 RUN sed -i -e "s|static let revision = \".*\"|static let revision = \"${IAP_REVISION}\"|" Sources/Hosting/Ops/BuildStamp.swift
 RUN swift build -c release --static-swift-stdlib \
-    && mkdir -p /staging/bin \
+    && mkdir -p /staging/bin /staging/dev-bin \
     && bin="$(swift build -c release --show-bin-path)" \
     && products="$(scripts/image-executables)" \
-    && test -n "$products" \
+    && developer_tools="$(scripts/image-executables --dev)" \
+    && test -n "$products" && test -n "$developer_tools" \
     && for product in $products; do \
          if [ -x "$bin/$product" ]; then cp "$bin/$product" /staging/bin/; else echo "missing executable: $product" >&2; exit 1; fi; \
        done \
+    && for product in $developer_tools; do \
+         if [ -x "$bin/$product" ]; then cp "$bin/$product" /staging/dev-bin/; else echo "missing executable: $product" >&2; exit 1; fi; \
+       done \
     && find "$bin" -maxdepth 1 -name '*.resources' -exec cp -R {} /staging/bin/ \;
 
-FROM ${RUNTIME_IMAGE}
+FROM ${RUNTIME_IMAGE} AS runtime
 # librdkafka1 (2.0.2) and libhiredis0.14 are the runtime halves of the -dev packages above;
 # curl serves the compose healthchecks; ca-certificates for Apple's HTTPS endpoints and a managed
 # Kafka's TLS (librdkafka reads the system store when IAP_KAFKA_SSL_CA_LOCATION is unset).
@@ -65,3 +74,11 @@ USER 10001
 EXPOSE 8080 9100
 # No ENTRYPOINT: each service names its executable (command: ["iap-intake", ...]).
 CMD ["iap", "--help"]
+
+# The production image plus the developer tools (`iap-dev`): what compose's `apple` service and
+# the simulator overlay run (`iap-dev sim`). Nothing else runs it.
+FROM runtime AS dev
+COPY --from=build /staging/dev-bin/ /usr/local/bin/
+
+# The production image, the last stage, so a plain `docker build .` builds it.
+FROM runtime AS production

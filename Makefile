@@ -36,7 +36,7 @@ build: setup
 ## test: the fast tier: the format check (scripts/format-check) and the deployment files' check
 ## (scripts/deploy-check, seconds), the debug build, then every unit and integration test (mock
 ## Kafka cluster, a real redis-server started by the tests, the fuzz corpora replayed) and the
-## pipeline's scenarios with its members in process (decision D46), in a test process of their
+## pipeline's scenarios with its members in process (decision D47), in a test process of their
 ## own; see README "Development" for what each tier proves
 test: setup
 	SWIFT=$(SWIFT) scripts/format-check
@@ -83,23 +83,23 @@ fuzz: setup
 ## 50 s (docs/reliability.md); exits non-zero on any loss, double grant, dead letter, early Apple
 ## call, death or stuck offset
 soak: build
-	$(SWIFT) run -c $(CONFIG) iap soak --purchases 10000 --rate 100 --all-faults --drain-timeout 600
-	$(SWIFT) run -c $(CONFIG) iap soak --purchases 1200 --backlog 5000 --rate-limit 40 --apple-faults 0.5 \
+	$(SWIFT) run -c $(CONFIG) iap-dev soak --purchases 10000 --rate 100 --all-faults --drain-timeout 600
+	$(SWIFT) run -c $(CONFIG) iap-dev soak --purchases 1200 --backlog 5000 --rate-limit 40 --apple-faults 0.5 \
 	  --apple-faults-for 50 --drain-timeout 900
 
 ## demo: the whole pipeline on the embedded stack; exits 0 when every purchase reached its end state
 demo: build
-	$(SWIFT) run -c $(CONFIG) iap demo
+	$(SWIFT) run -c $(CONFIG) iap-dev demo
 
 ## bench: throughput benchmarks (release build); figures go to docs/performance.md
 bench: setup
 	$(SWIFT) build -c release
-	.build/release/iap bench consume --messages 1000000
-	.build/release/iap bench stage --messages 200000
-	.build/release/iap bench jws
-	.build/release/iap bench e2e --purchases 30000
-	.build/release/iap bench e2e --purchases 6000 --rate 500
-	.build/release/iap bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
+	.build/release/iap-dev bench consume --messages 1000000
+	.build/release/iap-dev bench stage --messages 200000
+	.build/release/iap-dev bench jws
+	.build/release/iap-dev bench e2e --purchases 30000
+	.build/release/iap-dev bench e2e --purchases 6000 --rate 500
+	.build/release/iap-dev bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
 
 clean:
 	rm -rf .build Fuzz/.build

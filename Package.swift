@@ -14,6 +14,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "iap", targets: ["iap"]),
+        .executable(name: "iap-dev", targets: ["iap-dev"]),
         .executable(name: "iap-intake", targets: ["iap-intake"]),
         .executable(name: "iap-verify", targets: ["iap-verify"]),
         .executable(name: "iap-match", targets: ["iap-match"]),
@@ -419,7 +420,7 @@ let package = Package(
         ),
 
         // MARK: Local stand-ins
-        /// The embedded stack of `iap dev up`, `iap demo`, `iap bench e2e` and the end-to-end
+        /// The embedded stack of `iap-dev dev up`, `iap-dev demo`, `iap-dev bench e2e` and the end-to-end
         /// tests: mock-cluster broker, `redis-server` child, simulator, workers as child processes.
         .target(
             name: "LocalStack",
@@ -483,8 +484,39 @@ let package = Package(
         ),
 
         // MARK: Executables
+        /// The operator CLI, the one command-line tool of the production image: it links none of
+        /// the local stand-ins (`DependencyClosureTests`; decision D46).
         .executableTarget(
             name: "iap",
+            dependencies: [
+                "Kafka",
+                "Redis",
+                "Pipeline",
+                "AppStore",
+                "AppStoreModels",
+                "Contracts",
+                "Purchases",
+                "Workers",
+                "WorkerCommon",
+                "Reconcile",
+                "Catalog",
+                "Hosting",
+                "Settings",
+                "Topology",
+                "Gateway",
+                "SupportTools",
+                "Traces",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        /// The developer tools (decision D46): `iap-dev dev up|broker`, `demo`, `sim`, `soak` and
+        /// `bench`, over the local stand-ins. Not in the production image; its `dev` stage adds it
+        /// for the simulator service.
+        .executableTarget(
+            name: "iap-dev",
             dependencies: [
                 "Basics",
                 "Kafka",
@@ -497,17 +529,9 @@ let package = Package(
                 "Purchases",
                 "LocalStack",
                 "LocalServices",
-                "Workers",
-                "WorkerCommon",
-                "Reconcile",
-                "Catalog",
                 "Hosting",
                 "Settings",
                 "Topology",
-                "Gateway",
-                "SupportTools",
-                "Traces",
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -587,7 +611,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "LocalStack", "PipelineHarness", "Contracts", "Purchases", "Kafka", "Processes", "TestSupport",
+                "LocalStack", "PipelineHarness", "Contracts", "Purchases", "Kafka", "Pipeline", "Processes",
+                "TestSupport",
                 "Traces",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -598,7 +623,7 @@ let package = Package(
         .target(
             name: "PipelineHarness",
             dependencies: [
-                "LocalStack", "Contracts", "Kafka", "TestSupport",
+                "LocalStack", "Contracts", "Kafka", "Pipeline", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/PipelineHarness",

@@ -4,7 +4,7 @@ import NIOCore
 
 /// The simulator's control API under `/sim/v1` (contract: docs/simulator.md).
 ///
-/// Tests and `iap demo` drive purchases and lifecycle changes here. Every change also produces
+/// Tests and `iap-dev demo` drive purchases and lifecycle changes here. Every change also produces
 /// the notification Apple would send: returned as `signedPayload` and sent to the notify URL.
 /// Faults never apply here: the control API must stay reliable while it breaks the others.
 struct ControlAPI: Sendable {

@@ -34,7 +34,7 @@ public struct ServerAPIKey: Sendable {
     }
 
     /// Loads the `.p8` at `path`, first writing a freshly generated one there if it's missing,
-    /// so `iap sim` and the workers it serves can share one key file.
+    /// so `iap-dev sim` and the workers it serves can share one key file.
     public static func loadOrCreateP8(keyId: String, issuerId: String? = nil, path: String) throws -> ServerAPIKey {
         let url = URL(fileURLWithPath: path)
         do {

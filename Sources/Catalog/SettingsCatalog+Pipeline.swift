@@ -12,7 +12,7 @@ extension SettingsCatalog {
                 ReconcileKeys.section,
                 GatewayKeys.section, LagExporterKeys.section,
                 SettingsSection(
-                    "Local stack", readBy: "iap dev up, iap demo, iap soak, the end-to-end tests",
+                    "Local stack", readBy: "iap-dev dev up, iap-dev demo, iap-dev soak, the end-to-end tests",
                     [binaryDirectory.descriptor, redisServer.descriptor]),
             ],
         prefixes: [ClusterKeys.kafkaPropertyFamily]

@@ -5,7 +5,7 @@ public import Logging
 
 /// librdkafka's in-process mock cluster: real Kafka protocol on loopback, no JVM.
 ///
-/// It is the embedded broker of `iap dev up` and the broker of every test; all clients connect
+/// It is the embedded broker of `iap-dev dev up` and the broker of every test; all clients connect
 /// to `bootstrapServers` over TCP exactly as they would to a real cluster. Fault hooks take
 /// brokers down and inject request errors, which is how the tests prove nothing is lost.
 public final class KafkaMockCluster: Sendable {

@@ -10,8 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A real `redis-server` child process on a free loopback port, for tests, `iap demo` and
-/// `iap dev up` (Debian's `redis-server`; production points `REDIS_URL` at a managed Redis).
+/// A real `redis-server` child process on a free loopback port, for tests, `iap-dev demo` and
+/// `iap-dev dev up` (Debian's `redis-server`; production points `REDIS_URL` at a managed Redis).
 ///
 /// Started with no persistence (`--save '' --appendonly no`), so a ``restart()`` comes back
 /// empty on the same port: tests use it to check that clients reconnect. The binary is
@@ -190,7 +190,7 @@ public final class LocalRedisServer: Sendable {
     /// thousands of loopback connections a test run opens cannot take the port between this
     /// check and the child's `bind` (the end-to-end runs saw a worker die with "Address already
     /// in use" that way). Within this process a port is handed out once: stacks started side
-    /// by side in one test process (in-process members, decision D46) pick dozens of ports
+    /// by side in one test process (in-process members, decision D47) pick dozens of ports
     /// between check and bind, where a birthday collision is likely. Another process picking
     /// the same port at random is the remaining, much smaller, chance. Without room below the
     /// range: the kernel's choice of port 0.

@@ -5,7 +5,7 @@ import Topology
 /// broker's partition count and laptop-sized backoffs and windows.
 enum DevPipelineFile {
     static func render(_ file: PipelineFile, configuration: LocalStackConfiguration) -> String {
-        var lines = ["# Derived by iap dev up from \(configuration.pipelinePath); do not edit.", "topics:"]
+        var lines = ["# Derived by iap-dev dev up from \(configuration.pipelinePath); do not edit.", "topics:"]
         for topic in file.topics {
             lines.append("  - name: \(topic.name)")
             lines.append("    partitions: \(configuration.partitions)")

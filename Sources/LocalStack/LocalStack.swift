@@ -26,12 +26,12 @@ import Glibc
 import Darwin
 #endif
 
-/// The embedded stack of `iap dev up`: librdkafka's mock cluster in this process
+/// The embedded stack of `iap-dev dev up`: librdkafka's mock cluster in this process
 /// (real Kafka protocol on loopback), a `redis-server` child, the App Store simulator in this
 /// process, and the workers (and gateway, reconcile) configured against them, as child
 /// processes or as tasks of this process (``MemberMode``).
 ///
-/// Used by `iap dev up`, `iap demo`, `iap bench e2e` and the tests: in process mode all of
+/// Used by `iap-dev dev up`, `iap-dev demo`, `iap-dev bench e2e` and the tests: in process mode all of
 /// them exercise the wiring a deployment has, separate processes talking over TCP; in-process
 /// members still talk to the broker, Redis and the simulator over TCP, only without a process
 /// of their own.

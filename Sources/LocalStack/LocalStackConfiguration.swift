@@ -2,7 +2,7 @@ import AppStoreSimulator
 import Foundation
 import Topology
 
-/// What `iap dev up`, `iap demo`, the end-to-end tests and `iap bench e2e` start.
+/// What `iap-dev dev up`, `iap-dev demo`, the end-to-end tests and `iap-dev bench e2e` start.
 ///
 /// The defaults are a laptop's: few partitions, sub-second retry backoffs and a short
 /// unmatched window, so scenarios that take hours in production finish in seconds.

@@ -1,4 +1,4 @@
-/// Where everything of a running local stack listens: `iap dev up --json`'s ready line
+/// Where everything of a running local stack listens: `iap-dev dev up --json`'s ready line
 /// (a contract, README "The `iap` CLI"). Keys beyond the contract's are additions.
 public struct LocalStackEndpoints: Codable, Sendable {
     /// Bootstrap servers of the embedded broker.

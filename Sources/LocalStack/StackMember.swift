@@ -13,12 +13,12 @@ import Darwin
 /// How the stack runs its workers, reconcile and gateway.
 public enum MemberMode: String, Sendable, CaseIterable {
     /// Child processes of the built executables, over TCP as a deployment runs them: what
-    /// `iap dev up`, the demo, the soak and the tests whose subject is the process (kill -9,
+    /// `iap-dev dev up`, the demo, the soak and the tests whose subject is the process (kill -9,
     /// SIGTERM drains, a worker exiting 75 after Redis lost its state) use.
     case processes
     /// The same assemblies (`WorkerMain.run`, `ReconcileProcess`, `Gateway`) as tasks of this
     /// process, each with its own settings dictionary, ops port, clients and metrics registry:
-    /// no executable to build or spawn, so scenario tests run in the fast tier (decision D46).
+    /// no executable to build or spawn, so scenario tests run in the fast tier (decision D47).
     case inProcess = "in-process"
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import Kafka
 import Pipeline
 import Topology

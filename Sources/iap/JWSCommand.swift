@@ -2,6 +2,7 @@ import AppStore
 import AppStoreModels
 import ArgumentParser
 import Foundation
+import Hosting
 
 /// `iap jws`: verify or inspect App Store signed data.
 struct JWSCommand: AsyncParsableCommand {
@@ -12,21 +13,18 @@ struct JWSCommand: AsyncParsableCommand {
     )
 }
 
-/// What the signed payload is; `auto` looks at the payload's fields.
+/// What the signed payload is; `auto` looks at the payload's fields (``SignedPayloadKind``).
 enum JWSKind: String, ExpressibleByArgument, CaseIterable {
     case auto, transaction, renewal, notification
     case appTransaction = "app-transaction"
 
     static func detect(_ jws: String) -> JWSKind {
-        guard let unverified = try? UnverifiedJWS(jws),
-            let object = (try? JSONSerialization.jsonObject(with: Data(unverified.payloadJSON))) as? [String: Any]
-        else { return .transaction }
-        if object["notificationType"] != nil { return .notification }
-        if object["receiptType"] != nil { return .appTransaction }
-        if object["transactionId"] == nil, object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil {
-            return .renewal
+        switch SignedPayloadKind(detecting: jws) {
+        case .transaction: .transaction
+        case .renewal: .renewal
+        case .notification: .notification
+        case .appTransaction: .appTransaction
         }
-        return .transaction
     }
 }
 

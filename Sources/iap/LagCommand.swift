@@ -19,7 +19,7 @@ struct LagCommand: AsyncParsableCommand {
 
             With neither --group nor --pipeline: every group on the cluster, on every partition of the topics it \
             committed on (like kafka-consumer-groups --all-groups --describe). A cluster that cannot list its groups \
-            (the embedded broker of `iap dev up`, a principal without Describe on the cluster) gets the groups of the \
+            (the embedded broker of `iap-dev dev up`, a principal without Describe on the cluster) gets the groups of the \
             pipeline file (IAP_PIPELINE) instead, with a note on stderr saying so.
 
             --serve: export kafka_exporter's series (kafka_consumergroup_lag, …) for every group of the pipeline file \

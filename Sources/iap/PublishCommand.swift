@@ -2,8 +2,9 @@ import AppStoreModels
 import ArgumentParser
 import Contracts
 import Foundation
+import Hosting
 import Kafka
-import LocalStack
+import Pipeline
 import Purchases
 import Topology
 import Traces

@@ -1,6 +1,7 @@
 import AppStore
 import ArgumentParser
 import Foundation
+import Hosting
 
 /// `iap receipt`: decode legacy receipts locally (no trust claimed).
 struct ReceiptCommand: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import Hosting
 import Pipeline
 import Reconcile
 import Settings

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Hosting
 import Kafka
 import Topology
 

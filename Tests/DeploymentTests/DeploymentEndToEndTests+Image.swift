@@ -1,15 +1,21 @@
 import Foundation
 import Testing
 
-/// The image compose and Kubernetes run: the executables it holds are Package.swift's
-/// executable products (one list, scripts/image-executables, which the Dockerfile copies), every
-/// command the files run is among them, every third-party image is pinned, and the binaries say
-/// the project's version.
+/// The images compose and Kubernetes run: the executables they hold are Package.swift's
+/// executable products (one list, scripts/image-executables, which the Dockerfile copies: the
+/// production image without the developer tools, its `dev` stage with them, D46), every command
+/// the files run is in the image it runs in, every third-party image is pinned, and the binaries
+/// say the project's version.
 extension DeploymentEndToEndTests {
-    /// What compose and every rendered Deployment run, checked against the image's product list:
-    /// a service or a Deployment whose executable the image lacks could never start.
+    /// What compose and every rendered Deployment run, checked against the product list of the
+    /// image it runs: a service or a Deployment whose executable its image lacks could never
+    /// start, and only a service on the `dev` stage may run the developer tools.
     @Test func everyCommandTheFilesRunIsInTheImage() async throws {
-        let image = try await DeploymentFiles.imageExecutables()
+        let images: [DeploymentFiles.ImageStage: Set<String>] = [
+            .production: try await DeploymentFiles.imageExecutables(),
+            .dev: try await DeploymentFiles.imageExecutables(stage: .dev),
+        ]
+        #expect(images[.production] != images[.dev], "the dev stage adds nothing to the production image")
         var missing: [String] = []
         for files in Self.composeVariants() {
             let document = try ComposeProject.load(files, variables: Self.appleVariables(keyFile: "/dev/null"))
@@ -19,8 +25,10 @@ extension DeploymentEndToEndTests {
                     (service["command"] as? [Any])?.compactMap { text($0) }
                     ?? (text(service["command"]) ?? "").split(separator: " ").map(String.init)
                 let executable = command.first ?? "(none: the image's CMD)"
-                if !image.contains(executable) {
-                    missing.append("\(files.joined(separator: " + ")): \(name) runs \(executable)")
+                let stage = DeploymentFiles.stage(ofService: service)
+                if images[stage]?.contains(executable) != true {
+                    let origin = files.joined(separator: " + ")
+                    missing.append("\(origin): \(name) runs \(executable) on the \(stage) image")
                 }
             }
         }
@@ -31,31 +39,48 @@ extension DeploymentEndToEndTests {
                 let pod = mapping(mapping(mapping(deployment["spec"])["template"])["spec"])
                 for container in sequence(pod["containers"]) + sequence(pod["initContainers"]) {
                     let container = mapping(container)
-                    guard (text(container["image"]) ?? "").contains("iap-pipeline") else { continue }
+                    let image = text(container["image"]) ?? ""
+                    guard image.contains("iap-pipeline") else { continue }
                     // No ENTRYPOINT: the command, or else the first argument, is the executable.
                     let command = sequence(container["command"]).compactMap { text($0) }
                     let executable = command.first ?? sequence(container["args"]).first.flatMap { text($0) } ?? "(none)"
-                    if !image.contains(executable) {
-                        missing.append("\(kustomization): Deployment \(name) runs \(executable)")
+                    if images[DeploymentFiles.stage(ofImage: image)]?.contains(executable) != true {
+                        missing.append("\(kustomization): Deployment \(name) runs \(executable) on \(image)")
                     }
                 }
             }
         }
         #expect(
             missing.isEmpty,
-            "not in the image (\(image.sorted()), scripts/image-executables):\n\(missing.joined(separator: "\n"))")
+            """
+            not in the image (production: \(images[.production, default: []].sorted()), dev: \
+            \(images[.dev, default: []].sorted()), scripts/image-executables [--dev]):
+            \(missing.joined(separator: "\n"))
+            """)
     }
 
     /// The Dockerfile copies what scripts/image-executables lists and names no executable itself,
-    /// so a new executable product is in the next image without anyone editing a second list.
+    /// so a new executable product is in the next image without anyone editing a second list;
+    /// the developer tools only into the `dev` stage, and the production image is the last stage
+    /// (what a plain `docker build .` builds), without them.
     @Test func theDockerfileCopiesThePackagesExecutableProducts() async throws {
         let dockerfile = try String(contentsOfFile: DeploymentFiles.path("Dockerfile"), encoding: .utf8)
         let instructions = dockerfile.split(separator: "\n").filter {
             !$0.trimmingCharacters(in: .whitespaces).hasPrefix("#")
         }
         #expect(instructions.contains { $0.contains("$(scripts/image-executables)") })
-        for executable in try await DeploymentFiles.imageExecutables() where executable != "iap" {
+        #expect(instructions.contains { $0.contains("$(scripts/image-executables --dev)") })
+        for executable in try await DeploymentFiles.imageExecutables(stage: .dev) where executable != "iap" {
             #expect(!instructions.contains { $0.contains(executable) }, "the Dockerfile lists \(executable) by hand")
+        }
+        let stages = instructions.filter { $0.hasPrefix("FROM ") }
+        #expect(
+            stages.last?.hasSuffix(" AS production") == true, "the last stage is not the production image: \(stages)")
+        let developerTools = instructions.filter { $0.contains("/staging/dev-bin/ /usr/local/bin/") }
+        #expect(developerTools.count == 1, "the developer tools are copied into \(developerTools.count) stages")
+        if let copy = instructions.firstIndex(where: { $0.contains("/staging/dev-bin/ /usr/local/bin/") }) {
+            let stage = instructions[..<copy].last { $0.hasPrefix("FROM ") }
+            #expect(stage?.hasSuffix(" AS dev") == true, "the developer tools are copied in \(stage ?? "no stage")")
         }
     }
 
@@ -63,7 +88,7 @@ extension DeploymentEndToEndTests {
     /// `redis:7` or `debian:bookworm-slim` would change under a rebuild. Ours, in every
     /// kustomization that is applied (all but the base, which leaves the registry and tag to the
     /// overlays), is the registry's image at the project's version (`BuildInfo.version`), the
-    /// simulator's `apple` too.
+    /// simulator's `apple` too (`iap-pipeline-dev`, the `dev` stage, at the same version).
     @Test func everyImageIsPinned() async throws {
         let version = Self.projectVersion
         var images: [(origin: String, image: String)] = []
@@ -80,8 +105,9 @@ extension DeploymentEndToEndTests {
                 let pod = mapping(mapping(mapping(document["spec"])["template"])["spec"])
                 for container in sequence(pod["containers"]) + sequence(pod["initContainers"]) {
                     let image = text(mapping(container)["image"]) ?? ""
-                    if image == "iap-pipeline" || image.contains("/iap-pipeline:") {
-                        if kustomization != "deploy/kubernetes/base", !image.hasSuffix("/iap-pipeline:" + version) {
+                    let name = DeploymentFiles.stage(ofImage: image) == .dev ? "iap-pipeline-dev" : "iap-pipeline"
+                    if image == name || image.contains("/\(name):") {
+                        if kustomization != "deploy/kubernetes/base", !image.hasSuffix("/\(name):" + version) {
                             ours.append(
                                 "\(kustomization): \(text(mapping(document["metadata"])["name"]) ?? "?") runs \(image)")
                         }
@@ -109,7 +135,7 @@ extension DeploymentEndToEndTests {
     @Test func everyExecutableSaysTheProjectsVersion() async throws {
         let version = Self.projectVersion
         let binaries = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")
-        for executable in try await DeploymentFiles.imageExecutables() {
+        for executable in try await DeploymentFiles.imageExecutables(stage: .dev) {
             let (code, output) = try await Tools.run(binaries + "/" + executable, ["--version"])
             #expect(code == 0 && output.hasPrefix(version + " (revision "), "\(executable) --version: \(output)")
         }

@@ -161,18 +161,18 @@ struct DeploymentEndToEndTests {
     }
 
     /// The simulator's credentials made as deploy/kubernetes/overlays/simulator documents it, by
-    /// the image's `iap`.
+    /// the developer tools (`iap-dev`, the image's `dev` stage).
     static func simulatorCredentials(_ stack: NativeStack) async throws -> String {
         let state = stack.directory + "/sim-state"
         let (code, output) = try await Tools.run(
-            stack.binDirectory + "/iap",
+            stack.binDirectory + "/iap-dev",
             ["sim", "--generate-only", "--state-dir", state, "--api-key-file", state + "/AuthKey.p8"])
-        guard code == 0 else { throw DeploymentError("iap sim --generate-only failed:\n\(output)") }
+        guard code == 0 else { throw DeploymentError("iap-dev sim --generate-only failed:\n\(output)") }
         return state
     }
 
     /// The Secrets the kustomizations' comments tell the operator to create out of band, as
-    /// their `kubectl create secret` lines make them (the simulator's from `iap sim --generate-only`).
+    /// their `kubectl create secret` lines make them (the simulator's from `iap-dev sim --generate-only`).
     static func documentedSecrets(_ stack: NativeStack) async throws -> [String: [String: Data]] {
         let state = try await simulatorCredentials(stack)
         var simulatorState: [String: Data] = [:]

@@ -97,21 +97,45 @@ enum DeploymentFiles {
 
     private static let rendered = Mutex<[String: String]>([:])
 
-    /// The executables the image holds: scripts/image-executables, which the Dockerfile runs to
-    /// copy them (every executable product of Package.swift).
-    static func imageExecutables() async throws -> Set<String> {
-        if let cached = executables.withLock({ $0 }) { return cached }
-        let (code, output) = try await Tools.run(path("scripts/image-executables"), [])
-        guard code == 0 else { throw DeploymentError("scripts/image-executables failed:\n\(output)") }
+    /// The Dockerfile's two images (decision D46): `production` (its last stage) and `dev`, the
+    /// same plus the developer tools, which only the simulator service runs.
+    enum ImageStage: Sendable { case production, dev }
+
+    /// The executables an image holds: scripts/image-executables, which the Dockerfile runs to
+    /// copy them (every executable product of Package.swift but the developer tools), and for
+    /// the `dev` stage also `scripts/image-executables --dev` (the developer tools).
+    static func imageExecutables(stage: ImageStage = .production) async throws -> Set<String> {
+        let production = try await listedExecutables(developerTools: false)
+        return stage == .production ? production : production.union(try await listedExecutables(developerTools: true))
+    }
+
+    /// One run of scripts/image-executables, with `--dev` or without.
+    private static func listedExecutables(developerTools: Bool) async throws -> Set<String> {
+        if let cached = executables.withLock({ $0[developerTools] }) { return cached }
+        let arguments = developerTools ? ["--dev"] : []
+        let (code, output) = try await Tools.run(path("scripts/image-executables"), arguments)
+        guard code == 0 else { throw DeploymentError("scripts/image-executables \(arguments) failed:\n\(output)") }
         // One product name a line; anything else is a diagnostic of swift's on stderr.
         let names = Set(
             output.split(separator: "\n").map(String.init).filter { $0.wholeMatch(of: /[A-Za-z0-9_-]+/) != nil })
-        guard !names.isEmpty else { throw DeploymentError("scripts/image-executables listed nothing") }
-        executables.withLock { $0 = names }
+        guard !names.isEmpty else { throw DeploymentError("scripts/image-executables \(arguments) listed nothing") }
+        executables.withLock { $0[developerTools] = names }
         return names
     }
 
-    private static let executables = Mutex<Set<String>?>(nil)
+    private static let executables = Mutex<[Bool: Set<String>]>([:])
+
+    /// The image a compose service runs: the `dev` stage when its build names that target or its
+    /// image is `iap-pipeline-dev`.
+    static func stage(ofService service: [String: Any]) -> ImageStage {
+        let target = text((service["build"] as? [String: Any])?["target"])
+        return target == "dev" || (text(service["image"]) ?? "").hasPrefix("iap-pipeline-dev") ? .dev : .production
+    }
+
+    /// The image a container runs, by name (`iap-pipeline-dev`, with or without registry and tag).
+    static func stage(ofImage image: String) -> ImageStage {
+        image.split(separator: "/").last?.split(separator: ":").first == "iap-pipeline-dev" ? .dev : .production
+    }
 
     /// The overlays every cluster is applied with, `deploy/kubernetes/overlays/*`, by path.
     static func overlays() throws -> [String] {

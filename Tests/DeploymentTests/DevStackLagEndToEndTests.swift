@@ -2,7 +2,7 @@ import Foundation
 import Processes
 import Testing
 
-/// The README's first lag command on the README's first stack: `iap dev up`, then `iap lag` with
+/// The README's first lag command on the README's first stack: `iap-dev dev up`, then `iap lag` with
 /// no flags, from the repository root. The embedded broker cannot list consumer groups, so
 /// `iap lag` shows the pipeline file's groups instead and says so (decision D39).
 @Suite(.timeLimit(.minutes(3)))
@@ -16,7 +16,7 @@ struct DevStackLagEndToEndTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let redis = try ChildProcess.locate("redis-server")
         let dev = try ChildProcess(
-            name: "iap-dev-up", executable: binaries + "/iap",
+            name: "iap-dev-up", executable: binaries + "/iap-dev",
             arguments: [
                 "dev", "up", "--json", "--workers", "none", "--pipeline", DeploymentFiles.path("pipelines/iap.yaml"),
             ],
@@ -39,11 +39,11 @@ struct DevStackLagEndToEndTests {
         await dev.stop(grace: .seconds(10))
     }
 
-    /// The ready line of `iap dev up --json`.
+    /// The ready line of `iap-dev dev up --json`.
     private func eventuallyReady(_ dev: ChildProcess, log: String) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + .seconds(90)
         while ContinuousClock.now < deadline {
-            guard dev.isRunning else { throw DeploymentError("iap dev up exited:\n\(dev.logTail())") }
+            guard dev.isRunning else { throw DeploymentError("iap-dev dev up exited:\n\(dev.logTail())") }
             let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             for line in text.split(separator: "\n") where line.hasPrefix("{\"") {
                 if let ready = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
@@ -54,6 +54,6 @@ struct DevStackLagEndToEndTests {
             }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw DeploymentError("iap dev up printed no ready line within 90 s:\n\(dev.logTail())")
+        throw DeploymentError("iap-dev dev up printed no ready line within 90 s:\n\(dev.logTail())")
     }
 }

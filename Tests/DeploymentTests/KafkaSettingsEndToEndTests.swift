@@ -31,7 +31,7 @@ struct KafkaSettingsEndToEndTests {
 
         // Verify and reconcile read Apple's key before they make a Kafka client.
         let (generated, log) = try await Tools.run(
-            binaries + "/iap",
+            binaries + "/iap-dev",
             ["sim", "--generate-only", "--state-dir", directory + "/sim", "--api-key-file", directory + "/AuthKey.p8"])
         #expect(generated == 0, "\(log)")
         var environment = [

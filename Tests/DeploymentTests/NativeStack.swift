@@ -27,8 +27,10 @@ struct DeployedProcess {
 
 /// The stand-ins for what a deployment file expects around its processes: librdkafka's mock
 /// cluster for the brokers, a `redis-server` child, free local ports for every listening port,
-/// the image's executables (a directory holding exactly what scripts/image-executables lists,
-/// linked from `.build/debug`, as the image's /usr/local/bin holds exactly those), and the
+/// the image's executables (a directory holding exactly what scripts/image-executables lists for
+/// the image's `dev` stage, linked from `.build/debug`, as that image's /usr/local/bin holds
+/// exactly those; which service may run the developer tools `everyCommandTheFilesRunIsInTheImage`
+/// checks), and the
 /// processes themselves, started from it with exactly the environment and arguments the file
 /// gives them, host names, ports and mounted paths rewritten.
 final class NativeStack {
@@ -40,7 +42,7 @@ final class NativeStack {
     let directory: String
     let cluster: KafkaMockCluster
     let redis: LocalRedisServer
-    /// The image's /usr/local/bin: the product list's executables, nothing else.
+    /// The `dev` image's /usr/local/bin: the product list's executables, nothing else.
     let binDirectory: String
     /// The version every process's `iap_build_info` must carry.
     let version = DeploymentEndToEndTests.projectVersion
@@ -57,7 +59,7 @@ final class NativeStack {
         binDirectory = directory + "/image/usr/local/bin"
         try FileManager.default.createDirectory(atPath: binDirectory, withIntermediateDirectories: true)
         let built = ProcessInfo.processInfo.environment["IAP_BIN_DIR"] ?? DeploymentFiles.path(".build/debug")
-        for executable in try await DeploymentFiles.imageExecutables() {
+        for executable in try await DeploymentFiles.imageExecutables(stage: .dev) {
             guard FileManager.default.isExecutableFile(atPath: built + "/" + executable) else {
                 throw DeploymentError("\(built)/\(executable) is missing: run `swift build --build-tests` first")
             }

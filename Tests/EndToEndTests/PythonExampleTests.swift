@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEndTests {
     /// The README's Python backend (`examples/python`, confluent-kafka from PyPI) against
-    /// `iap dev up`, as an integrator runs it: an order and a StoreKit 2 purchase in, the
+    /// `iap-dev dev up`, as an integrator runs it: an order and a StoreKit 2 purchase in, the
     /// entitlement out, in the shape `docs/schemas/iap.entitlements.schema.json` publishes.
     /// python3 and confluent-kafka are what `make setup` installs: missing, the test fails.
     @Suite(.serialized, .timeLimit(.minutes(8))) struct PythonExampleTests {
@@ -18,18 +18,18 @@ extension EndToEndTests {
             ).path
             defer { try? FileManager.default.removeItem(atPath: log) }
             let devUp = try ChildProcess(
-                name: "iap-dev-up", executable: binDirectory + "/iap",
+                name: "iap-dev-up", executable: binDirectory + "/iap-dev",
                 arguments: ["dev", "up", "--json", "--pipeline", EndToEnd.repositoryRoot + "/pipelines/iap.yaml"],
                 output: .file(log))
             do {
                 try await Self.run(devUp, log: log)
             } catch {
-                Issue.record("iap dev up:\n\(devUp.logTail())")
+                Issue.record("iap-dev dev up:\n\(devUp.logTail())")
                 await devUp.stop(grace: .seconds(60))
                 throw error
             }
             await devUp.stop(grace: .seconds(60))
-            #expect(devUp.exitCode == 0, "iap dev up did not stop cleanly:\n\(devUp.logTail())")
+            #expect(devUp.exitCode == 0, "iap-dev dev up did not stop cleanly:\n\(devUp.logTail())")
         }
 
         /// The README quotes the example's core lines; they must be the script's, in order.
@@ -54,10 +54,10 @@ extension EndToEndTests {
 
         static func run(_ devUp: ChildProcess, log: String) async throws {
             let stack = try await eventually(
-                "iap dev up's ready line", timeout: .seconds(240), every: .milliseconds(200)
+                "iap-dev dev up's ready line", timeout: .seconds(240), every: .milliseconds(200)
             ) {
                 () throws -> LocalStackEndpoints? in
-                guard devUp.isRunning else { throw SpawnError("iap dev up exited with \(devUp.exitCode ?? -1)") }
+                guard devUp.isRunning else { throw SpawnError("iap-dev dev up exited with \(devUp.exitCode ?? -1)") }
                 let lines = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
                 return lines.lazy.filter { $0.hasPrefix("{") }
                     .compactMap { try? JSONDecoder().decode(LocalStackEndpoints.self, from: Data($0.utf8)) }.first

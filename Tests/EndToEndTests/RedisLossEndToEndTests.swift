@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import Kafka
 import LocalStack
+import Pipeline
 import Purchases
 import Synchronization
 import Testing

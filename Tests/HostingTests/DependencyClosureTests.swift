@@ -7,21 +7,25 @@ import Testing
 /// Read from the same dumped manifest as ``ArchitectureTests``, and from the manifests of the
 /// resolved packages (`.build/checkouts`) for what the products pull in turn.
 @Suite(.timeLimit(.minutes(3))) struct DependencyClosureTests {
-    /// What the deployed workers, gateway and reconcile run, and the libraries beneath them
-    /// (`SupportTools` is what `iap support` runs against production). Listed rather than derived,
-    /// so a new target is classified on purpose: ``everyShippedTargetIsClassified`` fails until it is.
+    /// What the deployed workers, gateway and reconcile run, the operator CLI `iap` the image
+    /// ships beside them, and the libraries beneath them (`SupportTools` is what `iap support`
+    /// runs against production). Listed rather than derived, so a new target is classified on
+    /// purpose: ``everyShippedTargetIsClassified`` fails until it is.
     static let production: Set<String> = [
         "CRdKafka", "CHiredis", "COpenSSL", "Basics", "Processes", "Settings", "Kafka", "Traces", "Redis",
         "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "Pipeline", "WorkerCommon",
         "Workers",
-        "Reconcile", "Gateway", "Catalog", "SupportTools", "iap-intake", "iap-verify", "iap-match", "iap-grant",
-        "iap-reconcile", "iap-gateway",
+        "Reconcile", "Gateway", "Catalog", "SupportTools", "iap", "iap-intake", "iap-verify", "iap-match",
+        "iap-grant", "iap-reconcile", "iap-gateway",
     ]
 
-    /// What only development runs: the stand-ins for Kafka and Redis, the embedded stack, the
-    /// App Store simulator and the fuzz checks; and `iap`, whose `dev`, `demo` and `bench`
-    /// commands run them.
-    static let development: Set<String> = ["LocalServices", "LocalStack", "AppStoreSimulator", "FuzzChecks", "iap"]
+    /// The stand-ins for what production talks to: librdkafka's mock cluster and the
+    /// `redis-server` child, the embedded stack over them, and the App Store simulator.
+    static let standIns: Set<String> = ["LocalServices", "LocalStack", "AppStoreSimulator"]
+
+    /// What only development runs: the stand-ins, the fuzz checks, and `iap-dev`, the developer
+    /// tools (`dev`, `demo`, `sim`, `soak`, `bench`) that run the stand-ins (decision D46).
+    static let development: Set<String> = standIns.union(["FuzzChecks", "iap-dev"])
 
     /// The leaves whose closure must hold no server stack: the settings layer, the pipeline file,
     /// Apple's models and the contracts (event data and codec, over Apple's models rather than
@@ -107,6 +111,18 @@ import Testing
             let reached = Self.reach(target, in: graph).intersection(Self.development)
             #expect(reached.isEmpty, "\(target) reaches \(reached.sorted())")
         }
+    }
+
+    /// The operator CLI ships in the production image (decision D46): it is classified as
+    /// production and reaches none of the stand-ins, so a command that needs one belongs to
+    /// `iap-dev`.
+    @Test func theOperatorCLIReachesNoStandIn() async throws {
+        let graph = try await ArchitectureTests.packageGraph()
+        #expect(graph["iap"] != nil, "iap is no target of Package.swift, so nothing was checked")
+        #expect(Self.production.contains("iap") && !Self.development.contains("iap"))
+        let reached = Self.reach("iap", in: graph).intersection(Self.standIns)
+        #expect(reached.isEmpty, "iap reaches \(reached.sorted()); move what needs them to iap-dev")
+        #expect(!Self.reach("iap-dev", in: graph).isDisjoint(with: Self.standIns), "iap-dev runs the stand-ins")
     }
 
     @Test func eachExecutableLinksOnlyItsOwnWorld() async throws {

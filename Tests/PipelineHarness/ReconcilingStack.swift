@@ -2,6 +2,7 @@ public import Contracts
 public import Foundation
 public import Kafka
 public import LocalStack
+import Pipeline
 import TestSupport
 
 /// A stack with `iap-reconcile` running every second, an observer of `iap.entitlements` and a

@@ -119,7 +119,7 @@ import Topology
         ),
         ("topics: [{name: a, partitions: 1}, {name: a, partitions: 2}]\nstages: []", .duplicateName, "'a'"),
         ("topics: [{name: a, partitions: 0}]\nstages: []", .invalidValue, "partition"),
-        // Validated, then trapped in `Int32(partitions)` in `iap topics create` and `iap dev`.
+        // Validated, then trapped in `Int32(partitions)` in `iap topics create` and `iap-dev dev`.
         ("topics: [{name: a, partitions: 2147483648}]\nstages: []", .invalidValue, "partition"),
         ("topics: [{name: a, partitions: 1, replicationFactor: 2147483648}]\nstages: []", .invalidValue, "replicas"),
         (

@@ -3,12 +3,12 @@ import PipelineHarness
 import Testing
 
 extension ScenarioTests {
-    /// Every scenario of `iap demo`, with all four workers, reconcile and the gateway in process,
+    /// Every scenario of `iap-dev demo`, with all four workers, reconcile and the gateway in process,
     /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; and every record the
     /// run left on the pipeline's topics against the topic's JSON Schema.
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
-            // iap-reconcile too, as `iap demo` runs it: one scenario's notification is lost.
+            // iap-reconcile too, as `iap-dev demo` runs it: one scenario's notification is lost.
             let withReconcile = { (configuration: inout LocalStackConfiguration) in configuration.reconcile = true }
             let (report, schemas) = try await PipelineHarness.withStack(.inProcess, withReconcile) { stack in
                 let report = try await DemoRunner(stack: stack, logger: PipelineHarness.logger).run(

@@ -9,7 +9,7 @@
    apply each eventId once: delivery is at-least-once, and a change delivered again carries
    the same eventId.
 
-Against `iap dev up --json`, whose App Store simulator stands in for the device here:
+Against `iap-dev dev up --json`, whose App Store simulator stands in for the device here:
 
     python3 examples/python/backend.py --brokers 127.0.0.1:PORT --simulator http://127.0.0.1:PORT \
         --bundle-id com.example.game
@@ -44,7 +44,7 @@ def publish(producer, topic, key, event):
 
 def buy_on_device(simulator, bundle_id, product_id, app_account_token):
     """What the app does: buy with StoreKit, passing the order's appAccountToken. Here the App
-    Store simulator of `iap dev up` sells and signs the transaction."""
+    Store simulator of `iap-dev dev up` sells and signs the transaction."""
     request = urllib.request.Request(
         simulator + "/sim/v1/purchases", method="POST", headers={"Content-Type": "application/json"},
         data=json.dumps({"bundleId": bundle_id, "productId": product_id, "type": "Consumable",
@@ -76,7 +76,7 @@ def await_entitlement(consumer, user_id, transaction_id, timeout):
 def main():
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--brokers", required=True, help="Kafka bootstrap servers")
-    arguments.add_argument("--simulator", required=True, help="the App Store simulator's URL (`iap dev up`)")
+    arguments.add_argument("--simulator", required=True, help="the App Store simulator's URL (`iap-dev dev up`)")
     arguments.add_argument("--bundle-id", default="com.example.game")
     arguments.add_argument("--product-id", default="com.example.game.gems100")
     arguments.add_argument("--timeout", type=float, default=120, help="seconds to wait for the entitlement")

@@ -15,7 +15,7 @@ public import ServiceLifecycle
 /// `process` names the process in `iap_ready{process}` and `iap_build_info{process}` (the
 /// alerts' "no ready replica" sums per process): `iap-<stage>` for workers, `iap-gateway`.
 ///
-/// Port 0 binds an ephemeral port, reported through `onListening` (for `iap dev up`, which
+/// Port 0 binds an ephemeral port, reported through `onListening` (for `iap-dev dev up`, which
 /// prints the ops URL of every worker, and for tests).
 public struct OpsServer: Service {
     /// Prometheus' text exposition format, version 0.0.4.

@@ -2,6 +2,7 @@ import AppStoreModels
 public import Contracts
 import Foundation
 import Kafka
+import Pipeline
 import Purchases
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.

@@ -5,7 +5,7 @@ import Pipeline
 import Topology
 
 /// Runs demo scenarios against a running stack and reports whether every one reached its
-/// expected end states. Used by `iap demo` and the end-to-end tests.
+/// expected end states. Used by `iap-dev demo` and the end-to-end tests.
 public struct DemoRunner: Sendable {
     public struct ScenarioResult: Codable, Sendable {
         public var name: String

@@ -1,4 +1,4 @@
-/// What `iap soak` does: how many purchases, and which faults it injects while they flow.
+/// What `iap-dev soak` does: how many purchases, and which faults it injects while they flow.
 public struct SoakConfiguration: Sendable {
     public var purchases = 2_000
     /// Purchases published per second.

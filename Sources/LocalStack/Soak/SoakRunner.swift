@@ -14,7 +14,7 @@ import Settings
 import Synchronization
 import Topology
 
-/// `iap soak`: the embedded stack under load with faults on demand, judged by what reached the
+/// `iap-dev soak`: the embedded stack under load with faults on demand, judged by what reached the
 /// topics (``SoakReport``). Faults come at fixed points of the publishing (a quarter in: Redis
 /// restart; 40 %: broker outage; half: broker errors; 60 %: Redis loss), kills every
 /// `killWorkersEvery` while publishing; Apple faults last until everything settled, as an

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Kafka
+import Pipeline
 import Purchases
 
 /// The purchases a soak publishes, made on the simulator first, and the hostile input mixed in.

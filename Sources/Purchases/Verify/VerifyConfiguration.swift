@@ -16,7 +16,7 @@ public struct VerifyConfiguration: Sendable {
     /// Required when production is accepted (production notifications carry it).
     public var appAppleId: Int64?
     /// DER roots JWS chains must lead to; Apple Root CA - G3 by default, the simulator's root
-    /// in `iap dev`.
+    /// in `iap-dev dev`.
     public var rootCertificates: [Data]
     public var validationTime: ValidationTime
     /// Ask Apple's OCSP responders whether leaf and intermediate are revoked (chains are then

@@ -6,7 +6,7 @@ import NIOCore
 ///
 /// AsyncHTTPClient's shared client opens at most 8 HTTP/1.1 connections per host; with
 /// 256 records in flight and Apple answering in ~200 ms that capped a verify worker at
-/// ~40 lookups/s (`iap bench e2e --bare-ids --apple-latency 200`). Apple's API speaks HTTP/2,
+/// ~40 lookups/s (`iap-dev bench e2e --bare-ids --apple-latency 200`). Apple's API speaks HTTP/2,
 /// which multiplexes, but a proxy or the simulator may not. A short connect timeout keeps an
 /// unreachable endpoint (or OCSP responder) from holding a record for the request timeout.
 public enum AppleHTTPClient {

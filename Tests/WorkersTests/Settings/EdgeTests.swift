@@ -1,5 +1,5 @@
 import Foundation
-import LocalStack
+import Pipeline
 import Testing
 import Topology
 

@@ -52,7 +52,7 @@ import Testing
     /// without the cluster's security settings. Only the Kafka module itself and the embedded
     /// stack and benchmarks, which talk to a mock cluster they start, use bare bootstrap servers.
     @Test func everyKafkaClientIsMadeFromTheClusterSettings() throws {
-        let exempt = ["Kafka/", "LocalStack/", "iap/Bench/"]
+        let exempt = ["Kafka/", "LocalStack/", "iap-dev/Bench/"]
         let direct = try Regex(#"KafkaProducerConfiguration\(|KafkaConsumerConfiguration\(|KafkaAdmin\("#)
         let cluster = try Regex(#"KafkaCluster\((?:[^()]|\([^()]*\))*\)"#)
         var found: [String] = []

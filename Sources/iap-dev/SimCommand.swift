@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// `iap sim`: runs the App Store simulator alone until SIGINT/SIGTERM.
+/// `iap-dev sim`: runs the App Store simulator alone until SIGINT/SIGTERM.
 ///
 /// Prints one JSON line once it listens, e.g.
 /// `{"simulator":"http://127.0.0.1:54321","production":"http://127.0.0.1:54321/production",

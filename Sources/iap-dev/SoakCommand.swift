@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import LocalStack
 
-/// `iap soak`: the embedded stack under load with faults on demand, judged by what reached the
+/// `iap-dev soak`: the embedded stack under load with faults on demand, judged by what reached the
 /// topics. Exits non-zero on any loss, double grant, hint-bound purchase, call before a
 /// Retry-After, process death, unrejected bad input or offset short of its log end.
 struct SoakCommand: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Basics
 import Contracts
 import Foundation
+import Hosting
 import Kafka
 import LocalServices
 import Pipeline
@@ -9,7 +10,7 @@ import Redis
 import ServiceLifecycle
 import Synchronization
 
-/// `iap bench stage`: a no-op stage through the whole runtime path, with Redis idempotency on.
+/// `iap-dev bench stage`: a no-op stage through the whole runtime path, with Redis idempotency on.
 struct BenchStageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stage",

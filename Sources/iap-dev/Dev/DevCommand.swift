@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `iap dev`: the embedded stack for local work.
+/// `iap-dev dev`: the embedded stack for local work.
 struct DevCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dev",

@@ -10,7 +10,7 @@ import Purchases
 import Settings
 import Topology
 
-/// `iap bench e2e`: purchases/s and publish→entitlement latency through the four workers as
+/// `iap-dev bench e2e`: purchases/s and publish→entitlement latency through the four workers as
 /// separate processes on the embedded stack.
 struct BenchE2ECommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,8 +1,10 @@
 import Foundation
 
-/// Reads the single input of a subcommand from `--file` or stdin, trimmed.
-enum CLIInput {
-    static func read(file: String?) throws -> String {
+/// Reads the single input of a subcommand from `--file` or stdin, trimmed, and prints its
+/// answer as JSON. Here rather than in an executable because both command-line tools use it:
+/// the operator CLI `iap` and the developer tools `iap-dev` (decision D46).
+public enum CLIInput {
+    public static func read(file: String?) throws -> String {
         let data: Data
         if let file {
             data = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -12,7 +14,7 @@ enum CLIInput {
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    static func printJSON<Value: Encodable>(_ value: Value) throws {
+    public static func printJSON<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -20,20 +22,20 @@ enum CLIInput {
     }
 
     /// One compact line with sorted keys, for reports scripts read line by line.
-    static func printJSONLine<Value: Encodable>(_ value: Value) throws {
+    public static func printJSONLine<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
-    static func printJSONObject(_ object: Any) throws {
+    public static func printJSONObject(_ object: Any) throws {
         let data = try JSONSerialization.data(
             withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
         print(String(decoding: data, as: UTF8.self))
     }
 
     /// `{"error": CODE, "message": ...}` on stdout, as scripts parse stdout only.
-    static func printError(code: String, message: String) {
+    public static func printError(code: String, message: String) {
         let object = ["error": code, "message": message]
         if let data = try? JSONSerialization.data(
             withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `iap bench`: load generation and measurement; figures go to docs/performance.md.
+/// `iap-dev bench`: load generation and measurement; figures go to docs/performance.md.
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",

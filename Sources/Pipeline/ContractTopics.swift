@@ -1,11 +1,12 @@
 public import Contracts
 public import Kafka
-import Purchases
 public import Topology
 
 /// The contract topics backends publish to, and their records under the contract keys:
 /// purchases by userId, orders by appAccountToken (orderId when there is none), notifications
-/// by notificationUUID when decodable (as `iap-gateway` writes them).
+/// by notificationUUID when decodable (as `iap-gateway` writes them). Here, beside the runtime's
+/// topics and `Keyspace`, rather than in `LocalStack`: `iap publish` writes them too, and the
+/// operator CLI links none of the local stand-ins (decision D46).
 public struct ContractTopics: Sendable {
     public var purchases: String
     public var orders: String

@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import Kafka
 import LocalServices
 import Pipeline
 import Topology
 import UnixSignals
 
-/// `iap dev broker`: an in-process Kafka broker with the pipeline's topics, until interrupted.
+/// `iap-dev dev broker`: an in-process Kafka broker with the pipeline's topics, until interrupted.
 struct DevBrokerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "broker",

@@ -3,6 +3,7 @@ import AppStoreModels
 import ArgumentParser
 import Basics
 import Foundation
+import Hosting
 
 /// Full JWS verifications per second (parse, cached chain, ES256, decode, identity checks) over
 /// a directory of vectors, on one task and on one task per core. Build with `-c release`.
@@ -24,7 +25,7 @@ struct BenchJWSCommand: AsyncParsableCommand {
     /// One vector with a verifier configured from its own (unverified) payload.
     struct Workload: Sendable {
         var jws: String
-        var kind: JWSKind
+        var kind: SignedPayloadKind
         var verifier: SignedDataVerifier
 
         func verify() async -> Bool {
@@ -32,7 +33,7 @@ struct BenchJWSCommand: AsyncParsableCommand {
             case .notification: await self.verifier.verifyAndDecodeNotification(self.jws).payload != nil
             case .renewal: await self.verifier.verifyAndDecodeRenewalInfo(self.jws).payload != nil
             case .appTransaction: await self.verifier.verifyAndDecodeAppTransaction(self.jws).payload != nil
-            case .transaction, .auto: await self.verifier.verifyAndDecodeTransaction(self.jws).payload != nil
+            case .transaction: await self.verifier.verifyAndDecodeTransaction(self.jws).payload != nil
             }
         }
     }
@@ -74,7 +75,7 @@ struct BenchJWSCommand: AsyncParsableCommand {
                     appAppleId: (identity["appAppleId"] as? NSNumber)?.int64Value ?? 0,
                     environment: AppStoreEnvironment(rawValue: environment)
                 ))
-            return Workload(jws: jws, kind: JWSKind.detect(jws), verifier: verifier)
+            return Workload(jws: jws, kind: SignedPayloadKind(detecting: jws), verifier: verifier)
         }
     }
 

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Basics
 import Foundation
+import Hosting
 import Kafka
 import LocalServices
 
-/// `iap bench consume`: the Swift consumer's rate against kcat's on the same broker and data.
+/// `iap-dev bench consume`: the Swift consumer's rate against kcat's on the same broker and data.
 struct BenchConsumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "consume",

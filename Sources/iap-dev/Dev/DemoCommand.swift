@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import LocalStack
 
-/// `iap demo`: the main job on the embedded default. Starts the whole stack (`dev up`),
+/// `iap-dev demo`: the main job on the embedded default. Starts the whole stack (`dev up`),
 /// publishes a realistic mixed batch of purchases, shows progress, prints a summary, and exits
 /// 0 only when every purchase reached its expected end state.
 struct DemoCommand: AsyncParsableCommand {

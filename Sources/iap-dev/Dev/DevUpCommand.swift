@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
+import Hosting
 import LocalStack
 import UnixSignals
 
-/// `iap dev up`: the embedded stack for local work, until interrupted.
+/// `iap-dev dev up`: the embedded stack for local work, until interrupted.
 struct DevUpCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "up",
