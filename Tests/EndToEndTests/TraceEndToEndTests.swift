@@ -97,8 +97,9 @@ extension EndToEndTests {
                 let publishedTrace = try Self.path(
                     of: published.transactionId, from: "iap.purchases", in: records)
                 #expect(publishedTrace == backendTrace, "the backend's trace was not continued")
+                // By its exact eventId: "untraced-purchase" contains "traced-purchase" too.
                 let purchaseRecord = records.first {
-                    $0.topic == "iap.purchases" && Self.value($0).contains("traced-purchase")
+                    $0.topic == "iap.purchases" && Self.eventId($0) == "traced-purchase"
                 }
                 #expect(purchaseRecord.flatMap(Self.traceId) == backendTrace)
 
@@ -141,6 +142,10 @@ extension EndToEndTests {
         }
 
         static func value(_ record: KafkaMessage) -> String { String(decoding: record.value, as: UTF8.self) }
+
+        static func eventId(_ record: KafkaMessage) -> String? {
+            (try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])?["eventId"] as? String
+        }
 
         static func entitledTransaction(_ record: KafkaMessage) -> String? {
             guard record.topic == "iap.entitlements",
