@@ -60,11 +60,14 @@ public final class LocalRedisServer: Sendable {
 
     /// Where the append-only file lives; nil runs without persistence.
     public let appendOnlyDirectory: String?
+    /// Further `redis-server` options, appended to the ones this type sets.
+    public let extraArguments: [String]
 
-    private init(port: Int, appendOnlyDirectory: String?, tls: TLS?) {
+    private init(port: Int, appendOnlyDirectory: String?, tls: TLS?, extraArguments: [String]) {
         self.port = port
         self.appendOnlyDirectory = appendOnlyDirectory
         self.tls = tls
+        self.extraArguments = extraArguments
     }
 
     /// Picks a free port and starts a server on it, retrying with another port if the
@@ -74,11 +77,16 @@ public final class LocalRedisServer: Sendable {
     ///   (`appendfsync always`), so ``restart()`` keeps the data, as a production Redis with AOF
     ///   does; nil keeps nothing on disk.
     /// - Parameter tls: listen with TLS only, with these certificates.
-    public static func start(appendOnlyDirectory: String? = nil, tls: TLS? = nil) async throws -> LocalRedisServer {
+    /// - Parameter extraArguments: further options, e.g. `["--databases", "4096"]` for a server
+    ///   that many tests share, each in a database of its own.
+    public static func start(
+        appendOnlyDirectory: String? = nil, tls: TLS? = nil, extraArguments: [String] = []
+    ) async throws -> LocalRedisServer {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let server = LocalRedisServer(
-                port: try freeLoopbackPort(), appendOnlyDirectory: appendOnlyDirectory, tls: tls)
+                port: try freeLoopbackPort(), appendOnlyDirectory: appendOnlyDirectory, tls: tls,
+                extraArguments: extraArguments)
             do {
                 try await server.launch()
                 return server
@@ -146,7 +154,8 @@ public final class LocalRedisServer: Sendable {
         do {
             process = try ChildProcess(
                 name: "redis-server", executable: executable,
-                arguments: listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence,
+                arguments: listen + ["--bind", "127.0.0.1", "--save", "", "--loglevel", "warning"] + persistence
+                    + extraArguments,
                 output: .discard)
         } catch {
             throw LocalRedisServerError(message: error.description)

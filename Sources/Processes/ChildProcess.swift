@@ -75,6 +75,17 @@ public final class ChildProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         }
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        #if canImport(Glibc)
+        // Nothing else of ours: an inherited descriptor keeps the parent's sockets open for as
+        // long as the child lives. A long-lived redis-server holding a copy of a mock Kafka
+        // broker's listening socket kept its port bound, so the broker could not listen again
+        // after `setBrokerUp` ("Address already in use", then an assertion in librdkafka).
+        // glibc 2.34+; the Glibc module does not export it, so it is looked up (none: inherit).
+        if let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") {
+            typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+            _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+        }
+        #endif
 
         let variables = environment ?? ProcessInfo.processInfo.environment
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]

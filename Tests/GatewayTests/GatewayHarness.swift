@@ -50,16 +50,28 @@ enum GatewayHarness {
         return settings
     }
 
-    /// Starts a mock cluster with the notifications topic and a gateway in front of it, waits
-    /// until `/readyz` says ready, runs `body`, then shuts the gateway down gracefully (the
-    /// shutdown itself must succeed: a hang or an error fails the test).
+    /// Creates the notifications topic (under a name of the test's own on the shared mock
+    /// cluster, or on a cluster of its own with `privateCluster`, for tests that take its broker
+    /// down) and starts a gateway in front of it, waits until `/readyz` says ready, runs `body`,
+    /// then shuts the gateway down gracefully (the shutdown itself must succeed: a hang or an
+    /// error fails the test).
     static func withGateway<Result>(
-        partitions: Int32 = 6,
+        partitions: Int32 = 6, privateCluster: Bool = false,
         configure: (inout GatewaySettings) throws -> Void = { _ in },
         _ body: (RunningGateway) async throws -> Result
     ) async throws -> Result {
-        let cluster = try TestKafka.cluster(topics: [topic: partitions])
+        let cluster: KafkaMockCluster
+        let topic: String
+        if privateCluster {
+            cluster = try TestKafka.cluster(topics: [Self.topic: partitions])
+            topic = Self.topic
+        } else {
+            let kafka = try TestKafka.shared(topics: [Self.topic: partitions])
+            cluster = kafka.cluster
+            topic = kafka.topic(Self.topic)
+        }
         var settings = try settings(cluster)
+        settings.topic = topic
         try configure(&settings)
         let ports = Mutex<(http: Int?, ops: Int?)>((nil, nil))
         let gateway = try Gateway(
@@ -135,20 +147,19 @@ enum GatewayHarness {
         return try await post(url, body: Array(body), headers: headers, client: client)
     }
 
-    /// Records on `topic` across all partitions: the sum of high watermarks.
-    static func recordCount(_ cluster: KafkaMockCluster, topic: String = topic, partitions: Int32 = 6) async throws
-        -> Int64
-    {
-        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
-        let watermarks = try await admin.highWatermarks((0..<partitions).map { TopicPartition(topic, $0) })
+    /// Records on the gateway's topic across all partitions: the sum of high watermarks.
+    static func recordCount(_ gateway: RunningGateway, partitions: Int32 = 6) async throws -> Int64 {
+        let admin = try KafkaAdmin(bootstrapServers: gateway.cluster.bootstrapServers, logger: TestKafka.logger)
+        let watermarks = try await admin.highWatermarks((0..<partitions).map { TopicPartition(gateway.topic, $0) })
         return watermarks.values.reduce(0, +)
     }
 
-    /// Reads `count` records of the notifications topic with a fresh consumer group.
-    static func readRecords(_ cluster: KafkaMockCluster, count: Int) async throws -> [KafkaMessage] {
+    /// Reads `count` records of the gateway's topic with a fresh consumer group.
+    static func readRecords(_ gateway: RunningGateway, count: Int) async throws -> [KafkaMessage] {
         let consumer = try KafkaConsumer(
             configuration: TestKafka.consumerConfiguration(
-                cluster, group: "reader-\(UUID().uuidString)", topics: [topic]), logger: TestKafka.logger
+                gateway.cluster, group: "reader-\(UUID().uuidString)", topics: [gateway.topic]),
+            logger: TestKafka.logger
         )
         let probe = ConsumerProbe(consumer)
         do {

@@ -36,7 +36,7 @@ import X509
                 let answer = try await GatewayHarness.post(
                     gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "over-tls"), client: client)
                 #expect(answer.status == 200)
-                #expect(try await GatewayHarness.recordCount(gateway.cluster) == 1)
+                #expect(try await GatewayHarness.recordCount(gateway) == 1)
                 // Plain HTTP on the TLS port gets no answer from the notification route.
                 let plain = "http" + gateway.notificationsURL.dropFirst("https".count)
                 await #expect(throws: (any Error).self) {

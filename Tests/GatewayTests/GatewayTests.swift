@@ -22,10 +22,10 @@ import Testing
             let after = Date()
             #expect(answer.status == 200)
             // Acknowledged means on the log already: the high watermark counts it at the 200.
-            #expect(try await GatewayHarness.recordCount(gateway.cluster) == 1)
+            #expect(try await GatewayHarness.recordCount(gateway) == 1)
 
-            let record = try #require(try await GatewayHarness.readRecords(gateway.cluster, count: 1).first)
-            #expect(record.topic == "iap.notifications")
+            let record = try #require(try await GatewayHarness.readRecords(gateway, count: 1).first)
+            #expect(record.topic == gateway.topic)
             #expect(record.key.map(Array.init) == Array(uuid.utf8))
             let value = try #require(try JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])
             #expect(value["schema"] as? String == "iap.notification.v1")
@@ -66,7 +66,7 @@ import Testing
                     headers: headers)
                 #expect(answer.status == 200)
             }
-            let records = try await GatewayHarness.readRecords(gateway.cluster, count: 3)
+            let records = try await GatewayHarness.readRecords(gateway, count: 3)
             let traceparents = records.map { $0.headers.last(named: "traceparent")?.stringValue ?? "" }
             let traceIds = traceparents.map { $0.split(separator: "-").dropFirst().first.map(String.init) ?? "" }
             #expect(traceparents.allSatisfy { $0.count == 55 && $0.hasPrefix("00-") }, "\(traceparents)")
@@ -85,7 +85,7 @@ import Testing
                 let answer = try await GatewayHarness.post(gateway.notificationsURL, signedPayload: payload)
                 #expect(answer.status == 200, "\(payload)")
             }
-            let records = try await GatewayHarness.readRecords(gateway.cluster, count: payloads.count)
+            let records = try await GatewayHarness.readRecords(gateway, count: payloads.count)
             #expect(records.count == payloads.count)
             #expect(records.allSatisfy { $0.key == nil })
             let written = records.compactMap {
@@ -122,20 +122,21 @@ import Testing
                 #expect(answer.json["reason"] == "malformed_event", "\(test.name): \(answer.body)")
                 #expect(answer.json["detail"]?.contains(test.detail) == true, "\(test.name): \(answer.body)")
             }
-            #expect(try await GatewayHarness.recordCount(gateway.cluster) == 0)
+            #expect(try await GatewayHarness.recordCount(gateway) == 0)
 
             // The same gateway does write a valid notification: the zero above is not a broken pipe.
             let answer = try await GatewayHarness.post(
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-refusals"))
             #expect(answer.status == 200)
-            #expect(try await GatewayHarness.recordCount(gateway.cluster) == 1)
+            #expect(try await GatewayHarness.recordCount(gateway) == 1)
             let metrics = try await GatewayHarness.get(gateway.ops + "/metrics").body
             #expect(metrics.contains(#"iap_gateway_requests_total{status="400"} \#(cases.count)"#))
         }
     }
 
     @Test func brokerDownAnswers503WithinTheWriteTimeoutAndRecovers() async throws {
-        try await GatewayHarness.withGateway { gateway in
+        // Its broker goes down: a cluster of its own, not the one other tests share.
+        try await GatewayHarness.withGateway(privateCluster: true) { gateway in
             let first = try await GatewayHarness.post(
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
             #expect(first.status == 200)
@@ -176,16 +177,16 @@ import Testing
             #expect(get.status == 404)
             let metrics = try await GatewayHarness.get(gateway.base + "/metrics")
             #expect(metrics.status == 404, "metrics stay on the ops port")
-            #expect(try await GatewayHarness.recordCount(gateway.cluster) == 0)
+            #expect(try await GatewayHarness.recordCount(gateway) == 0)
             let counted = try await GatewayHarness.get(gateway.ops + "/metrics").body
             #expect(counted.contains(#"iap_gateway_requests_total{status="404"} 2"#))
         }
     }
 
     @Test func readinessWaitsForTheTopic() async throws {
-        let cluster = try TestKafka.cluster(topics: ["other": 1])
-        var settings = try GatewayHarness.settings(cluster)
-        settings.topic = "missing-topic"
+        let kafka = try TestKafka.shared(topics: ["other": 1])
+        var settings = try GatewayHarness.settings(kafka.cluster)
+        settings.topic = kafka.topic("missing-topic")
         let opsPort = Mutex<Int?>(nil)
         let gateway = try Gateway(
             settings: settings, logger: TestKafka.logger, onOpsListening: { port in opsPort.withLock { $0 = port } })
@@ -197,7 +198,7 @@ import Testing
             return answer.body.contains("starting") ? nil : answer
         }
         #expect(answer.status == 503)
-        #expect(answer.body.contains("missing-topic"))
+        #expect(answer.body.contains(kafka.topic("missing-topic")))
         stop.continuation.finish()
         try await task.value
     }

@@ -8,8 +8,9 @@ import Testing
     /// at once: it drained before asking, and the poll thread would otherwise wait out the whole
     /// revocation drain timeout before it could leave the group.
     @Test func closeDoesNotWaitOutARevocationNobodyAcknowledged() async throws {
-        let cluster = try TestKafka.cluster(topics: ["t": 4])
-        var configuration = TestKafka.consumerConfiguration(cluster, group: "g", topics: ["t"])
+        let kafka = try TestKafka.shared(topics: ["t": 4])
+        var configuration = TestKafka.consumerConfiguration(
+            kafka.cluster, group: kafka.group("g"), topics: [kafka.topic("t")])
         configuration.revocationDrainTimeout = .seconds(90)
         let first = try KafkaConsumer(configuration: configuration, logger: TestKafka.logger)
         var events = first.events.makeAsyncIterator()

@@ -5,12 +5,15 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ProduceConsumeTests {
     @Test func roundTripCommitsAndLagFollowsTheLog() async throws {
-        let cluster = try TestKafka.cluster(topics: ["orders": 3])
+        let kafka = try TestKafka.shared(topics: ["orders": 3])
+        let cluster = kafka.cluster
+        let orders = kafka.topic("orders")
+        let group = kafka.group("g1")
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
 
-        try await TestKafka.publish(producer, topic: "orders", count: 30)
-        let before = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        try await TestKafka.publish(producer, topic: orders, count: 30)
+        let before = try await admin.consumerLag(group: group, topics: [orders])
         #expect(before.count == 3)
         #expect(before.allSatisfy { $0.committedOffset == nil && $0.lowWatermark == 0 })
         #expect(before.map(\.highWatermark).reduce(0, +) == 30)
@@ -18,22 +21,22 @@ import Testing
         #expect(before.map(\.lag).reduce(0, +) == 30)
         // A replica between assignments asks about no partitions; librdkafka alone would refuse that.
         #expect(try await admin.highWatermarks([]).isEmpty)
-        #expect(try await admin.committedOffsets(group: "g1", partitions: []).isEmpty)
+        #expect(try await admin.committedOffsets(group: group, partitions: []).isEmpty)
 
         let probe = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "g1", topics: ["orders"]),
+                configuration: TestKafka.consumerConfiguration(cluster, group: group, topics: [orders]),
                 logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(30)
         #expect(Set(messages.map { String(decoding: $0.value, as: UTF8.self) }) == Set((0..<30).map { "m-\($0)" }))
         try probe.storeAll()
         try await probe.consumer.commit()
 
-        let caughtUp = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        let caughtUp = try await admin.consumerLag(group: group, topics: [orders])
         #expect(caughtUp.map(\.lag) == [0, 0, 0])
 
-        try await TestKafka.publish(producer, topic: "orders", count: 5, prefix: "late")
-        let behind = try await admin.consumerLag(group: "g1", topics: ["orders"])
+        try await TestKafka.publish(producer, topic: orders, count: 5, prefix: "late")
+        let behind = try await admin.consumerLag(group: group, topics: [orders])
         #expect(behind.map(\.lag).reduce(0, +) == 5)
 
         await probe.close()
@@ -43,20 +46,22 @@ import Testing
     /// Records of one poll share buffers; every key and value must still come back byte-exact,
     /// across chunk boundaries, for empty values, missing keys and values larger than a chunk.
     @Test func keysAndValuesSurviveSharedBuffers() async throws {
-        let cluster = try TestKafka.cluster(topics: ["mixed": 1])
+        let kafka = try TestKafka.shared(topics: ["mixed": 1])
+        let cluster = kafka.cluster
+        let mixed = kafka.topic("mixed")
         let producer = try TestKafka.producer(cluster)
         let sizes = [0, 1, 100, 3_000, KafkaMessage.chunkBytes - 10, KafkaMessage.chunkBytes + 1, 100_000, 7]
         let records = (0..<96).map { index in
             let size = sizes[index % sizes.count]
             let value = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
             return KafkaRecord(
-                topic: "mixed", partition: 0, key: index % 3 == 0 ? nil : Array("k-\(index)".utf8), value: value)
+                topic: mixed, partition: 0, key: index % 3 == 0 ? nil : Array("k-\(index)".utf8), value: value)
         }
         _ = try await producer.send(records)
 
         let probe = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["mixed"]),
+                configuration: TestKafka.consumerConfiguration(cluster, group: kafka.group("g"), topics: [mixed]),
                 logger: TestKafka.logger))
         let messages = try await probe.waitForMessages(records.count).sorted { $0.offset < $1.offset }
         #expect(messages.count == records.count)
@@ -69,22 +74,24 @@ import Testing
     }
 
     @Test func headersKeysAndDeliveryReportsSurvive() async throws {
-        let cluster = try TestKafka.cluster(topics: ["h": 2])
+        let kafka = try TestKafka.shared(topics: ["h": 2])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("h")
         let producer = try TestKafka.producer(cluster)
         let record = KafkaRecord(
-            topic: "h", key: Array("user-1".utf8), value: Array("{\"a\":1}".utf8),
+            topic: topic, key: Array("user-1".utf8), value: Array("{\"a\":1}".utf8),
             headers: [
                 KafkaHeader(name: "attempt", string: "3"), KafkaHeader(name: "empty", value: nil),
                 KafkaHeader(name: "bin", value: [0, 255, 1]),
             ]
         )
         let report = try await producer.send(record)
-        #expect(report.topic == "h")
+        #expect(report.topic == topic)
         #expect(report.offset == 0)
 
         let probe = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["h"]),
+                configuration: TestKafka.consumerConfiguration(cluster, group: kafka.group("g"), topics: [topic]),
                 logger: TestKafka.logger))
         let message = try #require(try await probe.waitForMessages(1).first)
         #expect(message.partition == report.partition)
@@ -99,15 +106,17 @@ import Testing
     }
 
     @Test func producingToAnUnknownPartitionFailsCleanly() async throws {
-        let cluster = try TestKafka.cluster(topics: ["p": 1])
+        let kafka = try TestKafka.shared(topics: ["p": 1])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("p")
         let producer = try TestKafka.producer(cluster)
         // The 2.0.2 header double free (#4627) fires exactly here when headers go as varargs.
         await #expect(throws: KafkaError.self) {
             _ = try await producer.send(
                 KafkaRecord(
-                    topic: "p", partition: 7, key: nil, value: [1], headers: [KafkaHeader(name: "x", string: "y")]))
+                    topic: topic, partition: 7, key: nil, value: [1], headers: [KafkaHeader(name: "x", string: "y")]))
         }
-        let ok = try await producer.send(KafkaRecord(topic: "p", key: "k", value: "still works"))
+        let ok = try await producer.send(KafkaRecord(topic: topic, key: "k", value: "still works"))
         #expect(ok.offset == 0)
         await producer.close()
     }

@@ -93,12 +93,12 @@ import Topology
 
             let first = try worker()
             let firstRun = Task { try await first.run { await Task.never() } }
-            try await TestEvents.publish(producer, [("a", "ok")])
+            try await TestEvents.publish(producer, to: "in", [("a", "ok")])
             _ = try await output.waitForMessages(1, timeout: .seconds(60))
 
             try await withClient(try redis.configuration()) { client in _ = try await client.send("FLUSHALL") }
             let flushed = ContinuousClock.now
-            try await TestEvents.publish(producer, [("b", "ok")])
+            try await TestEvents.publish(producer, to: "in", [("b", "ok")])
             let stopped = await Self.result(of: firstRun, within: .seconds(30))
             #expect(stopped != nil, "the worker did not stop within 30 s of the loss; its watch looks hourly")
             #expect(throws: StateLost.self) { try stopped?.get() }

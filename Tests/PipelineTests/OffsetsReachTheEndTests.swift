@@ -21,26 +21,29 @@ import Topology
 
     @Test(arguments: Ending.allCases)
     func committedOffsetReachesTheHighWatermarkAfterEveryBurst(ending: Ending) async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": Self.partitions, "out": 2, "rejected": 1, "in.dlq": 1])
+        let kafka = try TestKafka.shared(topics: ["in": Self.partitions, "out": 2, "rejected": 1, "in.dlq": 1])
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let idempotency = InMemoryIdempotency()
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: idempotency) {
+        let replica = try RuntimeReplica(kafka: kafka, retries: InMemoryRetryStore(), idempotency: idempotency) {
             $0.retryPolicy = RetryPolicy(
                 initialBackoff: .milliseconds(10), maxBackoff: .milliseconds(10), multiplier: 1, jitter: 0,
                 maxAttempts: 1)
         }
-        let inputs = (0..<Self.partitions).map { TopicPartition("in", $0) }
+        let input = kafka.topic("in")
+        let inputs = (0..<Self.partitions).map { TopicPartition(input, $0) }
 
         for burst in 0..<8 {
             var records: [KafkaRecord] = []
             for partition in 0..<Self.partitions {
                 for index in 0..<20 {
                     records.append(
-                        Self.event(id: "b\(burst)-p\(partition)-\(index)", action: "ok", partition: partition))
+                        Self.event(
+                            id: "b\(burst)-p\(partition)-\(index)", action: "ok", partition: partition, on: input))
                 }
                 for index in 0..<24 {
-                    records.append(Self.ending(ending, burst: burst, partition: partition, index: index))
+                    records.append(Self.ending(ending, burst: burst, partition: partition, index: index, on: input))
                 }
             }
             _ = try await producer.send(records)
@@ -49,11 +52,12 @@ import Topology
                 _ = try await eventually(
                     "burst \(burst): committed == high watermark on every partition", timeout: .seconds(15)
                 ) {
-                    let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
+                    let committed = try await admin.committedOffsets(
+                        group: kafka.group("test-stage"), partitions: inputs)
                     return inputs.allSatisfy { committed[$0] == ends[$0] } ? true : nil
                 }
             } catch is TimedOut {
-                let committed = try await admin.committedOffsets(group: "test-stage", partitions: inputs)
+                let committed = try await admin.committedOffsets(group: kafka.group("test-stage"), partitions: inputs)
                 Issue.record(
                     "burst \(burst) ending \(ending): committed \(committed.sorted { $0.key < $1.key }), high watermarks \(ends.sorted { $0.key < $1.key })"
                 )
@@ -64,26 +68,28 @@ import Topology
         await producer.close()
     }
 
-    private static func event(id: String, action: String, partition: Int32) -> KafkaRecord {
+    private static func event(id: String, action: String, partition: Int32, on topic: String) -> KafkaRecord {
         KafkaRecord(
-            topic: "in", partition: partition, key: Array(id.utf8),
+            topic: topic, partition: partition, key: Array(id.utf8),
             value: Array("{\"schema\":\"test.v1\",\"id\":\"\(id)\",\"action\":\"\(action)\"}".utf8)
         )
     }
 
-    private static func ending(_ ending: Ending, burst: Int, partition: Int32, index: Int) -> KafkaRecord {
+    private static func ending(_ ending: Ending, burst: Int, partition: Int32, index: Int, on topic: String)
+        -> KafkaRecord
+    {
         switch ending {
         case .rejected:
             KafkaRecord(
-                topic: "in", partition: partition, key: Array("bad\(index)".utf8),
+                topic: topic, partition: partition, key: Array("bad\(index)".utf8),
                 value: Array("not json \(burst)/\(index)".utf8))
         case .duplicate:
             // The burst's own first records, again: already done, so finished without work.
-            event(id: "b\(burst)-p\(partition)-\(index % 20)", action: "ok", partition: partition)
+            event(id: "b\(burst)-p\(partition)-\(index % 20)", action: "ok", partition: partition, on: topic)
         case .skipped:
-            event(id: "b\(burst)-p\(partition)-skip\(index)", action: "skip", partition: partition)
+            event(id: "b\(burst)-p\(partition)-skip\(index)", action: "skip", partition: partition, on: topic)
         case .deadLettered:
-            event(id: "b\(burst)-p\(partition)-fail\(index)", action: "fail", partition: partition)
+            event(id: "b\(burst)-p\(partition)-fail\(index)", action: "fail", partition: partition, on: topic)
         }
     }
 }

@@ -31,7 +31,7 @@ import Topology
             let settings = try Self.settings(cluster: cluster, redis: redis)
 
             // First worker: every record ends up waiting (for the gate) or retrying (after 4 s).
-            let first = TestStage()
+            let first = TestStage(output: "out")
             let firstRun = Task {
                 try await Worker(stage: stage, handler: first, settings: settings, logger: TestKafka.logger).run {
                     await Task.never()
@@ -39,7 +39,7 @@ import Topology
             }
             let waits = (0..<40).map { (id: "w\($0)", action: "wait") }
             let retries = (0..<40).map { (id: "r\($0)", action: "retry") }
-            try await TestEvents.publish(producer, waits + retries, extra: ",\"retryAfterMs\":4000")
+            try await TestEvents.publish(producer, to: "in", waits + retries, extra: ",\"retryAfterMs\":4000")
             let partitions = (0..<4).map { TopicPartition("in", Int32($0)) }
             _ = try await eventually(
                 "every record waited or retried, and its offset was committed", timeout: .seconds(60)
@@ -61,7 +61,7 @@ import Topology
             #expect(throws: StateLost.self, "the worker noticed the lost state and stopped") { try stopped.get() }
 
             // The next start rebuilds from the journal; the gate is open now.
-            let second = TestStage()
+            let second = TestStage(output: "out")
             second.gate.open()
             let secondRun = Task {
                 try await Worker(stage: stage, handler: second, settings: settings, logger: TestKafka.logger).run {

@@ -10,24 +10,27 @@ import Testing
 /// locks in Redis, shared by replicas that each have their own Redis client (as processes do).
 @Suite(.timeLimit(.minutes(2))) struct RedisRuntimeTests {
     @Test func retriesGoThroughRedisAndExhaustedOnesReachTheDLQ() async throws {
-        try await withRedisServer { server in
+        try await withRedisDatabase { server in
             let client = RedisClient(configuration: try server.configuration())
-            let cluster = try TestKafka.cluster(topics: ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1])
+            let kafka = try TestKafka.shared(topics: ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1])
+            let cluster = kafka.cluster
             let producer = try TestKafka.producer(cluster)
             let replica = try RuntimeReplica(
-                cluster: cluster, retries: RedisRetryStore(client: client, stage: "test"),
+                kafka: kafka, retries: RedisRetryStore(client: client, stage: "test"),
                 idempotency: RedisIdempotencyGuard(client: client, stage: "test")
             )
             try await TestEvents.publish(
-                producer, [(id: "later", action: "retry"), (id: "never", action: "fail")],
+                producer, to: kafka.topic("in"), [(id: "later", action: "retry"), (id: "never", action: "fail")],
                 extra: ",\"retryAfterMs\":1000")
             let out = ConsumerProbe(
                 try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                    configuration: TestKafka.consumerConfiguration(
+                        cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                     logger: TestKafka.logger))
             let dlq = ConsumerProbe(
                 try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(cluster, group: "check-dlq", topics: ["in.dlq"]),
+                    configuration: TestKafka.consumerConfiguration(
+                        cluster, group: kafka.group("check-dlq"), topics: [kafka.topic("in.dlq")]),
                     logger: TestKafka.logger))
             #expect(
                 try await out.waitForMessages(1).map { String(decoding: $0.value, as: UTF8.self) } == [
@@ -51,19 +54,21 @@ import Testing
     }
 
     @Test func doneMarkersInRedisStopAReplacementReplicaFromRedoingWork() async throws {
-        try await withRedisServer { server in
-            let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1])
+        try await withRedisDatabase { server in
+            let kafka = try TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
+            let cluster = kafka.cluster
             let producer = try TestKafka.producer(cluster)
             let events = (0..<8).map { (id: "d\($0)", action: $0 == 5 ? "block" : "ok") }
-            try await TestEvents.publish(producer, events)
+            try await TestEvents.publish(producer, to: kafka.topic("in"), events)
 
             let out = ConsumerProbe(
                 try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                    configuration: TestKafka.consumerConfiguration(
+                        cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                     logger: TestKafka.logger))
             let firstClient = RedisClient(configuration: try server.configuration())
             let first = try RuntimeReplica(
-                cluster: cluster, retries: RedisRetryStore(client: firstClient, stage: "test"),
+                kafka: kafka, retries: RedisRetryStore(client: firstClient, stage: "test"),
                 idempotency: RedisIdempotencyGuard(client: firstClient, stage: "test")
             ) { $0.lockTTL = .seconds(2) }
             try await out.waitForMessages(7)
@@ -81,15 +86,16 @@ import Testing
 
             let secondClient = RedisClient(configuration: try server.configuration())
             let second = try RuntimeReplica(
-                cluster: cluster, retries: RedisRetryStore(client: secondClient, stage: "test"),
+                kafka: kafka, retries: RedisRetryStore(client: secondClient, stage: "test"),
                 idempotency: RedisIdempotencyGuard(client: secondClient, stage: "test")
             )
             second.stage.gate.open()
             try await out.waitForMessages(8)
             _ = try await eventually("the replacement committed everything") {
                 try await KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
-                    .committedOffsets(group: "test-stage", partitions: [TopicPartition("in", 0)])[
-                        TopicPartition("in", 0)] == 8 ? true : nil
+                    .committedOffsets(
+                        group: kafka.group("test-stage"), partitions: [TopicPartition(kafka.topic("in"), 0)])[
+                        TopicPartition(kafka.topic("in"), 0)] == 8 ? true : nil
             }
             #expect(out.messages.count == 8, "every event produced exactly once")
             #expect(second.stage.observations.handled.map(\.id) == ["d5"], "only the unfinished event is redone")

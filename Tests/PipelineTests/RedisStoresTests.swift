@@ -7,7 +7,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct RedisStoresTests {
     @Test func idempotencyGuardRemembersCompletedWorkAcrossClients() async throws {
-        try await withRedisServer { server in
+        try await withRedisDatabase { server in
             let first = RedisClient(configuration: try server.configuration())
             let second = RedisClient(configuration: try server.configuration())
             let guardA = RedisIdempotencyGuard(client: first, stage: "s")
@@ -38,7 +38,7 @@ import Testing
     /// offset not yet committed, the same attempt number) is superseded instead of calling
     /// Apple again before the Retry-After; the scheduled retry (a higher attempt) takes over.
     @Test func aScheduledRetrySupersedesOlderCopiesOfItsRecord() async throws {
-        try await withRedisServer { server in
+        try await withRedisDatabase { server in
             let first = RedisClient(configuration: try server.configuration())
             let second = RedisClient(configuration: try server.configuration())
             defer {

@@ -11,7 +11,7 @@ import Topology
 
 /// The test stage: `{"schema":"test.v1","id":"…","action":"ok|retry|block|fail"}`.
 ///
-/// - ok: produce `{"id": …}` to `out`;
+/// - ok: produce `{"id": …}` to its output topic (`out`, under the test's prefix);
 /// - retry: ask for a retry after `retryAfterMs` until attempt `succeedAt`, then ok;
 /// - block: wait on the harness gate (cancellable), then ok;
 /// - fail: always ask for a retry (exhausts the budget);
@@ -32,6 +32,12 @@ struct TestEvent: PipelineEvent {
 final class TestStage: MessageHandler {
     let observations = Observations()
     let gate = Gate()
+    /// Where `ok` writes: `out` of the test's topics.
+    let output: String
+
+    init(output: String) {
+        self.output = output
+    }
 
     func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<TestEvent> {
         let event = try EventDecoder.decode(TestEvent.self, from: message.record.value)
@@ -65,7 +71,7 @@ final class TestStage: MessageHandler {
             break
         }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
-        return .produce([KafkaRecord(topic: "out", key: event.id, value: "{\"id\":\"\(event.id)\"}")])
+        return .produce([KafkaRecord(topic: output, key: event.id, value: "{\"id\":\"\(event.id)\"}")])
     }
 }
 
@@ -116,13 +122,18 @@ final class RuntimeReplica: Sendable {
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
+    /// A replica reading `in` and writing `out` and `rejected` of `kafka`'s topics, in its group
+    /// `test-stage`; `stage` defaults to a fresh ``TestStage`` writing to `out`.
     init(
-        cluster: KafkaMockCluster, stage: TestStage = TestStage(), retries: any RetryStore,
+        kafka: SharedKafka, stage: TestStage? = nil, retries: any RetryStore,
         idempotency: (any IdempotencyGuard)?,
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws {
+        let cluster = kafka.cluster
+        let stage = stage ?? TestStage(output: kafka.topic("out"))
         var configuration = WorkerConfiguration(
-            stage: "test", consumerGroup: "test-stage", inputTopics: ["in"], rejectTopic: "rejected")
+            stage: "test", consumerGroup: kafka.group("test-stage"), inputTopics: [kafka.topic("in")],
+            rejectTopic: kafka.topic("rejected"))
         configuration.retryPolicy = RetryPolicy(
             initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 3)
         configure(&configuration)
@@ -163,12 +174,13 @@ final class RuntimeReplica: Sendable {
 }
 
 enum TestEvents {
-    static func publish(_ producer: KafkaProducer, _ events: [(id: String, action: String)], extra: String = "")
-        async throws
-    {
+    /// Publishes `events` to `topic`: the test's `in`.
+    static func publish(
+        _ producer: KafkaProducer, to topic: String, _ events: [(id: String, action: String)], extra: String = ""
+    ) async throws {
         let records = events.map { event in
             KafkaRecord(
-                topic: "in", key: event.id,
+                topic: topic, key: event.id,
                 value: "{\"schema\":\"test.v1\",\"id\":\"\(event.id)\",\"action\":\"\(event.action)\"\(extra)}")
         }
         _ = try await producer.send(records)

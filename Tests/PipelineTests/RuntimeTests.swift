@@ -14,30 +14,32 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
 
 @Suite(.timeLimit(.minutes(2))) struct RuntimeTests {
     @Test func storedOffsetStopsAtUnfinishedRecordsAndACrashReplaysOnlyThem() async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1])
+        let kafka = try TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let idempotency = InMemoryIdempotency()
         let retries = InMemoryRetryStore()
         let events = (0..<10).map { (id: "e\($0)", action: $0 == 3 || $0 == 7 ? "block" : "ok") }
-        try await TestEvents.publish(producer, events)
+        try await TestEvents.publish(producer, to: kafka.topic("in"), events)
 
-        let first = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency) {
+        let first = try RuntimeReplica(kafka: kafka, retries: retries, idempotency: idempotency) {
             $0.lockTTL = .seconds(2)
         }
         try await eventually("8 of 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 8 ? true : nil }
-        let partition = TopicPartition("in", 0)
+        let partition = TopicPartition(kafka.topic("in"), 0)
         let committed = try await eventually("offset 3 committed") {
-            try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3 ? 3 : nil
+            try await admin.committedOffsets(group: kafka.group("test-stage"), partitions: [partition])[partition] == 3
+                ? 3 : nil
         }
         #expect(committed == 3)
         try await Task.sleep(for: .milliseconds(600))  // several auto-commit intervals
         #expect(
-            try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 3,
+            try await admin.committedOffsets(group: kafka.group("test-stage"), partitions: [partition])[partition] == 3,
             "never past unfinished offset 3")
 
         await first.kill()  // offsets 3 and 7 never finished
-        let second = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: idempotency)
+        let second = try RuntimeReplica(kafka: kafka, retries: retries, idempotency: idempotency)
         second.stage.gate.open()
         try await eventually("all 10 finished") { idempotency.isDoneCount(of: events.map(\.id)) == 10 ? true : nil }
         #expect(
@@ -47,27 +49,33 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
 
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         try await output.waitForMessages(10)
-        let produced = try await output.waitUntilCaughtUp(on: "out", admin: admin)
+        let produced = try await output.waitUntilCaughtUp(on: kafka.topic("out"), admin: admin)
         #expect(produced.count == 10, "each record's output exactly once")
         #expect(Set(values(produced)) == Set(events.map { "{\"id\":\"\($0.id)\"}" }))
-        #expect(try await admin.committedOffsets(group: "test-stage", partitions: [partition])[partition] == 10)
+        #expect(
+            try await admin.committedOffsets(group: kafka.group("test-stage"), partitions: [partition])[partition] == 10
+        )
         await output.close()
         await producer.close()
     }
 
     @Test func retryIsRedeliveredNoEarlierThanAskedWithTheAttemptCounted() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
-            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
-        try await TestEvents.publish(producer, [(id: "r1", action: "retry")], extra: ",\"retryAfterMs\":1000")
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: "r1", action: "retry")], extra: ",\"retryAfterMs\":1000")
 
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         try await output.waitForMessages(1)
         let handled = replica.stage.observations.handled
@@ -80,23 +88,26 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     }
 
     @Test func exhaustedRetriesLandInTheDLQWithSourceHeaders() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
-            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
-        try await TestEvents.publish(producer, [(id: "dead", action: "fail"), (id: "fine", action: "ok")])
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: "dead", action: "fail"), (id: "fine", action: "ok")])
 
         let dlq = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")]),
                 logger: TestKafka.logger))
         let dead = try #require(try await dlq.waitForMessages(1).first)
         #expect(values([dead]) == ["{\"schema\":\"test.v1\",\"id\":\"dead\",\"action\":\"fail\"}"])
-        #expect(dead.headers.last(named: "source_topic")?.stringValue == "in")
+        #expect(dead.headers.last(named: "source_topic")?.stringValue == kafka.topic("in"))
         #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
         #expect(dead.headers.last(named: "source_partition") != nil)
         #expect(dead.headers.last(named: "source_offset") != nil)
-        #expect(dead.headers.last(named: "source_consumer_group")?.stringValue == "test-stage")
+        #expect(dead.headers.last(named: "source_consumer_group")?.stringValue == kafka.group("test-stage"))
         #expect(dead.headers.last(named: "iap_last_error")?.stringValue == "always fails")
         #expect(replica.stage.observations.handled.filter { $0.id == "dead" }.map(\.attempt) == [0, 1, 2])
         try await replica.stop()
@@ -108,18 +119,21 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     /// never charged an attempt; it waits until the stage's `retry.maxWait` from when it first
     /// waited, then goes to the DLQ saying so.
     @Test func aWaitIsNeverAnAttemptAndEndsInTheDLQOnlyPastMaxWait() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
-        let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency()) {
+        let replica = try RuntimeReplica(kafka: kafka, retries: retries, idempotency: InMemoryIdempotency()) {
             // Three attempts 100 ms apart would be spent in well under a second; waits of 100 ms
             // go on for 20 s (a loaded CI machine took 3 s a round, so 10 s saw only three).
             $0.retryPolicy.maxWait = .seconds(20)
         }
-        try await TestEvents.publish(producer, [(id: "patient", action: "wait")], extra: ",\"retryAfterMs\":100")
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: "patient", action: "wait")], extra: ",\"retryAfterMs\":100")
         let dlq = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["in.dlq"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")]),
                 logger: TestKafka.logger))
         let waiting = try await eventually("the wait is counted") { () -> WaitingSummary? in
             let summary = try await retries.waiting()
@@ -143,17 +157,20 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     /// A later delivery of the same business id that ends durably (match: the transaction its
     /// order released) cancels the wait an earlier one scheduled: the wait is never delivered.
     @Test func aWaitReplacedByALaterDeliveryIsCancelled() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
-        let replica = try RuntimeReplica(cluster: cluster, retries: retries, idempotency: InMemoryIdempotency())
-        try await TestEvents.publish(producer, [(id: "released", action: "wait")], extra: ",\"retryAfterMs\":60000")
+        let replica = try RuntimeReplica(kafka: kafka, retries: retries, idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: "released", action: "wait")], extra: ",\"retryAfterMs\":60000")
         try await eventually("the record waits") { try await retries.waiting().counts["gate"] == 1 ? true : nil }
 
-        try await TestEvents.publish(producer, [(id: "released", action: "ok")])
+        try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "released", action: "ok")])
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         _ = try await output.waitForMessages(1)
         try await eventually("the wait is cancelled") { try await retries.depth() == 0 ? true : nil }
@@ -165,29 +182,35 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     }
 
     @Test func badInputIsRejectedWithAReasonAndTheWorkerKeepsGoing() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
-            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
         ) {
             $0.maxMessageBytes = 4096
         }
         _ = try await producer.send([
-            KafkaRecord(topic: "in", key: "a", value: "this is not json"),
-            KafkaRecord(topic: "in", key: "b", value: "{\"schema\":\"other.v9\",\"id\":\"x\",\"action\":\"ok\"}"),
-            KafkaRecord(topic: "in", key: "c", value: "{\"schema\":\"test.v1\",\"action\":\"ok\"}"),
-            KafkaRecord(topic: "in", key: Array("d".utf8), value: [UInt8](repeating: UInt8(ascii: "{"), count: 10_000)),
-            KafkaRecord(topic: "in", key: Array("e".utf8), value: [0xff, 0xfe, 0x00]),
+            KafkaRecord(topic: kafka.topic("in"), key: "a", value: "this is not json"),
+            KafkaRecord(
+                topic: kafka.topic("in"), key: "b", value: "{\"schema\":\"other.v9\",\"id\":\"x\",\"action\":\"ok\"}"),
+            KafkaRecord(topic: kafka.topic("in"), key: "c", value: "{\"schema\":\"test.v1\",\"action\":\"ok\"}"),
+            KafkaRecord(
+                topic: kafka.topic("in"), key: Array("d".utf8),
+                value: [UInt8](repeating: UInt8(ascii: "{"), count: 10_000)),
+            KafkaRecord(topic: kafka.topic("in"), key: Array("e".utf8), value: [0xff, 0xfe, 0x00]),
         ])
-        try await TestEvents.publish(producer, [(id: "after", action: "ok")])
+        try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "after", action: "ok")])
 
         let rejected = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")]),
                 logger: TestKafka.logger))
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         let rejects = try await rejected.waitForMessages(5)
         let bodies = try rejects.map {
@@ -217,16 +240,19 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     /// A refusal detail quoting an oversized field is cut to a bounded excerpt that says the
     /// original size, so one hostile record cannot write a reject record of its own size.
     @Test func refusalDetailsAreBoundedExcerptsWithTheSize() async throws {
-        let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
-            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
         let huge = String(repeating: "é", count: 150_000)
-        try await TestEvents.publish(producer, [(id: huge, action: "reject"), (id: "short", action: "reject")])
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: huge, action: "reject"), (id: "short", action: "reject")])
 
         let rejected = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["rejected"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")]),
                 logger: TestKafka.logger))
         let rejects = try await rejected.waitForMessages(2)
         let details = try rejects.map { record in
@@ -243,18 +269,20 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     }
 
     @Test func twoReplicasShareTheWorkWithoutOverlapOrLoss() async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": 6, "out": 3, "rejected": 1])
+        let kafka = try TestKafka.shared(topics: ["in": 6, "out": 3, "rejected": 1])
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
         let idempotency = InMemoryIdempotency()
-        let stage = TestStage()  // shared, so overlap between replicas is observable
-        let first = try RuntimeReplica(cluster: cluster, stage: stage, retries: retries, idempotency: idempotency)
-        try await TestEvents.publish(producer, (0..<300).map { (id: "a\($0)", action: "ok") })
+        let stage = TestStage(output: kafka.topic("out"))  // shared, so overlap between replicas is observable
+        let first = try RuntimeReplica(kafka: kafka, stage: stage, retries: retries, idempotency: idempotency)
+        try await TestEvents.publish(producer, to: kafka.topic("in"), (0..<300).map { (id: "a\($0)", action: "ok") })
         try await eventually("first replica is working") { stage.observations.handled.count > 50 ? true : nil }
 
-        let second = try RuntimeReplica(cluster: cluster, stage: stage, retries: retries, idempotency: idempotency)
+        let second = try RuntimeReplica(kafka: kafka, stage: stage, retries: retries, idempotency: idempotency)
         for batch in 0..<10 {
-            try await TestEvents.publish(producer, (0..<100).map { (id: "b\(batch)-\($0)", action: "ok") })
+            try await TestEvents.publish(
+                producer, to: kafka.topic("in"), (0..<100).map { (id: "b\(batch)-\($0)", action: "ok") })
             try await Task.sleep(for: .milliseconds(300))
         }
         let expected = Set((0..<300).map { "a\($0)" } + (0..<10).flatMap { b in (0..<100).map { "b\(b)-\($0)" } })
@@ -269,7 +297,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await second.stop()
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         let produced = try await output.waitForMessages(expected.count)
         #expect(Set(values(produced)) == Set(expected.map { "{\"id\":\"\($0)\"}" }), "nothing lost")
@@ -278,15 +307,20 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     }
 
     @Test func brokerOutageDuringProcessingLosesNothing() async throws {
+        // Its broker goes down: a cluster of its own, not the one other tests share.
         let cluster = try TestKafka.cluster(topics: topics)
+        let kafka = SharedKafka(cluster: cluster)
         let producer = try TestKafka.producer(cluster)
         let idempotency = InMemoryIdempotency()
-        let replica = try RuntimeReplica(cluster: cluster, retries: InMemoryRetryStore(), idempotency: idempotency)
+        let replica = try RuntimeReplica(kafka: kafka, retries: InMemoryRetryStore(), idempotency: idempotency)
         let ids = (0..<200).map { "o\($0)" }
-        try await TestEvents.publish(producer, ids.prefix(100).map { (id: $0, action: "ok") })
+        try await TestEvents.publish(producer, to: kafka.topic("in"), ids.prefix(100).map { (id: $0, action: "ok") })
         try await eventually("some processed") { idempotency.isDoneCount(of: ids) > 10 ? true : nil }
         try cluster.setBrokerDown(1)
-        let late = Task { try await TestEvents.publish(producer, ids.suffix(100).map { (id: $0, action: "ok") }) }
+        let late = Task {
+            try await TestEvents.publish(
+                producer, to: kafka.topic("in"), ids.suffix(100).map { (id: $0, action: "ok") })
+        }
         try await Task.sleep(for: .seconds(3))
         try cluster.setBrokerUp(1)
         try await late.value
@@ -297,7 +331,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
 
         let output = ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
                 logger: TestKafka.logger))
         let produced = try await output.waitForMessages(200)
         #expect(Set(values(produced)) == Set(ids.map { "{\"id\":\"\($0)\"}" }))

@@ -18,9 +18,11 @@ import Traces
         "00-\(String(repeating: String(number), count: 32))-00f067aa0ba902b7-01"
     }
 
-    static func record(_ id: String, _ action: String, traceparent: String?, extra: String = "") -> KafkaRecord {
+    static func record(_ id: String, _ action: String, traceparent: String?, extra: String = "", on topic: String)
+        -> KafkaRecord
+    {
         KafkaRecord(
-            topic: "in", key: id, value: "{\"schema\":\"test.v1\",\"id\":\"\(id)\",\"action\":\"\(action)\"\(extra)}",
+            topic: topic, key: id, value: "{\"schema\":\"test.v1\",\"id\":\"\(id)\",\"action\":\"\(action)\"\(extra)}",
             headers: traceparent.map { [KafkaHeader(name: "traceparent", string: $0)] } ?? [])
     }
 
@@ -30,28 +32,34 @@ import Traces
 
     static func spanId(_ traceparent: String?) -> Substring? { traceparent?.dropFirst(36).prefix(16) }
 
-    static func probe(_ cluster: KafkaMockCluster, _ topic: String) throws -> ConsumerProbe {
+    static func probe(_ kafka: SharedKafka, _ topic: String) throws -> ConsumerProbe {
         ConsumerProbe(
             try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check-\(topic)", topics: [topic]),
+                configuration: TestKafka.consumerConfiguration(
+                    kafka.cluster, group: kafka.group("check-\(topic)"), topics: [kafka.topic(topic)]),
                 logger: TestKafka.logger))
     }
 
     @Test func everyRecordWrittenForAnInputContinuesItsTraceUnderItsOwnSpan() async throws {
-        let cluster = try TestKafka.cluster(topics: Self.topics)
+        let kafka = try TestKafka.shared(topics: Self.topics)
+        let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
-            cluster: cluster, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency())
         _ = try await producer.send([
-            Self.record("retried", "retry", traceparent: Self.traceparent(1), extra: ",\"retryAfterMs\":10"),
-            Self.record("refused", "reject", traceparent: Self.traceparent(2)),
-            Self.record("dead", "fail", traceparent: Self.traceparent(3)),
-            Self.record("waited", "wait", traceparent: Self.traceparent(4), extra: ",\"retryAfterMs\":100"),
-            Self.record("untraced", "ok", traceparent: nil),
+            Self.record(
+                "retried", "retry", traceparent: Self.traceparent(1), extra: ",\"retryAfterMs\":10",
+                on: kafka.topic("in")),
+            Self.record("refused", "reject", traceparent: Self.traceparent(2), on: kafka.topic("in")),
+            Self.record("dead", "fail", traceparent: Self.traceparent(3), on: kafka.topic("in")),
+            Self.record(
+                "waited", "wait", traceparent: Self.traceparent(4), extra: ",\"retryAfterMs\":100",
+                on: kafka.topic("in")),
+            Self.record("untraced", "ok", traceparent: nil, on: kafka.topic("in")),
         ])
-        let out = try Self.probe(cluster, "out")
-        let rejected = try Self.probe(cluster, "rejected")
-        let dlq = try Self.probe(cluster, "in.dlq")
+        let out = try Self.probe(kafka, "out")
+        let rejected = try Self.probe(kafka, "rejected")
+        let dlq = try Self.probe(kafka, "in.dlq")
         try await eventually("the waiting record waited") {
             replica.stage.observations.handled.filter { $0.id == "waited" }.count >= 2 ? true : nil
         }

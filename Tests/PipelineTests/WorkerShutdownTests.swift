@@ -21,9 +21,9 @@ import Topology
     /// whole parallel suite on two cores it took up to 4 s (a readiness check in flight finishes
     /// its Kafka metadata call), hence a bound of 30 s: half the shortest sleep it must cut short.
     @Test func aWorkerWithNothingInFlightExitsPromptly() async throws {
-        try await withRedisServer { redis in
+        try await withRedisDatabase { redis in
             let fixture = try Fixture(redisURL: redis.url)
-            let worker = try fixture.worker(TestStage())
+            let worker = try fixture.worker(TestStage(output: "out"))
             let stop = AsyncStream<Void>.makeStream()
             let running = Task { try await worker.run { for await _ in stop.stream { return } } }
             try await fixture.waitUntilReady()
@@ -47,15 +47,15 @@ import Topology
     /// "worker stopped" line before the supervisor's kill. Now the drained worker commits,
     /// leaves and stops as soon as its last record is done.
     @Test func aWorkerRebalancedWhileDrainingCommitsAndStops() async throws {
-        try await withRedisServer { redis in
+        try await withRedisDatabase { redis in
             let fixture = try Fixture(redisURL: redis.url)
-            let stage = TestStage()
+            let stage = TestStage(output: "out")
             let worker = try fixture.worker(stage)
             let stop = AsyncStream<Void>.makeStream()
             let running = Task { try await worker.run { for await _ in stop.stream { return } } }
             try await fixture.waitUntilReady()
 
-            try await TestEvents.publish(fixture.producer, [(id: "slow", action: "block")])
+            try await TestEvents.publish(fixture.producer, to: "in", [(id: "slow", action: "block")])
             try await eventually("the record is running") { stage.observations.handled.isEmpty ? nil : true }
             stop.continuation.finish()
             try await eventually("draining") { fixture.log.lines.contains("draining") ? true : nil }

@@ -22,7 +22,7 @@ import Topology
     }
 
     @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
-        try await withRedisServer { redis in
+        try await withRedisDatabase { redis in
             let cluster = try TestKafka.cluster(topics: [
                 "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
             ])
@@ -39,7 +39,9 @@ import Topology
             let stage = StageSpec(
                 name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
             let port = Mutex<Int?>(nil)
-            let worker = try Worker(stage: stage, handler: TestStage(), settings: settings, logger: TestKafka.logger) {
+            let worker = try Worker(
+                stage: stage, handler: TestStage(output: "out"), settings: settings, logger: TestKafka.logger
+            ) {
                 bound in
                 port.withLock { $0 = bound }
             }
@@ -51,7 +53,7 @@ import Topology
             #expect(try await get(http, base + "/healthz").status == 200)
             try await eventually("ready") { try await get(http, base + "/readyz").status == 200 ? true : nil }
 
-            try await TestEvents.publish(producer, (0..<20).map { (id: "w\($0)", action: "ok") })
+            try await TestEvents.publish(producer, to: "in", (0..<20).map { (id: "w\($0)", action: "ok") })
             _ = try await producer.send(KafkaRecord(topic: "in", key: "bad", value: "not json"))
             let metrics = try await eventually("metrics show the work and zero lag") { () -> String? in
                 let text = try await get(http, base + "/metrics").body

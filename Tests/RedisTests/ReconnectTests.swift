@@ -23,7 +23,8 @@ import Testing
     /// connection on the server, one log line, and every command fails with the
     /// authentication error.
     @Test func wrongPasswordDoesNotSpin() async throws {
-        try await withRedisClient(poolSize: 1) { server, admin in
+        // A server of its own: CONFIG SET requirepass locks every other client out.
+        try await withPrivateRedisClient(poolSize: 1) { server, admin in
             _ = try await admin.send("CONFIG", "SET", "requirepass", "right")
             let connectionsBefore = try await connectionsReceived(admin)
             let log = LogCapture()
@@ -130,7 +131,8 @@ import Testing
     /// ours, so the next command reconnects (through a failover endpoint, to the new master).
     @Test func readOnlyReplyReconnects() async throws {
         try await withRedisServer { other in
-            try await withRedisClient(poolSize: 1) { server, admin in
+            // A server of its own: it makes the server a replica and reads INFO stats of the whole server.
+            try await withPrivateRedisClient(poolSize: 1) { server, admin in
                 let log = LogCapture()
                 let client = RedisClient(configuration: try server.configuration(poolSize: 1), logger: log.logger())
                 let before = try await client.send("CLIENT", "ID")

@@ -26,7 +26,8 @@ import Testing
     }
 
     @Test func aclUserAuthenticatesAndAWrongPasswordIsAnAuthenticationError() async throws {
-        try await withRedisClient(poolSize: 1) { server, admin in
+        // A server of its own: ACL users belong to the whole server.
+        try await withPrivateRedisClient(poolSize: 1) { server, admin in
             _ = try await admin.send("ACL", "SETUSER", "app", "on", ">p@ss:w/rd%", "~app:*", "+@all")
             let url = "redis://app:p%40ss%3Aw%2Frd%25@127.0.0.1:\(server.port)"
             try await withClient(try RedisConfiguration(url: url, poolSize: 1)) { client in

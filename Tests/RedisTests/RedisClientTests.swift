@@ -44,7 +44,8 @@ import Testing
     }
 
     @Test func scriptShaMatchesServerAndSurvivesScriptFlush() async throws {
-        try await withRedisClient(poolSize: 1) { _, client throws in
+        // A server of its own: SCRIPT FLUSH empties the script cache of the whole server.
+        try await withPrivateRedisClient(poolSize: 1) { _, client throws in
             let script = RedisScript("return {KEYS[1], ARGV[1], redis.call('INCR', KEYS[1])}")
             #expect(try await client.send("SCRIPT", "LOAD", .string(script.source)) == .string(Array(script.sha1.utf8)))
             let first = try await client.execute(EVALSHA<RedisReply>(script, keys: ["n"], arguments: [.bytes([0, 7])]))
@@ -80,7 +81,8 @@ import Testing
     }
 
     @Test func reconnectsAfterServerRestart() async throws {
-        try await withRedisClient(poolSize: 1) { server, client in
+        // A server of its own: it stops and restarts the server.
+        try await withPrivateRedisClient(poolSize: 1) { server, client in
             _ = try await client.send("SET", "before", "1")
             server.stop()
             await #expect(throws: RedisError(code: .connectionLost, message: "")) {
@@ -96,7 +98,8 @@ import Testing
     }
 
     @Test func authenticatesAndSelectsDatabase() async throws {
-        try await withRedisClient { server, client in
+        // A server of its own: CONFIG SET requirepass locks every other client out.
+        try await withPrivateRedisClient { server, client in
             _ = try await client.send("CONFIG", "SET", "requirepass", "s3cret")
             try await withClient(try RedisConfiguration(url: "redis://:s3cret@127.0.0.1:\(server.port)/3", poolSize: 1))
             { authed in
@@ -125,7 +128,8 @@ import Testing
     }
 
     @Test func concurrentCommandsShareRoundTrips() async throws {
-        try await withRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
+        // A server of its own: it waits for INFO's blocked_clients, a count of the whole server.
+        try await withPrivateRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
             try await withClient(try server.configuration(poolSize: 1)) { admin in
                 // Hold the only connection so the 300 callers queue, then release it: they
                 // must go out together, and each must still get its own reply.
@@ -150,7 +154,8 @@ import Testing
     }
 
     @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
-        try await withRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
+        // A server of its own: it waits for INFO's blocked_clients, a count of the whole server.
+        try await withPrivateRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in
             try await withClient(try server.configuration(poolSize: 1)) { admin in
                 let blocked = Task { try await client.send("BLPOP", "queue", 0) }
                 try await waitForBlockedClient(admin)

@@ -6,7 +6,8 @@ import Testing
 /// Typed commands against a real `redis-server`: one at a time, pipelined and in a transaction.
 @Suite(.timeLimit(.minutes(2))) struct RedisTypedCommandTests {
     @Test func commandsRoundTripTheirTypes() async throws {
-        try await withRedisClient { _, client throws in
+        // A server of its own: FLUSHALL empties every database of the server.
+        try await withPrivateRedisClient { _, client throws in
             #expect(try await client.execute(PING()) == "PONG")
             #expect(try await client.execute(SET("k", value: .bytes([0, 0xFF]), expiration: .milliseconds(60_000))))
             #expect(try await client.execute(GET("k")) == [0, 0xFF])
@@ -84,7 +85,8 @@ import Testing
     }
 
     @Test func aScriptTheServerForgotIsSentAgainInsideAPipeline() async throws {
-        try await withRedisClient(poolSize: 1) { _, client throws in
+        // A server of its own: SCRIPT FLUSH empties the script cache of the whole server.
+        try await withPrivateRedisClient(poolSize: 1) { _, client throws in
             let script = RedisScript("return redis.call('INCR', KEYS[1])")
             #expect(try await client.execute(EVALSHA<Int64>(script, keys: ["n"])) == 1)
             _ = try await client.send("SCRIPT", "FLUSH")

@@ -2,7 +2,7 @@ import LocalServices
 public import Redis
 
 /// Runs `body` with two independent clients (separate pools, as two workers would have) on
-/// one fresh server.
+/// one database of their own (``withRedisClient``).
 public func withTwoClients(_ body: (RedisClient, RedisClient) async throws -> Void) async throws {
     try await withRedisClient { server, first in
         try await withClient(try server.configuration()) { second in

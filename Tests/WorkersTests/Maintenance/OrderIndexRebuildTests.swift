@@ -17,14 +17,16 @@ import Workers
         "7e3d2a1c-0000-4000-8000-00000000000c",
     ]
 
-    static func record(_ order: OrderEvent) throws -> KafkaRecord {
+    static func record(_ order: OrderEvent, on topic: String) throws -> KafkaRecord {
         KafkaRecord(
-            topic: "iap.orders", key: order.appAccountToken.map { Array($0.utf8) },
+            topic: topic, key: order.appAccountToken.map { Array($0.utf8) },
             value: try EventEncoder.encode(order))
     }
 
     @Test func rebuildsTheLatestOrderPerKeyAndKeepsWhatRedisHolds() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.orders": 3])
+        let kafka = try TestKafka.shared(topics: ["iap.orders": 3])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("iap.orders")
         let producer = try TestKafka.producer(cluster)
         let first = OrderEvent(
             orderId: "o-1", userId: "u-1", productId: "p", bundleId: "b", appAccountToken: Self.tokens[0], quantity: 1)
@@ -35,10 +37,10 @@ import Workers
         let deleted = OrderEvent(
             orderId: "o-3", userId: "u-3", productId: "p", bundleId: "b", appAccountToken: Self.tokens[2])
         _ = try await producer.send([
-            try Self.record(first), try Self.record(second), try Self.record(deleted),
-            KafkaRecord(topic: "iap.orders", key: "junk", value: "not an order"),
-            try Self.record(replaced),
-            KafkaRecord(topic: "iap.orders", key: Array(Self.tokens[2].utf8), value: []),
+            try Self.record(first, on: topic), try Self.record(second, on: topic), try Self.record(deleted, on: topic),
+            KafkaRecord(topic: topic, key: "junk", value: "not an order"),
+            try Self.record(replaced, on: topic),
+            KafkaRecord(topic: topic, key: Array(Self.tokens[2].utf8), value: []),
         ])
 
         try await withRedisClient { _, client in
@@ -49,7 +51,7 @@ import Workers
             try await index.put(stored)
 
             let report = try await OrderIndexRebuild.run(
-                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders", index: index,
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: topic, index: index,
                 logger: TestKafka.logger
             )
             var expected = RebuildReport()
@@ -68,7 +70,7 @@ import Workers
 
             // Run again: everything is present now, nothing is written.
             let again = try await OrderIndexRebuild.run(
-                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders", index: index,
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: topic, index: index,
                 logger: TestKafka.logger
             )
             #expect(again.written == 0)
@@ -77,10 +79,12 @@ import Workers
     }
 
     @Test func anEmptyTopicRebuildsNothingWithoutWaiting() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.orders": 4])
+        let kafka = try TestKafka.shared(topics: ["iap.orders": 4])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("iap.orders")
         try await withRedisClient { _, client in
             let report = try await OrderIndexRebuild.run(
-                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: "iap.orders",
+                cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), topic: topic,
                 index: RedisOrderIndex(client: client),
                 logger: TestKafka.logger, idleTimeout: .seconds(1)
             )

@@ -12,27 +12,30 @@ import Workers
 /// Match's bindings and grant's states come back from their compacted topics as compaction would
 /// leave them, and what Redis holds (written since the loss, so newer) is kept (decision D35).
 @Suite(.timeLimit(.minutes(2))) struct StateRebuildTests {
-    static func binding(_ originalTransactionId: String, _ userId: String) throws -> KafkaRecord {
+    static func binding(_ originalTransactionId: String, _ userId: String, on topic: String) throws -> KafkaRecord {
         let binding = OwnershipBinding(originalTransactionId: originalTransactionId, userId: userId)
         return KafkaRecord(
-            topic: "iap.ownership", key: Array(binding.partitionKey.utf8), value: try EventEncoder.encode(binding))
+            topic: topic, key: Array(binding.partitionKey.utf8), value: try EventEncoder.encode(binding))
     }
 
-    static func state(_ state: EntitlementState) throws -> KafkaRecord {
+    static func state(_ state: EntitlementState, on topic: String) throws -> KafkaRecord {
         let record = EntitlementStateRecord(state: state)
         return KafkaRecord(
-            topic: "iap.entitlement-states", key: Array(record.partitionKey.utf8),
+            topic: topic, key: Array(record.partitionKey.utf8),
             value: try EventEncoder.encode(record))
     }
 
     @Test func bindingsComeBackAndWhatRedisHoldsIsKept() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.ownership": 3])
+        let kafka = try TestKafka.shared(topics: ["iap.ownership": 3])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("iap.ownership")
         let producer = try TestKafka.producer(cluster)
         _ = try await producer.send([
-            try Self.binding("100", "u-1"), try Self.binding("101", "u-2"), try Self.binding("102", "u-3"),
-            try Self.binding("100", "u-1"),  // every matched record carries its binding again
-            KafkaRecord(topic: "iap.ownership", key: "103", value: "not a binding"),
-            KafkaRecord(topic: "iap.ownership", key: Array("102".utf8), value: []),
+            try Self.binding("100", "u-1", on: topic), try Self.binding("101", "u-2", on: topic),
+            try Self.binding("102", "u-3", on: topic),
+            try Self.binding("100", "u-1", on: topic),  // every matched record carries its binding again
+            KafkaRecord(topic: topic, key: "103", value: "not a binding"),
+            KafkaRecord(topic: topic, key: Array("102".utf8), value: []),
         ])
         await producer.close()
         try await withRedisClient { _, client in
@@ -41,7 +44,7 @@ import Workers
             _ = try await store.bind(originalTransactionId: "101", userId: "u-kept")
 
             let report = try await StateRebuild.ownership(
-                from: "iap.ownership", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), into: store,
+                from: topic, cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers), into: store,
                 logger: TestKafka.logger)
             var expected = RebuildReport()
             expected.records = 6
@@ -61,7 +64,9 @@ import Workers
     }
 
     @Test func statesComeBackWithTheExpiryIndexTheirSavesKeep() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.entitlement-states": 3])
+        let kafka = try TestKafka.shared(topics: ["iap.entitlement-states": 3])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("iap.entitlement-states")
         let producer = try TestKafka.producer(cluster)
         var active = StateFixtures.entitlement()
         active.status = .active
@@ -76,7 +81,8 @@ import Workers
         var savedSinceTheLoss = kept
         savedSinceTheLoss.status = .expired
         _ = try await producer.send([
-            try Self.state(active), try Self.state(revoked), try Self.state(kept), try Self.state(renewed),
+            try Self.state(active, on: topic), try Self.state(revoked, on: topic), try Self.state(kept, on: topic),
+            try Self.state(renewed, on: topic),
         ])
         await producer.close()
         try await withRedisClient { _, client in
@@ -84,7 +90,7 @@ import Workers
             try await store.save(savedSinceTheLoss)
 
             let report = try await StateRebuild.entitlementStates(
-                from: "iap.entitlement-states", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+                from: topic, cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
                 into: store,
                 logger: TestKafka.logger)
             #expect(report.values == 3)
@@ -102,10 +108,12 @@ import Workers
     }
 
     @Test func anEmptyTopicRebuildsNothingWithoutWaiting() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.ownership": 4])
+        let kafka = try TestKafka.shared(topics: ["iap.ownership": 4])
+        let cluster = kafka.cluster
+        let topic = kafka.topic("iap.ownership")
         try await withRedisClient { _, client in
             let report = try await StateRebuild.ownership(
-                from: "iap.ownership", cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
+                from: topic, cluster: KafkaCluster(bootstrapServers: cluster.bootstrapServers),
                 into: RedisOwnershipStore(client: client), logger: TestKafka.logger, idleTimeout: .seconds(1))
             #expect(report == RebuildReport())
         }

@@ -17,7 +17,8 @@ import WorkerCommon
     }
 
     @Test func aMissingBindingAfterALossIsNotAFirstSighting() async throws {
-        try await withRedisClient { _, client throws in
+        // A server of its own: FLUSHALL empties every database of the server.
+        try await withPrivateRedisClient { _, client throws in
             let fence = try await Self.armedFence(client, stage: "match")
             let store = RedisOwnershipStore(client: client, fence: fence)
             #expect(try await store.owner(originalTransactionId: "100") == nil, "a real first sighting")
@@ -34,7 +35,8 @@ import WorkerCommon
     }
 
     @Test func aMissingStateAfterALossIsNotAFirstSighting() async throws {
-        try await withRedisClient { _, client throws in
+        // A server of its own: FLUSHALL empties every database of the server.
+        try await withPrivateRedisClient { _, client throws in
             let fence = try await Self.armedFence(client, stage: "grant")
             let store = RedisEntitlementStateStore(client: client, fence: fence)
             let state = StateFixtures.entitlement()
@@ -51,7 +53,8 @@ import WorkerCommon
     /// Another replica noticed first and rebuilt: the marker is back, but not the one this worker
     /// started under. Values present are read as they are (rebuilt or written since).
     @Test func aMarkerFromAnotherRebuildStopsTheWorkerToo() async throws {
-        try await withRedisClient { _, client throws in
+        // A server of its own: FLUSHALL empties every database of the server.
+        try await withPrivateRedisClient { _, client throws in
             let fence = try await Self.armedFence(client, stage: "match")
             let store = RedisOwnershipStore(client: client, fence: fence)
             _ = try await store.bind(originalTransactionId: "100", userId: "u-1")

@@ -96,7 +96,7 @@ enum StateFixtures {
 }
 
 /// Runs `body` with two independent clients (separate pools, as two replicas would have) on
-/// one fresh `redis-server`.
+/// one database of their own on the shared `redis-server`.
 func withTwoStateClients(_ body: (RedisClient, RedisClient) async throws -> Void) async throws {
     try await withRedisClient { server, first in
         try await withClient(try server.configuration()) { second in

@@ -61,7 +61,7 @@ func withSimulator(bundleId: String, _ body: (SimulatorFixture) async throws -> 
 struct StageRun {
     let spec: StageSpec
     let cluster: KafkaMockCluster
-    let redis: LocalRedisServer
+    let redis: TestRedisDatabase
     let producer: KafkaProducer
 
     /// A consumer of `topic` from its start, in a group of its own.
@@ -74,7 +74,8 @@ struct StageRun {
 }
 
 /// Runs `stage` of the shipped pipeline file (as `StageAssembly` builds it for its executable,
-/// `adjust`ed) against a fresh mock cluster and redis-server, with `environment` on top of the
+/// `adjust`ed) against a fresh mock cluster (the shipped topic names, so a cluster of its own)
+/// and a database of its own on the shared redis-server, with `environment` on top of the
 /// cluster's and Redis' settings.
 func withStage(
     _ stage: StageName, environment extra: [String: String], adjust: (inout StageSpec) -> Void = { _ in },
@@ -82,7 +83,7 @@ func withStage(
 ) async throws {
     var logger = Logger(label: "test.stage")
     logger.logLevel = .critical
-    try await withRedisServer { redis in
+    try await withRedisDatabase { redis in
         let file = try PipelineFile.load(
             path: SettingsTableTests.repository.appendingPathComponent("pipelines/iap.yaml").path)
         var spec = try file.stage(named: stage.rawValue)
