@@ -72,6 +72,7 @@ extension ScenarioTests {
                 } _: { _ in
                 }
             }
+            #expect(refusal.map { "\($0)" }?.contains("IAP_NO_SUCH_SETTING") == true, "\(String(describing: refusal))")
         }
     }
 }
