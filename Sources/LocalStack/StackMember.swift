@@ -11,7 +11,7 @@ import Darwin
 #endif
 
 /// How the stack runs its workers, reconcile and gateway.
-public enum MemberMode: String, Sendable, CaseIterable {
+public enum MemberMode: Sendable {
     /// Child processes of the built executables, over TCP as a deployment runs them: what
     /// `iap-dev dev up`, the demo, the soak and the tests whose subject is the process (kill -9,
     /// SIGTERM drains, a worker exiting 75 after Redis lost its state) use.
@@ -19,7 +19,7 @@ public enum MemberMode: String, Sendable, CaseIterable {
     /// The same assemblies (`WorkerMain.run`, `ReconcileProcess`, `Gateway`) as tasks of this
     /// process, each with its own settings dictionary, ops port, clients and metrics registry:
     /// no executable to build or spawn, so scenario tests run in the fast tier (decision D47).
-    case inProcess = "in-process"
+    case inProcess
 }
 
 /// One running worker, reconcile or gateway of a ``LocalStack``, whichever ``MemberMode`` runs it.
@@ -44,17 +44,16 @@ extension ChildProcess: StackMember {
 /// A member run as a task of this process until ``stop(grace:)`` triggers its graceful
 /// shutdown. Its log lines (JSON, one per line) go to the file a child process's would.
 final class InProcessMember: StackMember {
-    let name: String
     private let logPath: String
     /// Finishing it is the member's shutdown trigger (`ProcessHost.Stop.trigger`).
     private let stopping: AsyncStream<Void>.Continuation
     private let task: Task<Void, Never>
-    /// Set once the member's run returned or threw; while nil it is running.
-    private let outcome: Outcome
+    /// Set by the member's task once its run returned or threw (the error is in its log).
+    private let ended: Ended
 
     /// Shared with the member's task, which sets it.
-    private final class Outcome: Sendable {
-        let result = Mutex<Result<Void, any Error>?>(nil)
+    private final class Ended: Sendable {
+        let value = Mutex(false)
     }
 
     /// Starts `body` in a task; `body` receives a logger writing to `logPath` and the trigger
@@ -69,28 +68,24 @@ final class InProcessMember: StackMember {
         }
         logger.logLevel = level
         let (signal, stopping) = AsyncStream.makeStream(of: Void.self)
-        let outcome = Outcome()
-        self.name = name
+        let ended = Ended()
         self.logPath = logPath
         self.stopping = stopping
-        self.outcome = outcome
+        self.ended = ended
         self.task = Task {
             let stop = ProcessHost.Stop.trigger {
                 for await _ in signal {}
             }
-            let result: Result<Void, any Error>
             do {
                 try await body(logger, stop)
-                result = .success(())
             } catch {
                 logger.error("\(name) ended: \(error)")
-                result = .failure(error)
             }
-            outcome.result.withLock { $0 = result }
+            ended.value.withLock { $0 = true }
         }
     }
 
-    var isRunning: Bool { outcome.result.withLock { $0 == nil } }
+    var isRunning: Bool { !ended.value.withLock { $0 } }
 
     func kill() async {
         task.cancel()

@@ -60,16 +60,12 @@ enum GatewayHarness {
         configure: (inout GatewaySettings) throws -> Void = { _ in },
         _ body: (RunningGateway) async throws -> Result
     ) async throws -> Result {
-        let cluster: KafkaMockCluster
-        let topic: String
-        if privateCluster {
-            cluster = try TestKafka.cluster(topics: [Self.topic: partitions])
-            topic = Self.topic
-        } else {
-            let kafka = try TestKafka.shared(topics: [Self.topic: partitions])
-            cluster = kafka.cluster
-            topic = kafka.topic(Self.topic)
-        }
+        let kafka =
+            privateCluster
+            ? SharedKafka(cluster: try TestKafka.cluster(topics: [Self.topic: partitions]))
+            : try TestKafka.shared(topics: [Self.topic: partitions])
+        let cluster = kafka.cluster
+        let topic = kafka.topic(Self.topic)
         var settings = try settings(cluster)
         settings.topic = topic
         try configure(&settings)

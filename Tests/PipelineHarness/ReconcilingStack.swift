@@ -87,11 +87,7 @@ public struct ReconcilingStack: Sendable {
     }
 
     public func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw LocalStackError("timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        _ = try await eventually(what, timeout: timeout, every: .milliseconds(100)) { condition() ? true : nil }
     }
 
     /// Waits for two reconcile runs to complete and the pipeline to drain what they

@@ -18,7 +18,7 @@ public func withRedisDatabase<Result>(_ body: (TestRedisDatabase) async throws -
     guard let database = try await SharedRedis.database() else {
         // Every shared database taken: a private server, a database of its own all the same.
         return try await withRedisServer { server in
-            try await body(TestRedisDatabase(url: "\(server.url)/0", database: 0))
+            try await body(TestRedisDatabase(server: server, database: 0))
         }
     }
     return try await body(database)
@@ -33,9 +33,9 @@ public func withRedisClient<Result>(
     _ body: (TestRedisDatabase, RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withRedisDatabase { database in
-        var configuration = try database.configuration(poolSize: poolSize)
-        if let commandTimeout { configuration.commandTimeout = commandTimeout }
-        return try await withClient(configuration) { client in try await body(database, client) }
+        try await withClient(try database.configuration(poolSize: poolSize), commandTimeout: commandTimeout) {
+            client in try await body(database, client)
+        }
     }
 }
 
@@ -47,21 +47,21 @@ public func withPrivateRedisClient<Result>(
     _ body: (LocalRedisServer, RedisClient) async throws -> Result
 ) async throws -> Result {
     try await withRedisServer { server in
-        var configuration = try server.configuration(poolSize: poolSize)
-        if let commandTimeout { configuration.commandTimeout = commandTimeout }
-        return try await withClient(configuration) { client in
-            try await body(server, client)
+        try await withClient(try server.configuration(poolSize: poolSize), commandTimeout: commandTimeout) {
+            client in try await body(server, client)
         }
     }
 }
 
-/// Runs `body` with a client for `configuration` and shuts the client down afterwards,
-/// whether `body` throws or not.
+/// Runs `body` with a client for `configuration` (and `commandTimeout`, when given, instead of
+/// its own) and shuts the client down afterwards, whether `body` throws or not.
 @discardableResult
 public func withClient<Result>(
-    _ configuration: RedisConfiguration,
+    _ configuration: RedisConfiguration, commandTimeout: Duration? = nil,
     _ body: (RedisClient) async throws -> Result
 ) async throws -> Result {
+    var configuration = configuration
+    if let commandTimeout { configuration.commandTimeout = commandTimeout }
     let client = RedisClient(configuration: configuration)
     do {
         let result = try await body(client)

@@ -11,14 +11,23 @@ import Darwin
 /// A database of its own on the test process's shared `redis-server`: hard-coded keys of one
 /// test cannot meet another test's.
 public struct TestRedisDatabase: Sendable {
-    /// `redis://127.0.0.1:<port>/<database>`.
-    public let url: String
+    /// Kept private: the server is shared, restarting or reconfiguring it is no test's to do.
+    private let server: LocalRedisServer
     public let database: Int
 
-    /// A configuration for this database with a small pool unless told otherwise, with the
-    /// timeouts of ``LocalRedisServer/configuration(poolSize:)``.
+    init(server: LocalRedisServer, database: Int) {
+        self.server = server
+        self.database = database
+    }
+
+    /// `redis://127.0.0.1:<port>/<database>`.
+    public var url: String { "\(server.url)/\(database)" }
+
+    /// The server's configuration (``LocalRedisServer/configuration(poolSize:)``) on this database.
     public func configuration(poolSize: Int = 4) throws -> RedisConfiguration {
-        try RedisConfiguration(url: url, poolSize: poolSize, connectTimeout: .seconds(1), commandTimeout: .seconds(5))
+        var configuration = try server.configuration(poolSize: poolSize)
+        configuration.database = database
+        return configuration
     }
 }
 
@@ -51,7 +60,7 @@ public enum SharedRedis {
         let database = nextDatabase.wrappingAdd(1, ordering: .relaxed).oldValue
         guard database < databaseCount else { return nil }
         let server = try await server.value
-        return TestRedisDatabase(url: "\(server.url)/\(database)", database: database)
+        return TestRedisDatabase(server: server, database: database)
     }
 
     private static func stopAtExit() {
