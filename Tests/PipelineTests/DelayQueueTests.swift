@@ -36,6 +36,22 @@ import Testing
         }
     }
 
+    @Test func bringingForwardMovesAScheduledItemEarlierNeverLater() async throws {
+        try await withRedisClient { _, client throws in
+            let queue = DelayQueue(client: client, name: "match")
+            let now = try await serverMicroseconds(client) / 1000
+            #expect(try await queue.schedule(id: "late", payload: [1], after: .seconds(3600), notBefore: 0))
+            #expect(try await queue.schedule(id: "due", payload: [2], after: .zero, notBefore: 0))
+            #expect(
+                try await queue.schedule(id: "late", payload: [9], notBefore: now, ifScheduled: .bringForward) == false)
+            #expect(
+                try await queue.schedule(
+                    id: "due", payload: [9], notBefore: now + 3_600_000, ifScheduled: .bringForward) == false)
+            let claimed = try await queue.claimDue(limit: 10, lease: .seconds(60))
+            #expect(Set(claimed) == [DelayedItem(id: "late", payload: [1]), DelayedItem(id: "due", payload: [2])])
+        }
+    }
+
     @Test func eachItemIsClaimedExactlyOnceByConcurrentClaimers() async throws {
         try await withTwoClients { first, second in
             let ids = (0..<500).map { "item-\($0)" }

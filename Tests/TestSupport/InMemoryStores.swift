@@ -15,13 +15,15 @@ public final class InMemoryRetryStore: RetryStore {
 
     public init() {}
 
-    public func schedule(_ delivery: ScheduledDelivery) async throws {
+    public func schedule(_ delivery: ScheduledDelivery, ifScheduled: ScheduledDelivery.IfScheduled) async throws {
         let untilNotBefore =
             delivery.notBefore.map { Duration.milliseconds(max(0, Int64($0.timeIntervalSinceNow * 1000))) } ?? .zero
         let due = clock.now + max(delivery.delay, untilNotBefore)
         items.withLock { items in
             if items[delivery.id] == nil {
                 items[delivery.id] = Item(payload: delivery.payload, due: due, waiting: delivery.waiting)
+            } else if ifScheduled == .bringForward, due < items[delivery.id]!.due {
+                items[delivery.id]!.due = due
             }
         }
     }

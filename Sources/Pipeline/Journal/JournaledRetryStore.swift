@@ -13,9 +13,9 @@ public struct JournaledRetryStore: RetryStore {
     }
 
     /// Journal first: a delivery that reached the index but not the journal would be lost with Redis.
-    public func schedule(_ delivery: ScheduledDelivery) async throws {
+    public func schedule(_ delivery: ScheduledDelivery, ifScheduled: ScheduledDelivery.IfScheduled) async throws {
         try await journal.record(delivery, due: delivery.dueDate(scheduledAt: Date()))
-        try await index.schedule(delivery)
+        try await index.schedule(delivery, ifScheduled: ifScheduled)
     }
 
     public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {
@@ -42,10 +42,20 @@ public struct JournaledRetryStore: RetryStore {
     /// earlier, so an Apple Retry-After still holds), a wait at once, so its stage looks again
     /// now and rebuilds its own note of the wait (the wait's start travels with the record).
     /// Scheduling is idempotent per id, so restoring twice, or while promoters run, is safe.
+    ///
+    /// A wait is brought forward also when its id is in the index already: a record in flight
+    /// when Redis was emptied can schedule its wait into the empty Redis at the wait's deadline,
+    /// where its stage's note of the wait is gone (an order that arrives then releases nothing).
+    /// Kept at that deadline, the purchase would wait out the whole order grace for an order
+    /// that is indexed (the 10,000-purchase soak saw 9 such).
     public func restore(_ contents: DeliveryJournal.Contents) async throws {
         for var delivery in contents.owed {
-            if delivery.kind == .wait { delivery.notBefore = nil }
-            try await index.schedule(delivery)
+            if delivery.kind == .wait {
+                delivery.notBefore = nil
+                try await index.schedule(delivery, ifScheduled: .bringForward)
+            } else {
+                try await index.schedule(delivery, ifScheduled: .keep)
+            }
         }
     }
 }

@@ -49,12 +49,15 @@ public struct DelayQueue: Sendable {
     /// Schedules `payload` to be due at `max(server now + after, notBefore)`, where
     /// `notBefore` is UNIX milliseconds (Apple's `Retry-After` is given that way).
     ///
-    /// - Parameter waiting: for an item that is a wait: what it waits for (a label of few
-    ///   values) and since when (UNIX ms); counted by ``waiting()`` until acknowledged.
+    /// - Parameters:
+    ///   - waiting: for an item that is a wait: what it waits for (a label of few values) and
+    ///     since when (UNIX ms); counted by ``waiting()`` until acknowledged.
+    ///   - ifScheduled: what happens when `id` is scheduled already: nothing, or (for a restore
+    ///     from the journal) its due time moves to this one if that is earlier.
     @discardableResult
     public func schedule(
         id: String, payload: [UInt8], after delay: Duration = .zero, notBefore unixMilliseconds: Int64,
-        waiting: (on: String, sinceMilliseconds: Int64)? = nil
+        waiting: (on: String, sinceMilliseconds: Int64)? = nil, ifScheduled: ScheduledDelivery.IfScheduled = .keep
     ) async throws -> Bool {
         let added = try await client.execute(
             EVALSHA<Int64>(
@@ -63,7 +66,7 @@ public struct DelayQueue: Sendable {
                 arguments: [
                     .string(id), .bytes(payload), .integer(delay.milliseconds(rounding: .up)),
                     .integer(unixMilliseconds), .string(waiting?.on ?? ""), .integer(waiting?.sinceMilliseconds ?? 0),
-                    .integer(Self.band),
+                    .integer(Self.band), .string(ifScheduled == .bringForward ? "1" : "0"),
                 ]
             ))
         return added == 1
@@ -172,7 +175,8 @@ public struct DelayedItem: Sendable, Hashable {
 
 extension RedisScript {
     /// KEYS due, payloads, waiting, waiting-bands; ARGV id, payload, delay ms, not-before ms,
-    /// waiting label ('' for a retry), waiting since ms, the band width.
+    /// waiting label ('' for a retry), waiting since ms, the band width, '1' to bring an
+    /// already scheduled id forward to this due time (never later).
     static let scheduleDelayed = RedisScript(
         ServerClock.nowMilliseconds + """
             local due = math.max(now_ms + tonumber(ARGV[3]), tonumber(ARGV[4]))
@@ -187,6 +191,11 @@ extension RedisScript {
                 end
                 local score = tonumber(band) * tonumber(ARGV[7]) + tonumber(ARGV[6])
                 redis.call('ZADD', KEYS[3], string.format('%.0f', score), ARGV[1])
+              end
+            elseif ARGV[8] == '1' then
+              local current = tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1]))
+              if due < current then
+                redis.call('ZADD', KEYS[1], 'XX', string.format('%.0f', due), ARGV[1])
               end
             end
             return added

@@ -10,11 +10,11 @@ public struct RedisRetryStore: RetryStore {
         queue = DelayQueue(client: client, name: "retry:\(stage)", keyspace: keyspace)
     }
 
-    public func schedule(_ delivery: ScheduledDelivery) async throws {
+    public func schedule(_ delivery: ScheduledDelivery, ifScheduled: ScheduledDelivery.IfScheduled) async throws {
         let notBefore = delivery.notBefore.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.up)) } ?? 0
         _ = try await queue.schedule(
             id: delivery.id, payload: delivery.payload, after: delivery.delay, notBefore: notBefore,
-            waiting: delivery.waiting.map { ($0.on, $0.since.unixMilliseconds) })
+            waiting: delivery.waiting.map { ($0.on, $0.since.unixMilliseconds) }, ifScheduled: ifScheduled)
     }
 
     public func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry] {

@@ -7,8 +7,9 @@ public import Foundation
 /// The runtime acknowledges a Kafka record that must be delivered again only after `schedule`
 /// returned, so the delivery lives in a durable place at every moment.
 public protocol RetryStore: Sendable {
-    /// Schedules a delivery (idempotent per id).
-    func schedule(_ delivery: ScheduledDelivery) async throws
+    /// Schedules a delivery; `ifScheduled` says what a delivery of the same id, scheduled
+    /// already, keeps (its due time, or the earlier of the two).
+    func schedule(_ delivery: ScheduledDelivery, ifScheduled: ScheduledDelivery.IfScheduled) async throws
     /// Claims up to `limit` due items for `lease`; unacknowledged items come back afterwards.
     func claimDue(limit: Int, lease: Duration) async throws -> [ClaimedRetry]
     /// Removes items whose re-publish was acknowledged by Kafka.
@@ -17,6 +18,13 @@ public protocol RetryStore: Sendable {
     func depth() async throws -> Int
     /// The scheduled waits (kind ``ScheduledDelivery/Kind/wait``), for the waiting gauges.
     func waiting() async throws -> WaitingSummary
+}
+
+extension RetryStore {
+    /// Schedules a delivery (idempotent per id: a delivery scheduled already stays as it is).
+    public func schedule(_ delivery: ScheduledDelivery) async throws {
+        try await schedule(delivery, ifScheduled: .keep)
+    }
 }
 
 /// The waits a stage has scheduled: how many per ``StageOutcome/Wait/on`` label, and since
@@ -34,6 +42,15 @@ public struct WaitingSummary: Sendable, Hashable {
 
 /// A record to deliver to its stage again later.
 public struct ScheduledDelivery: Sendable, Hashable {
+    /// What scheduling a delivery does to one of the same id that is scheduled already.
+    public enum IfScheduled: Sendable, Hashable {
+        /// Nothing: a redelivered Kafka record cannot schedule its retry twice or push it later.
+        case keep
+        /// Moves it to the new due time if that is earlier: a restore from the journal is due
+        /// when the journal says, also over a copy scheduled later while Redis was emptied.
+        case bringForward
+    }
+
     public enum Kind: String, Sendable, Hashable {
         /// Something failed; charged to the retry budget.
         case retry
