@@ -82,7 +82,7 @@ enum ContractFixtures {
         matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2, status: .gracePeriod,
         gracePeriodExpiresDate: at(1_765_500_000_000), autoRenewStatus: .off, expirationIntent: .billingError,
         revocationReason: RevocationReason(rawValue: 1), offerType: .promotionalOffer, offerIdentifier: "spring",
-        price: 9_990, currency: "EUR", storefront: "DEU"
+        price: 9_990, currency: "EUR", storefront: "DEU", sequence: 3
     )
 
     static let state = EntitlementState(
@@ -92,6 +92,6 @@ enum ContractFixtures {
         expiresDate: at(1_765_000_000_999), status: .revoked, signedDate: at(1_763_000_001_000),
         revokedTransactionIds: ["2000000000000002"], gracePeriodExpiresDate: at(1_765_500_000_000),
         autoRenewStatus: .off, autoRenewProductId: "com.example.game.pro.yearly", expirationIntent: .billingError,
-        revocationReason: RevocationReason(rawValue: 0)
+        revocationReason: RevocationReason(rawValue: 0), changes: 3
     )
 }

@@ -146,6 +146,7 @@ import Topology
             try edited(entitlement) { $0["status"] = NSNull() },
             try edited(entitlement) { $0["purchaseDate"] = "2025-11-13T02:13:20Z" },
             try edited(entitlement) { $0["eventId"] = "ev-1" },
+            try edited(entitlement) { $0["sequence"] = 0 },  // a purchase's first change is 1
         ]
         let refused = try await TopicSchemas.violations(of: refusedEntitlements, topic: "iap.entitlements")
         #expect(refused.keys.sorted() == Array(refusedEntitlements.indices))

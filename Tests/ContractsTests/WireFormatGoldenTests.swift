@@ -84,14 +84,14 @@ import Testing
     @Test func entitlement() throws {
         try Self.check(
             ContractFixtures.entitlement,
-            #"{"action":"revoke","autoRenewStatus":0,"bundleId":"com.example.game","currency":"EUR","environment":"Sandbox","eventId":"ev-1","expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","matchedBy":"orderId","offerIdentifier":"spring","offerType":2,"orderId":"o-456","originalTransactionId":"2000000000000001","price":9990,"productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"schema":"iap.entitlement.v1","source":"storekit2","status":"gracePeriod","storefront":"DEU","transactionId":"2000000000000002","userId":"u-123","warnings":["order_never_arrived"]}"#
+            #"{"action":"revoke","autoRenewStatus":0,"bundleId":"com.example.game","currency":"EUR","environment":"Sandbox","eventId":"ev-1","expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","matchedBy":"orderId","offerIdentifier":"spring","offerType":2,"orderId":"o-456","originalTransactionId":"2000000000000001","price":9990,"productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","quantity":2,"revocationDate":"2025-11-24T16:00:00.001Z","revocationReason":1,"schema":"iap.entitlement.v1","sequence":3,"source":"storekit2","status":"gracePeriod","storefront":"DEU","transactionId":"2000000000000002","userId":"u-123","warnings":["order_never_arrived"]}"#
         )
     }
 
     @Test func entitlementState() throws {
         try Self.check(
             ContractFixtures.state,
-            #"{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}"#
+            #"{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"changes":3,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}"#
         )
     }
 
@@ -107,7 +107,7 @@ import Testing
     @Test func entitlementStateRecord() throws {
         try Self.check(
             EntitlementStateRecord(state: ContractFixtures.state),
-            #"{"schema":"iap.entitlement-state.v1","state":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}}"#
+            #"{"schema":"iap.entitlement-state.v1","state":{"autoRenewProductId":"com.example.game.pro.yearly","autoRenewStatus":0,"changes":3,"expirationIntent":2,"expiresDate":"2025-12-06T05:46:40.999Z","gracePeriodExpiresDate":"2025-12-12T00:40:00.000Z","orderId":"o-456","originalTransactionId":"2000000000000001","productId":"com.example.game.pro.monthly","productType":"Auto-Renewable Subscription","purchaseDate":"2025-11-13T02:13:20.123Z","revocationReason":0,"revokedTransactionIds":["2000000000000002"],"signedDate":"2025-11-13T02:13:21.000Z","status":"revoked","transactionId":"2000000000000002","userId":"u-123"}}"#
         )
     }
 }

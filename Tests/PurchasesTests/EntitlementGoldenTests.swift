@@ -38,7 +38,7 @@ import Testing
         #expect(encoded?["revocationDate"] is NSNull)
         #expect(encoded?["offerType"] is NSNull)
         #expect(encoded?["autoRenewStatus"] is NSNull)
-        #expect(encoded?.count == 28)
+        #expect(encoded?.count == 29)
     }
 
     @Test func goldenDocumentDecodesBack() throws {

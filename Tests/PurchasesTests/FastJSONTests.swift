@@ -86,7 +86,7 @@ import Testing
             transactionId: "2",
             purchaseDate: Timestamp(millisecondsSince1970: 1), expiresDate: Timestamp(millisecondsSince1970: 2),
             status: .revoked,
-            signedDate: Timestamp(millisecondsSince1970: 3), revokedTransactionIds: ["2", awkward]
+            signedDate: Timestamp(millisecondsSince1970: 3), revokedTransactionIds: ["2", awkward], changes: 7
         ),
         EntitlementState(
             originalTransactionId: "1", userId: "u", orderId: nil, productId: "p", productType: nil, transactionId: "1",
@@ -103,7 +103,8 @@ import Testing
             revocationDate: Timestamp(millisecondsSince1970: 3), matchedBy: .orderId, warnings: [.orderNeverArrived],
             source: .storeKit2, status: .billingRetry, gracePeriodExpiresDate: Timestamp(millisecondsSince1970: 4),
             autoRenewStatus: .on, expirationIntent: .other, revocationReason: RevocationReason(rawValue: 0),
-            offerType: .offerCode, offerIdentifier: awkward, price: 230_000, currency: "JPY", storefront: "JPN"
+            offerType: .offerCode, offerIdentifier: awkward, price: 230_000, currency: "JPY", storefront: "JPN",
+            sequence: 7
         ),
         EntitlementEvent(
             eventId: "ev-2", action: .grant, userId: "u", orderId: nil, bundleId: "b", productId: "p", productType: nil,

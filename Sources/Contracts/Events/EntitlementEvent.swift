@@ -45,6 +45,13 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
     public var currency: String?
     /// ISO 3166-1 alpha-3 storefront of `transactionId`.
     public var storefront: String?
+    /// This change's number among the changes grant published for its purchase
+    /// (`originalTransactionId`): 1 for the first, then 2, 3, … in the order grant published
+    /// them. Dates cannot order a purchase's changes (a revoke and the reinstate of the same
+    /// transaction), and consumers get them shuffled and repeated: keeping per
+    /// originalTransactionId only the change with the highest number sees the purchase as if its
+    /// changes had arrived in order once. Nil on events published before decision D48.
+    public var sequence: Int?
 
     public init(
         eventId: String,
@@ -73,7 +80,8 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         offerIdentifier: String? = nil,
         price: Int64? = nil,
         currency: String? = nil,
-        storefront: String? = nil
+        storefront: String? = nil,
+        sequence: Int? = nil
     ) {
         self.eventId = eventId
         self.action = action
@@ -102,6 +110,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         self.price = price
         self.currency = currency
         self.storefront = storefront
+        self.sequence = sequence
     }
 
     enum CodingKeys: String, CodingKey {
@@ -109,7 +118,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         case transactionId, originalTransactionId, environment, purchaseDate, expiresDate, revocationDate
         case matchedBy, warnings, source
         case status, gracePeriodExpiresDate, autoRenewStatus, expirationIntent, revocationReason
-        case offerType, offerIdentifier, price, currency, storefront
+        case offerType, offerIdentifier, price, currency, storefront, sequence
     }
 
     /// Writes every field, absent values as JSON `null`: consumers read a fixed shape.
@@ -143,6 +152,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         try container.encode(self.price, forKey: .price)
         try container.encode(self.currency, forKey: .currency)
         try container.encode(self.storefront, forKey: .storefront)
+        try container.encode(self.sequence, forKey: .sequence)
     }
 }
 

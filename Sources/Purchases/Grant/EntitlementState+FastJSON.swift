@@ -5,6 +5,7 @@ extension EntitlementState: FastJSONCodable {
         json.beginObject()
         json.field("autoRenewProductId", self.autoRenewProductId)
         json.field("autoRenewStatus", self.autoRenewStatus)
+        json.field("changes", self.changes)
         json.field("expirationIntent", self.expirationIntent)
         json.field("expiresDate", self.expiresDate)
         json.field("gracePeriodExpiresDate", self.gracePeriodExpiresDate)
@@ -52,6 +53,7 @@ extension EntitlementState: FastJSONCodable {
             case "autoRenewProductId": state.autoRenewProductId = try json.optionalString()
             case "expirationIntent": state.expirationIntent = try json.optionalRaw()
             case "revocationReason": state.revocationReason = try json.optionalRaw()
+            case "changes": state.changes = try json.int()
             default: try json.skipValue()
             }
         }

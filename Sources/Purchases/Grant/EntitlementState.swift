@@ -36,6 +36,9 @@ public struct EntitlementState: Codable, Hashable, Sendable {
     public var expirationIntent: ExpirationIntent?
     /// Why the current transaction was revoked.
     public var revocationReason: RevocationReason?
+    /// How many changes grant has published for this purchase: the last `sequence` handed out,
+    /// so the next change is numbered after it (decision D48). 0 in states saved before D48.
+    public var changes: Int
 
     public init(
         originalTransactionId: String,
@@ -53,7 +56,8 @@ public struct EntitlementState: Codable, Hashable, Sendable {
         autoRenewStatus: AutoRenewStatus? = nil,
         autoRenewProductId: String? = nil,
         expirationIntent: ExpirationIntent? = nil,
-        revocationReason: RevocationReason? = nil
+        revocationReason: RevocationReason? = nil,
+        changes: Int = 0
     ) {
         self.originalTransactionId = originalTransactionId
         self.userId = userId
@@ -71,5 +75,33 @@ public struct EntitlementState: Codable, Hashable, Sendable {
         self.autoRenewProductId = autoRenewProductId
         self.expirationIntent = expirationIntent
         self.revocationReason = revocationReason
+        self.changes = changes
+    }
+}
+
+extension EntitlementState {
+    /// Synthesized but for `changes`, which states saved before decision D48 lack: they read as
+    /// 0, as the count of a purchase whose changes were never numbered.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            originalTransactionId: try container.decode(String.self, forKey: .originalTransactionId),
+            userId: try container.decode(String.self, forKey: .userId),
+            orderId: try container.decodeIfPresent(String.self, forKey: .orderId),
+            productId: try container.decode(String.self, forKey: .productId),
+            productType: try container.decodeIfPresent(ProductType.self, forKey: .productType),
+            transactionId: try container.decode(String.self, forKey: .transactionId),
+            purchaseDate: try container.decodeIfPresent(Timestamp.self, forKey: .purchaseDate),
+            expiresDate: try container.decodeIfPresent(Timestamp.self, forKey: .expiresDate),
+            status: try container.decode(Status.self, forKey: .status),
+            signedDate: try container.decodeIfPresent(Timestamp.self, forKey: .signedDate),
+            revokedTransactionIds: try container.decode([String].self, forKey: .revokedTransactionIds),
+            gracePeriodExpiresDate: try container.decodeIfPresent(Timestamp.self, forKey: .gracePeriodExpiresDate),
+            autoRenewStatus: try container.decodeIfPresent(AutoRenewStatus.self, forKey: .autoRenewStatus),
+            autoRenewProductId: try container.decodeIfPresent(String.self, forKey: .autoRenewProductId),
+            expirationIntent: try container.decodeIfPresent(ExpirationIntent.self, forKey: .expirationIntent),
+            revocationReason: try container.decodeIfPresent(RevocationReason.self, forKey: .revocationReason),
+            changes: try container.decodeIfPresent(Int.self, forKey: .changes) ?? 0
+        )
     }
 }

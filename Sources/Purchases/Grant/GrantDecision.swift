@@ -9,7 +9,8 @@ public import Contracts
 public struct GrantDecision: Hashable, Sendable {
     /// Effective changes, in order (an upgrade revokes the old product before granting the new).
     public var changes: [EntitlementChange]
-    /// The state to save once the changes are published; nil when nothing changed.
+    /// The state to save once the changes are published; nil when nothing changed. Never nil
+    /// with changes: it counts them, so no number is handed out twice (decision D48).
     public var newState: EntitlementState?
     /// Why nothing changed, when ``changes`` is empty.
     public var ignored: GrantIgnoreReason?

@@ -39,7 +39,24 @@ public struct GrantRules: Sendable {
     }
 
     /// The decision for `matched` given the purchase's `state` (pure).
+    ///
+    /// Numbers its changes here, in one place, after the rules (decision D48): each event's
+    /// `sequence` continues the purchase's count in the state, and the new state counts them, so
+    /// consumers can order a purchase's changes that dates cannot order. The same state gives the
+    /// same numbers, so a redelivery decided again before its commit republishes them unchanged.
     public static func decide(_ matched: MatchedTransaction, state: EntitlementState?) -> GrantDecision {
+        var decision = self.rule(matched, state: state)
+        let published = state?.changes ?? 0
+        for index in decision.changes.indices {
+            decision.changes[index].event.sequence = published + index + 1
+        }
+        decision.newState?.changes = published + decision.changes.count
+        return decision
+    }
+
+    /// Which rule applies. Every rule that publishes changes returns the state to save with them,
+    /// which carries the count on.
+    private static func rule(_ matched: MatchedTransaction, state: EntitlementState?) -> GrantDecision {
         let transaction = matched.transaction
         let notificationType = matched.verified.notification?.notificationType
         let revoked = transaction.revocationDate != nil || notificationType == .refund || notificationType == .revoke

@@ -25,6 +25,7 @@ extension EntitlementEvent: FastJSONWritable {
         json.fieldOrNull("revocationDate", self.revocationDate)
         json.fieldOrNull("revocationReason", self.revocationReason)
         json.field("schema", self.schema)
+        json.fieldOrNull("sequence", self.sequence.map(Int64.init))
         json.field("source", self.source)
         json.fieldOrNull("status", self.status)
         json.fieldOrNull("storefront", self.storefront)
