@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "Settings", targets: ["Settings"]),
         .library(name: "Hosting", targets: ["Hosting"]),
         .library(name: "Topology", targets: ["Topology"]),
+        .library(name: "ProductCatalog", targets: ["ProductCatalog"]),
         .library(name: "Basics", targets: ["Basics"]),
         /// The fuzz targets' checks, for the Fuzz package (Fuzz/README.md); not shipped.
         .library(name: "FuzzChecks", targets: ["FuzzChecks"]),
@@ -248,6 +249,29 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: ProductCatalog
+        /// The product catalog file (products → entitlements and credits, docs/catalog.md): a
+        /// leaf over Apple's product types and Yams, for the customer state and `iap config check`.
+        .target(
+            name: "ProductCatalog",
+            dependencies: [
+                "Basics",
+                "AppStoreModels",
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strictSettings
+        ),
+
+        // MARK: Customers
+        /// The customer state: each customer's purchases folded from `iap.entitlements`, and
+        /// the view rendered from them with the product catalog at read time. Beneath the state
+        /// stage and the read API, with neither Kafka, Redis nor a server in it.
+        .target(
+            name: "Customers",
+            dependencies: ["AppStoreModels", "Contracts", "ProductCatalog"],
             swiftSettings: strictSettings
         ),
 
@@ -503,6 +527,7 @@ let package = Package(
                 "Hosting",
                 "Settings",
                 "Topology",
+                "ProductCatalog",
                 "Gateway",
                 "SupportTools",
                 "Traces",
@@ -590,6 +615,12 @@ let package = Package(
         ),
         .testTarget(name: "BasicsTests", dependencies: ["Basics"], swiftSettings: strictSettings),
         .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ProductCatalogTests", dependencies: ["ProductCatalog", "AppStoreModels"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "CustomersTests", dependencies: ["Customers", "ProductCatalog", "Contracts", "AppStoreModels"],
+            swiftSettings: strictSettings),
         /// Every seed and earlier finding of Fuzz/Corpus through its fuzz target's check, without
         /// the sanitizer build: the corpora as regression tests of the unit tier.
         .testTarget(name: "FuzzCorpusTests", dependencies: ["FuzzChecks"], swiftSettings: strictSettings),

@@ -6,6 +6,7 @@ import Hosting
 import Kafka
 import Logging
 import Pipeline
+import ProductCatalog
 import Reconcile
 import Settings
 import Topology
@@ -38,7 +39,9 @@ struct ConfigCommand: AsyncParsableCommand {
                 Reads the environment, then the file IAP_CONFIG_FILE names, then defaults, exactly as the executables \
                 do. Refuses unknown IAP_ keys, values that break a key's rule, keys a stage cannot run without, \
                 unreadable key or certificate files, and pipeline files whose stages lack a topic role, name an \
-                unknown window or hold durations that do not outlast each other. Exits 1 after listing every problem.
+                unknown window or hold durations that do not outlast each other, and a product catalog (--catalog or \
+                IAP_PRODUCT_CATALOG) with an unknown field, a product listed twice or in two types, or a product \
+                that unlocks or credits against its type. Exits 1 after listing every problem.
                 """
         )
 
@@ -54,6 +57,7 @@ struct ConfigCommand: AsyncParsableCommand {
         var stage: [Process] = []
 
         @Option(name: .long, help: "The pipeline file (overrides IAP_PIPELINE).") var pipeline: String?
+        @Option(name: .long, help: "The product catalog file (overrides IAP_PRODUCT_CATALOG).") var catalog: String?
 
         func run() async throws {
             let reader = try await SettingsReader.load()
@@ -67,6 +71,13 @@ struct ConfigCommand: AsyncParsableCommand {
             var file: PipelineFile?
             let path = try pipeline ?? reader.value(ClusterSettings.pipeline)
             attempt { file = try PipelineFile.load(path: path) }
+            if let catalogPath = try catalog ?? reader.optional(ProductCatalogKeys.file) {
+                attempt {
+                    let catalog = try CatalogFile.load(path: catalogPath)
+                    let products = catalog.apps.values.map(\.count).reduce(0, +)
+                    print("product catalog: \(catalogPath) (\(catalog.apps.count) apps, \(products) products)")
+                }
+            }
             // librdkafka checks every IAP_KAFKA_ property (its name, its value, the TLS files it
             // names) when a client is made, as each process makes its clients at start.
             attempt {

@@ -13,7 +13,8 @@ import Testing
     /// purpose: ``everyShippedTargetIsClassified`` fails until it is.
     static let production: Set<String> = [
         "CRdKafka", "CHiredis", "COpenSSL", "Basics", "Processes", "Settings", "Kafka", "Traces", "Redis",
-        "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "Pipeline", "WorkerCommon",
+        "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "ProductCatalog", "Customers",
+        "Pipeline", "WorkerCommon",
         "Workers",
         "Reconcile", "Gateway", "Catalog", "SupportTools", "iap", "iap-intake", "iap-verify", "iap-match",
         "iap-grant", "iap-reconcile", "iap-gateway",
@@ -30,8 +31,11 @@ import Testing
     /// The leaves whose closure must hold no server stack: the settings layer, the pipeline file,
     /// Apple's models and the contracts (event data and codec, over Apple's models rather than
     /// `AppStore`, whose clients link AsyncHTTPClient and NIO).
-    /// And the catalog of every setting, which every `main` links (`SettingsCatalog.pipeline`).
-    static let lightLeaves = ["Settings", "Topology", "AppStoreModels", "Contracts", "Catalog"]
+    /// And the catalog of every setting, which every `main` links (`SettingsCatalog.pipeline`),
+    /// and the product catalog and the customer state, which the read API will link.
+    static let lightLeaves = [
+        "Settings", "Topology", "AppStoreModels", "Contracts", "Catalog", "ProductCatalog", "Customers",
+    ]
 
     /// What each executable must not link: the gateway none of the stages' world, a stage neither
     /// reconcile nor the gateway, reconcile no stage. Linking the settings catalog brings none of it.
