@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "iap-verify", targets: ["iap-verify"]),
         .executable(name: "iap-match", targets: ["iap-match"]),
         .executable(name: "iap-grant", targets: ["iap-grant"]),
+        .executable(name: "iap-state", targets: ["iap-state"]),
         .executable(name: "iap-reconcile", targets: ["iap-reconcile"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Redis", targets: ["Redis"]),
@@ -333,6 +334,7 @@ let package = Package(
             name: "WorkerCommon",
             dependencies: [
                 "Basics",
+                "Customers",
                 "Catalog",
                 "Redis",
                 "Settings",
@@ -360,6 +362,7 @@ let package = Package(
         .target(
             name: "Workers",
             dependencies: [
+                "Customers",
                 "Basics",
                 "Kafka",
                 "Hosting",
@@ -416,6 +419,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "iap-grant", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-state", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "iap-reconcile", dependencies: ["Catalog", "Reconcile", "Settings"], swiftSettings: strictSettings),
@@ -664,7 +670,7 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport",
+                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport", "Contracts", "Customers",
             ],
             swiftSettings: strictSettings
         ),
@@ -698,7 +704,8 @@ let package = Package(
         .testTarget(
             name: "WorkersTests",
             dependencies: [
-                "Workers", "WorkerCommon", "Catalog", "Contracts", "Purchases", "Pipeline", "Hosting", "Settings",
+                "Workers", "WorkerCommon", "Customers", "Catalog", "Contracts", "Purchases", "Pipeline", "Hosting",
+                "Settings",
                 "Topology",
                 "Kafka", "AppStore", "AppStoreModels", "Redis", "TestSupport", "AppStoreSimulator", "LocalStack",
                 "LocalServices",
@@ -779,7 +786,7 @@ let package = Package(
         /// And the JSON Schemas of docs/schemas against the contract types (check-jsonschema).
         .testTarget(
             name: "ContractsTests",
-            dependencies: ["Contracts", "Purchases", "AppStoreModels", "Topology", "TestSupport"],
+            dependencies: ["Customers", "Contracts", "Purchases", "AppStoreModels", "Topology", "TestSupport"],
             swiftSettings: strictSettings
         ),
         /// The deployment's monitoring: the alert rules (`promtool check rules` and `promtool test

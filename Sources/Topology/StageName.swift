@@ -3,6 +3,8 @@
 /// instead of failing at start-up.
 public enum StageName: String, Sendable, CaseIterable {
     case intake, verify, match, grant
+    /// The customer state (issue 21, D49): `iap.entitlements` folded per customer into `iap.customers`.
+    case state
 
     /// The executable's name, as in docs/architecture.md.
     public var executable: String { "iap-\(rawValue)" }

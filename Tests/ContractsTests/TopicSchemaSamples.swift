@@ -1,5 +1,6 @@
 import AppStoreModels
 import Contracts
+import Customers
 import Purchases
 
 /// Values of every contract type, by the topic they are written to: ``ContractFixtures``' (every
@@ -129,6 +130,30 @@ enum TopicSchemaSamples {
                 state.status = status
                 return EntitlementStateRecord(state: state)
             }
+    }
+}
+
+extension TopicSchemaSamples {
+    /// A customer with a purchase of every status, the first carrying every optional field.
+    static func customers(statuses: [EntitlementStatus]) -> [CustomerRecord] {
+        var full = ContractFixtures.entitlement
+        full.gracePeriodExpiresDate = full.expiresDate
+        full.revocationDate = full.purchaseDate
+        full.autoRenewStatus = .on
+        full.orderId = "order-1"
+        full.sequence = 2
+        var record = CustomerRecord(bundleId: full.bundleId, userId: full.userId)
+        _ = record.apply(full)
+        for (index, status) in statuses.enumerated() {
+            var change = full
+            change.eventId = "event-\(index)"
+            change.originalTransactionId = "300000000000000\(index)"
+            change.status = status
+            change.sequence = nil
+            change.orderId = nil
+            _ = record.apply(change)
+        }
+        return [record, CustomerRecord(bundleId: full.bundleId, userId: "u-without-purchases")]
     }
 }
 

@@ -36,6 +36,7 @@ import Topology
                     actions: try Self.known(EntitlementAction.self), statuses: statuses, sources: sources, rules: rules)
             case "iap.ownership": TopicSchemaSamples.ownership
             case "iap.entitlement-states": TopicSchemaSamples.states(statuses: statuses)
+            case "iap.customers": TopicSchemaSamples.customers(statuses: statuses)
             default: []
             }
         return try values.flatMap { value in
@@ -45,7 +46,7 @@ import Topology
 
     static let contractTopics = [
         "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified", "iap.matched",
-        "iap.unmatched", "iap.entitlements", "iap.ownership", "iap.entitlement-states",
+        "iap.unmatched", "iap.entitlements", "iap.ownership", "iap.entitlement-states", "iap.customers",
     ]
 
     @Test(arguments: contractTopics) func everyShapeAWriterProducesMeetsTheTopicSchema(topic: String) async throws {

@@ -11,12 +11,12 @@ import Topology
 
     @Test func loadsTheSampleTopology() throws {
         let file = try PipelineFile.load(path: Self.samplePath)
-        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant"])
+        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant", "state"])
         #expect(
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
                 "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected", "iap.ownership",
-                "iap.entitlement-states",
+                "iap.entitlement-states", "iap.customers",
             ])
         let orders = try #require(file.topics.first { $0.name == "iap.orders" })
         #expect(orders.cleanupPolicy == .compact)
@@ -29,6 +29,8 @@ import Topology
         #expect(match.outputs == ["iap.matched", "iap.unmatched", "iap.ownership"])
         #expect(file.topics.first { $0.name == "iap.ownership" }?.cleanupPolicy == .compact)
         #expect(file.topics.first { $0.name == "iap.entitlement-states" }?.cleanupPolicy == .compact)
+        #expect(file.topics.first { $0.name == "iap.customers" }?.cleanupPolicy == .compact)
+        #expect(try file.stage(named: "state").outputs == ["iap.customers"])
         #expect(match.windows["unmatched"]?.duration == .seconds(86400))
         #expect(try file.stage(named: "verify").retry.maxBackoff == .seconds(900))
     }
@@ -40,7 +42,7 @@ import Topology
         #expect(
             Set(derived.map(\.name)) == [
                 "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
-                "iap.orders.dlq", "iap.matched.dlq",
+                "iap.orders.dlq", "iap.matched.dlq", "iap.entitlements.dlq",
             ])
         let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
         #expect(purchasesDLQ.partitions == 12)

@@ -3,9 +3,10 @@ import PipelineHarness
 import Testing
 
 extension ScenarioTests {
-    /// Every scenario of `iap-dev demo`, with all four workers, reconcile and the gateway in process,
-    /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; and every record the
-    /// run left on the pipeline's topics against the topic's JSON Schema.
+    /// Every scenario of `iap-dev demo`, with all five workers, reconcile and the gateway in process,
+    /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; every record the run
+    /// left on the pipeline's topics against the topic's JSON Schema; and each customer's latest
+    /// record on `iap.customers` against the fold of that customer's changes.
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
             // iap-reconcile too, as `iap-dev demo` runs it: one scenario's notification is lost.
@@ -14,11 +15,13 @@ extension ScenarioTests {
                 let report = try await DemoRunner(stack: stack, logger: PipelineHarness.logger).run(
                     timeout: .seconds(240))
                 // Every record the run wrote, against its topic's JSON Schema (docs/schemas).
-                return (report, try await WrittenRecords.checkAgainstSchemas(stack))
+                let schemas = try await WrittenRecords.checkAgainstSchemas(stack)
+                try await CustomerStateCheck.expectEachCustomersRecordIsTheFoldOfTheirChanges(stack)
+                return (report, schemas)
             }
             // The scenarios write to every topic, and publish malformed events the schemas refuse.
             for (topic, count) in schemas.checked { #expect(count > 0, "no record on \(topic) was checked") }
-            #expect(schemas.checked.count == 11)
+            #expect(schemas.checked.count == 12)
             #expect(schemas.refused >= 2)
             for scenario in report.scenarios {
                 #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
@@ -30,7 +33,7 @@ extension ScenarioTests {
             }
             #expect(report.unmatched >= 1)
             // Every stage processed records and ended with nothing left to read.
-            #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant"])
+            #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant", "state"])
             for stage in report.stages {
                 #expect(stage.lag == 0, "\(stage.stage) lag \(stage.lag)")
                 #expect(stage.outcomes["produced", default: 0] > 0, "\(stage.stage) produced nothing")

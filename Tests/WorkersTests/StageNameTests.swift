@@ -3,7 +3,8 @@ import Topology
 
 @Suite(.timeLimit(.minutes(2))) struct StageNameTests {
     @Test func stagesMatchThePipelineFile() {
-        #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant"])
-        #expect(StageName.allCases.map(\.executable) == ["iap-intake", "iap-verify", "iap-match", "iap-grant"])
+        #expect(StageName.allCases.map(\.rawValue) == ["intake", "verify", "match", "grant", "state"])
+        #expect(
+            StageName.allCases.map(\.executable) == ["iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state"])
     }
 }

@@ -123,6 +123,8 @@ public struct StageSettings: Sendable {
                 consumablesCountAsConsumed: try reader.value(Self.consumptionConsumablesConsumedKey)
             )
             try readAppleAPI(reader, by: by)
+        case .state:
+            break
         }
     }
 

@@ -1,7 +1,8 @@
+public import Customers
 public import Pipeline
 public import Purchases
 
-/// Every Redis key the match, verify, grant and reconcile state stores use, named in one place
+/// Every Redis key the match, verify, grant, customer state and reconcile stores use, named in one place
 /// through the one ``Keyspace`` (in `Pipeline`): one prefix (default `iap:`) and one hash-tag
 /// rule for these keys and the runtime's alike, so one Redis can host several deployments side
 /// by side and operators can find a purchase's state by hand.
@@ -18,6 +19,7 @@ public import Purchases
 /// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park` | `retention` from the latest park (default 8 days) |
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save`; `putIfAbsent` when rebuilt from `iap.entitlement-states` (D35) | `retention` (default none) |
+/// | `iap:customer:{<bundleId>\|<userId>}` | string: `iap.customer.v1` JSON | ``RedisCustomerStore`` `save`; `putIfAbsent` when rebuilt from `iap.customers` (D49) | none |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
 /// | `iap:apple-gate:{<endpoint>:<environment>}` | string: `<next>\|<pause>` (when the budget is next free, until when Apple's 429 holds calls; ms) | ``RedisAppleCallGate`` | a minute after both passed |
 /// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` and `putIfAbsent` | none (members leave when their state stops being active) |
@@ -53,6 +55,13 @@ extension Keyspace {
     public func waitingRecord(_ recordKey: String) -> String { key("wait:record", id: recordKey) }
     /// The recordKeys parked under `waitKey` (a set).
     public func waitingIndex(_ waitKey: WaitKey) -> String { key("wait:index", id: "\(waitKey)") }
+
+    // MARK: Customer state
+
+    /// A customer's ``CustomerRecord`` in one app (`iap.customer.v1` JSON), the read copy of `iap.customers`.
+    public func customer(bundleId: String, userId: String) -> String {
+        key("customer", id: CustomerRecord.key(bundleId: bundleId, userId: userId))
+    }
 
     // MARK: Verify
 

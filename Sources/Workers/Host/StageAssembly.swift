@@ -103,6 +103,29 @@ struct StageAssembly {
                             client: resources.redis, keys: resources.keyspace, fence: resources.fence)),
                     entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources))
             }
+        case .state:
+            try await runCustomerState()
+        }
+    }
+
+    /// The customer state: its records rebuilt from `iap.customers` when Redis lost them.
+    private func runCustomerState() async throws {
+        let customers = try spec.output("customers")
+        let rebuild = { [settings] (resources: WorkerResources) in
+            [
+                StateRecovery.Step("customer records from \(customers)") {
+                    try await StateRebuild.customers(
+                        from: customers, cluster: settings.kafka,
+                        into: RedisCustomerStore(client: resources.redis, keys: resources.keyspace),
+                        logger: resources.logger
+                    ).summary
+                }
+            ]
+        }
+        try await run(recoverySteps: rebuild) { resources in
+            CustomerStateHandler(
+                store: RedisCustomerStore(client: resources.redis, keys: resources.keyspace, fence: resources.fence),
+                customersTopic: customers)
         }
     }
 

@@ -29,6 +29,7 @@ public struct StageLayout: Sendable {
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace]
             )
         case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"])
+        case .state: StageLayout(outputs: ["customers"], durable: ["customers"])
         }
     }
 

@@ -1,11 +1,13 @@
 import Contracts
+import Customers
 public import Kafka
 public import Logging
 import Purchases
 public import WorkerCommon
 
-/// Rebuilds match's ownership bindings and grant's states in Redis from their compacted topics
-/// (decision D35), as the stages' ``StateRecovery`` steps when Redis lost their state.
+/// Rebuilds match's ownership bindings, grant's states (decision D35) and the customer records
+/// (D49) in Redis from their compacted topics, as the stages' ``StateRecovery`` steps when Redis
+/// lost their state.
 ///
 /// Each reads its topic as compaction leaves it (``CompactedTopicSnapshot``) and writes with
 /// put-if-absent: a binding or state written since the loss (a record decided before the worker
@@ -21,6 +23,21 @@ public enum StateRebuild {
             purpose: "iap-ownership-rebuild", logger: logger, idleTimeout: idleTimeout,
             decode: { bytes throws(Rejection) in try EventDecoder.decode(OwnershipBinding.self, from: bytes) },
             fallbackKey: \.originalTransactionId
+        )
+        let written = try await store.putIfAbsent(Array(snapshot.latest.values))
+        return RebuildReport(snapshot, written: written)
+    }
+
+    /// The customer state's records from `topic` (`iap.customers`, D49).
+    public static func customers(
+        from topic: String, cluster: KafkaCluster,
+        into store: RedisCustomerStore, logger: Logger, idleTimeout: Duration = .seconds(30)
+    ) async throws -> RebuildReport {
+        let snapshot = try await CompactedTopicSnapshot.read(
+            topic: topic, cluster: cluster,
+            purpose: "iap-customers-rebuild", logger: logger, idleTimeout: idleTimeout,
+            decode: { bytes throws(Rejection) in try EventDecoder.decode(CustomerRecord.self, from: bytes) },
+            fallbackKey: \.key
         )
         let written = try await store.putIfAbsent(Array(snapshot.latest.values))
         return RebuildReport(snapshot, written: written)
