@@ -59,6 +59,44 @@ extension DeploymentEndToEndTests {
             """)
     }
 
+    /// The other way round: every executable the production image holds is run by a service of
+    /// docker-compose.yml and by a Deployment of every overlay, so a new worker product cannot
+    /// ship in the image without being deployed (the local stack derives its workers from the
+    /// stage list; these files do not).
+    @Test func everyImageExecutableIsDeployed() async throws {
+        let executables = try await DeploymentFiles.imageExecutables()
+        var undeployed: [String] = []
+        let document = try ComposeProject.load(
+            ["docker-compose.yml"], variables: Self.appleVariables(keyFile: "/dev/null"))
+        let composed = Set(
+            mapping(document["services"]).values.compactMap { $0 as? [String: Any] }
+                .filter(ComposeProject.isProjectImage).compactMap { service in
+                    (service["command"] as? [Any])?.first.flatMap { text($0) }
+                        ?? (text(service["command"]) ?? "").split(separator: " ").first.map(String.init)
+                })
+        for executable in executables.subtracting(composed).sorted() {
+            undeployed.append("docker-compose.yml: no service runs \(executable)")
+        }
+        for overlay in try DeploymentFiles.overlays() {
+            var deployed: Set<String> = []
+            for (_, deployment) in KubernetesProject.resources(
+                try await DeploymentFiles.render(overlay), kind: "Deployment")
+            {
+                let pod = mapping(mapping(mapping(deployment["spec"])["template"])["spec"])
+                for container in sequence(pod["containers"]).map({ mapping($0) }) {
+                    let command = sequence(container["command"]).compactMap { text($0) }
+                    if let executable = command.first ?? sequence(container["args"]).first.flatMap({ text($0) }) {
+                        deployed.insert(executable)
+                    }
+                }
+            }
+            for executable in executables.subtracting(deployed).sorted() {
+                undeployed.append("\(overlay): no Deployment runs \(executable)")
+            }
+        }
+        #expect(undeployed.isEmpty, "image executables nothing deploys:\n\(undeployed.joined(separator: "\n"))")
+    }
+
     /// The Dockerfile copies what scripts/image-executables lists and names no executable itself,
     /// so a new executable product is in the next image without anyone editing a second list;
     /// the developer tools only into the `dev` stage, and the production image is the last stage

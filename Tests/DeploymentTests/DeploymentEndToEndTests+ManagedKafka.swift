@@ -36,7 +36,7 @@ extension DeploymentEndToEndTests {
                 fromSecret == ["IAP_KAFKA_SASL_USERNAME": "username", "IAP_KAFKA_SASL_PASSWORD": "password"],
                 "Deployment \(name) does not read its Kafka credentials from the Secret iap-kafka")
         }
-        #expect(processes == 7, "the workers, iap-reconcile, the gateway and the lag exporter")
+        #expect(processes == 8, "the five workers, iap-reconcile, the gateway and the lag exporter")
 
         // KEDA reads the same Secret, in its own terms.
         let authentication = try #require(

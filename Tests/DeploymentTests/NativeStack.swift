@@ -35,7 +35,7 @@ struct DeployedProcess {
 /// gives them, host names, ports and mounted paths rewritten.
 final class NativeStack {
     static let workerExecutables: Set<String> = [
-        "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-reconcile", "iap-gateway",
+        "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state", "iap-reconcile", "iap-gateway",
     ]
     static let readinessBound: Duration = .seconds(60)
 
