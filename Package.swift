@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "iap-match", targets: ["iap-match"]),
         .executable(name: "iap-grant", targets: ["iap-grant"]),
         .executable(name: "iap-state", targets: ["iap-state"]),
+        .executable(name: "iap-api", targets: ["iap-api"]),
         .executable(name: "iap-reconcile", targets: ["iap-reconcile"]),
         .library(name: "Kafka", targets: ["Kafka"]),
         .library(name: "Redis", targets: ["Redis"]),
@@ -275,6 +276,31 @@ let package = Package(
             dependencies: ["AppStoreModels", "Contracts", "ProductCatalog"],
             swiftSettings: strictSettings
         ),
+
+        // MARK: Read API
+        /// `iap-api` (issue 21): customers read from the customer state's copy in Redis, with
+        /// API keys scoped to apps; Hummingbird, like the gateway.
+        .target(
+            name: "ReadAPI",
+            dependencies: [
+                "Basics", "Catalog", "Contracts", "Customers", "Hosting", "Pipeline", "ProductCatalog", "Redis",
+                "Settings", "WorkerCommon", "AppStoreModels",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "iap-api",
+            dependencies: [
+                "Catalog", "Hosting", "ReadAPI", "Settings", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
 
         // MARK: Topology
         /// The pipeline file (topics, stages, retry policies, windows) and where the cluster is:
@@ -623,6 +649,18 @@ let package = Package(
         .testTarget(name: "SettingsTests", dependencies: ["Settings"], swiftSettings: strictSettings),
         .testTarget(
             name: "ProductCatalogTests", dependencies: ["ProductCatalog", "AppStoreModels"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ReadAPITests",
+            dependencies: [
+                "ReadAPI", "Customers", "Contracts", "AppStoreModels", "ProductCatalog", "Redis", "WorkerCommon",
+                "TestSupport", "Processes", "Hosting",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
             swiftSettings: strictSettings),
         .testTarget(
             name: "CustomersTests", dependencies: ["Customers", "ProductCatalog", "Contracts", "AppStoreModels"],

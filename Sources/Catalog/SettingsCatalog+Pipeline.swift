@@ -10,7 +10,7 @@ extension SettingsCatalog {
         sections: [HostKeys.section, ClusterKeys.section, RedisKeys.section, WorkerKeys.section]
             + StageKeys.sections + [
                 ReconcileKeys.section,
-                GatewayKeys.section, LagExporterKeys.section, ProductCatalogKeys.section,
+                GatewayKeys.section, LagExporterKeys.section, ProductCatalogKeys.section, ReadAPIKeys.section,
                 SettingsSection(
                     "Local stack", readBy: "iap-dev dev up, iap-dev demo, iap-dev soak, the end-to-end tests",
                     [binaryDirectory.descriptor, redisServer.descriptor]),

@@ -14,10 +14,10 @@ import Testing
     static let production: Set<String> = [
         "CRdKafka", "CHiredis", "COpenSSL", "Basics", "Processes", "Settings", "Kafka", "Traces", "Redis",
         "AppStoreModels", "AppStore", "Contracts", "Purchases", "Hosting", "Topology", "ProductCatalog", "Customers",
-        "Pipeline", "WorkerCommon",
+        "ReadAPI", "Pipeline", "WorkerCommon",
         "Workers",
         "Reconcile", "Gateway", "Catalog", "SupportTools", "iap", "iap-intake", "iap-verify", "iap-match",
-        "iap-grant", "iap-state", "iap-reconcile", "iap-gateway",
+        "iap-grant", "iap-state", "iap-reconcile", "iap-gateway", "iap-api",
     ]
 
     /// The stand-ins for what production talks to: librdkafka's mock cluster and the
@@ -44,6 +44,7 @@ import Testing
         "iap-intake": ["Reconcile", "Gateway"], "iap-verify": ["Reconcile", "Gateway"],
         "iap-match": ["Reconcile", "Gateway"], "iap-grant": ["Reconcile", "Gateway"],
         "iap-state": ["Reconcile", "Gateway"],
+        "iap-api": ["Workers", "Reconcile", "Gateway"],
         "iap-reconcile": ["Workers", "Gateway"],
     ]
 

@@ -9,5 +9,6 @@ public enum ProductCatalogKeys {
         "The product catalog file (products → entitlements and credits, docs/catalog.md); unset: every product is its own entitlement"
     )
 
-    public static let section = SettingsSection("Product catalog", readBy: "iap config check", [file.descriptor])
+    public static let section = SettingsSection(
+        "Product catalog", readBy: "iap-api, iap config check", [file.descriptor])
 }

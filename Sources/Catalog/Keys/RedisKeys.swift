@@ -37,7 +37,7 @@ public enum RedisKeys {
         "REDIS_RECONNECT_MAX_MS", "Cap of the reconnect wait (jittered down by up to half)", default: 30000)
 
     public static let section = SettingsSection(
-        "Redis", readBy: "workers, iap orders",
+        "Redis", readBy: "workers, iap-api, iap orders",
         [
             url.descriptor, poolSize.descriptor, connectTimeout.descriptor, commandTimeout.descriptor,
             tlsCAFile.descriptor, tlsCertificateFile.descriptor, tlsKeyFile.descriptor, tlsServerName.descriptor,

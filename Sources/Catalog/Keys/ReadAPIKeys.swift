@@ -1,0 +1,16 @@
+public import Settings
+
+/// The keys of `iap-api`, the read API (issue 21), besides the host's, Redis's and the product
+/// catalog's. Read by `ReadAPISettings` (ReadAPI), which forwards these.
+public enum ReadAPIKeys {
+    public static let listenHost = Setting<String>.text(
+        "IAP_API_HOST", "Address of the read API's listener", default: "0.0.0.0")
+    public static let listenPort = Setting<Int>.port("IAP_API_PORT", "Port of the read API's listener", default: 8081)
+    public static let keysFile = Setting<String>.text(
+        "IAP_API_KEYS_FILE",
+        "The API keys file: one `<name> sha256:<hex> <bundleId>[,<bundleId>…]|*` per line, keys stored hashed (docs/api.md)"
+    )
+
+    public static let section = SettingsSection(
+        "Read API", readBy: "iap-api", [listenHost.descriptor, listenPort.descriptor, keysFile.descriptor])
+}

@@ -1,0 +1,109 @@
+public import Crypto
+public import Foundation
+
+/// The API keys `iap-api` accepts, each scoped to apps, as its keys file holds them: hashed
+/// (SHA-256), so the file (or the Kubernetes Secret it comes from) never holds a usable key.
+///
+/// ```
+/// # name          hash                                                                     apps
+/// backend-game    sha256:5e88489…(64 hex)                                                   com.example.game
+/// support         sha256:…                                                                 *
+/// ```
+public struct APIKeyring: Sendable {
+    public struct Key: Sendable, Hashable {
+        /// Who holds the key, for logs and metrics (the key itself is never logged).
+        public let name: String
+        let digest: [UInt8]
+        /// The bundle ids the key may read; nil for every app (`*`).
+        public let apps: Set<String>?
+
+        public func mayRead(bundleId: String) -> Bool { apps?.contains(bundleId) ?? true }
+    }
+
+    public let keys: [Key]
+
+    public init(keys: [Key]) {
+        self.keys = keys
+    }
+
+    /// Reads a keys file; a malformed line is an error naming its number.
+    public static func load(path: String) throws(APIKeyringError) -> APIKeyring {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw APIKeyringError("\(path): \(error.localizedDescription)")
+        }
+        return try parse(text, source: path)
+    }
+
+    public static func parse(_ text: String, source: String = "keys file") throws(APIKeyringError) -> APIKeyring {
+        var keys: [Key] = []
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
+            if fields.isEmpty { continue }
+            let at = "\(source):\(index + 1)"
+            guard fields.count == 3 else {
+                throw APIKeyringError("\(at): expected `<name> sha256:<hex> <apps>`, found \(fields.count) fields")
+            }
+            guard fields[1].hasPrefix("sha256:"), let digest = Self.hex(fields[1].dropFirst(7)), digest.count == 32
+            else {
+                throw APIKeyringError("\(at): the hash is `sha256:` and 64 hex digits (never the key itself)")
+            }
+            guard !keys.contains(where: { $0.name == fields[0] }) else {
+                throw APIKeyringError("\(at): the name '\(fields[0])' is used twice")
+            }
+            let apps = fields[2] == "*" ? nil : Set(fields[2].split(separator: ",").map(String.init))
+            keys.append(Key(name: fields[0], digest: digest, apps: apps))
+        }
+        return APIKeyring(keys: keys)
+    }
+
+    /// The key `presented` is, compared in constant time against every key of the ring (no early
+    /// exit on a match or on a differing byte), so timing tells nothing about which bytes matched.
+    public func authenticate(_ presented: String) -> Key? {
+        let digest = Array(SHA256.hash(data: Data(presented.utf8)))
+        var found: Key?
+        for key in keys {
+            var difference: UInt8 = 0
+            for (left, right) in zip(key.digest, digest) { difference |= left ^ right }
+            if difference == 0 { found = key }
+        }
+        return found
+    }
+
+    /// A new random key and its keys-file line (what `iap api-key new` prints).
+    public static func newKey(name: String, apps: String) -> (key: String, line: String) {
+        let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        let key =
+            "iapk_"
+            + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return (key, "\(name) \(hashed(key)) \(apps)")
+    }
+
+    /// `sha256:<hex>` of a key, as the keys file holds it.
+    public static func hashed(_ key: String) -> String {
+        "sha256:" + SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func hex(_ text: Substring) -> [UInt8]? {
+        guard text.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+            bytes.append(byte)
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// A keys file that cannot be used, with the line at fault.
+public struct APIKeyringError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

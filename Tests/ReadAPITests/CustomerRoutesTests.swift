@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import ReadAPI
+import TestSupport
+import Testing
+import WorkerCommon
+
+@Suite(.timeLimit(.minutes(2))) struct CustomerRoutesTests {
+    typealias F = ReadAPIFixture
+    static let path = "/v1/apps/com.example.game/customers/u-1"
+
+    static func json(_ body: ByteBuffer) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(String(buffer: body).utf8)) as? [String: Any])
+    }
+
+    static func errorCode(_ body: ByteBuffer) throws -> String? {
+        (try json(body)["error"] as? [String: Any])?["code"] as? String
+    }
+
+    @Test func aCustomerIsRenderedWithTheCatalogAndAnETag() async throws {
+        try await withRedisClient { _, client in
+            try await F.saveCustomer(RedisCustomerStore(client: client))
+            let app = Application(router: try F.routes(client, logger: LogCapture().logger()).router())
+            try await app.test(.router) { http in
+                let etag = try await http.execute(
+                    uri: Self.path, method: .get, headers: [.authorization: "Bearer \(F.gameKey)"]
+                ) { response in
+                    #expect(response.status == .ok)
+                    #expect(response.headers[.contentType] == "application/json")
+                    let view = try Self.json(response.body)
+                    let entitlements = try #require(view["entitlements"] as? [[String: Any]])
+                    #expect(entitlements.compactMap { $0["id"] as? String } == ["season_pass", "vip"])
+                    #expect((view["credits"] as? [String: [String: Int]]) == ["gems": ["received": 300, "revoked": 0]])
+                    #expect((view["unlistedProducts"] as? [String]) == ["season_pass"])
+                    return try #require(response.headers[.eTag])
+                }
+                try await http.execute(
+                    uri: Self.path, method: .get,
+                    headers: [.authorization: "Bearer \(F.gameKey)", .ifNoneMatch: etag]
+                ) { response in
+                    #expect(response.status == .notModified)
+                    #expect(response.body.readableBytes == 0)
+                }
+            }
+        }
+    }
+
+    @Test func aCustomerNeverSeenHasNothing() async throws {
+        try await withRedisClient { _, client in
+            let app = Application(router: try F.routes(client, logger: LogCapture().logger()).router())
+            try await app.test(.router) { http in
+                try await http.execute(
+                    uri: "/v1/apps/com.example.game/customers/nobody", method: .get,
+                    headers: [.authorization: "Bearer \(F.gameKey)"]
+                ) { response in
+                    #expect(response.status == .ok)
+                    let view = try Self.json(response.body)
+                    #expect((view["entitlements"] as? [Any])?.isEmpty == true)
+                }
+            }
+        }
+    }
+
+    /// 401 without a valid key, 403 for another app's data, 400 for a malformed id, each with a
+    /// JSON error; and the key a caller sent is in no log line.
+    @Test func refusalsAreJSONAndNoKeyIsLogged() async throws {
+        try await withRedisClient { _, client in
+            let capture = LogCapture()
+            let app = Application(router: try F.routes(client, logger: capture.logger()).router())
+            let cases: [(String, HTTPFields, HTTPResponse.Status, String)] = [
+                (Self.path, [:], .unauthorized, "unauthorized"),
+                (Self.path, [.authorization: "Bearer iapk_not-a-key"], .unauthorized, "unauthorized"),
+                (Self.path, [.authorization: "Basic \(F.gameKey)"], .unauthorized, "unauthorized"),
+                (Self.path, [.authorization: "Bearer \(F.otherKey)"], .forbidden, "forbidden"),
+                (
+                    "/v1/apps/com.example.game/customers/" + String(repeating: "u", count: 257),
+                    [.authorization: "Bearer \(F.gameKey)"], .badRequest, "invalid_parameter"
+                ),
+                (
+                    "/v1/apps/com.example.game%20x/customers/u-1", [.authorization: "Bearer \(F.gameKey)"],
+                    .badRequest, "invalid_parameter"
+                ),
+            ]
+            try await app.test(.router) { http in
+                for (uri, headers, status, code) in cases {
+                    try await http.execute(uri: uri, method: .get, headers: headers) { response in
+                        #expect(response.status == status, "\(uri) \(headers)")
+                        #expect(response.headers[.contentType] == "application/json")
+                        let found = try Self.errorCode(response.body)
+                        #expect(found == code)
+                        if status == .unauthorized { #expect(response.headers[.wwwAuthenticate] != nil) }
+                    }
+                }
+            }
+            #expect(!capture.detailedLines.isEmpty, "the refusals were logged")
+            for line in capture.detailedLines {
+                #expect(!line.contains(F.gameKey) && !line.contains(F.otherKey) && !line.contains("iapk_not-a-key"))
+            }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import AppStoreModels
+import Contracts
+import Customers
+import Foundation
+import Hummingbird
+import Logging
+import ProductCatalog
+import Prometheus
+import ReadAPI
+import Redis
+import TestSupport
+import WorkerCommon
+
+/// A keyring of two keys (one for the demo's app, one for another app), a customer saved in a
+/// Redis database of the test's own, and the routes over them.
+struct ReadAPIFixture {
+    static let gameKey = "iapk_test-game-key-0123456789"
+    static let otherKey = "iapk_test-other-key-9876543210"
+    /// May read every app (`*`), as a support tool's key would.
+    static let supportKey = "iapk_test-support-key-5555555555"
+    static let keysFile = """
+        # name   hash   apps
+        game     \(APIKeyring.hashed(gameKey))   com.example.game
+        other    \(APIKeyring.hashed(otherKey))  com.example.other
+        support  \(APIKeyring.hashed(supportKey))  *
+        """
+    static let now = Timestamp(millisecondsSince1970: 1_780_000_000_000 + 10 * 86_400_000)
+
+    static let catalog = try! CatalogFile.parse(
+        yaml: """
+            apps:
+              - bundleId: com.example.game
+                products:
+                  - {productId: vip_monthly, type: autoRenewable, entitlements: [vip]}
+                  - {productId: gems_100, type: consumable, credits: {gems: 100}}
+            """)
+
+    static func change(
+        _ purchase: String, _ productId: String, _ type: ProductType, expires: Int64? = nil, quantity: Int = 1
+    ) -> EntitlementEvent {
+        var event = EntitlementEvent(
+            eventId: "\(purchase)|grant", action: .grant, userId: "u-1", orderId: nil, bundleId: "com.example.game",
+            productId: productId, productType: type, quantity: quantity, transactionId: purchase,
+            originalTransactionId: purchase, environment: .production,
+            purchaseDate: Timestamp(millisecondsSince1970: 1_780_000_000_000),
+            expiresDate: expires.map { Timestamp(millisecondsSince1970: $0) }, revocationDate: nil, matchedBy: .user,
+            warnings: [], source: .storeKit2, status: .active, autoRenewStatus: .on)
+        event.sequence = 1
+        return event
+    }
+
+    /// Saves u-1's purchases: a monthly subscription running past `now`, three gem packs, and a
+    /// product the catalog does not list.
+    static func saveCustomer(_ store: RedisCustomerStore) async throws {
+        var record = CustomerRecord(bundleId: "com.example.game", userId: "u-1")
+        _ = record.apply(change("100", "vip_monthly", .autoRenewableSubscription, expires: 1_783_000_000_000))
+        _ = record.apply(change("200", "gems_100", .consumable, quantity: 3))
+        _ = record.apply(change("300", "season_pass", .nonRenewingSubscription, expires: 1_790_000_000_000))
+        try await store.save(record)
+    }
+
+    static func routes(_ client: RedisClient, logger: Logger) throws -> CustomerRoutes {
+        CustomerRoutes(
+            keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client), catalog: catalog,
+            metrics: ReadAPIMetrics(
+                factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()), logger: logger),
+            logger: logger, now: { now })
+    }
+}
