@@ -5,7 +5,7 @@ SWIFT        ?= swift
 CONFIG       ?= debug
 APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config kcat openssl prometheus jq
 # Validators the tests run: the Compose spec's schema, Kubernetes' schemas, docs/schemas
-PIP_PACKAGES := check-jsonschema kubernetes-validate
+PIP_PACKAGES := check-jsonschema kubernetes-validate schemathesis
 # What the Python example (examples/python, run by the end-to-end tests) needs, pinned
 PYTHON_EXAMPLE_REQUIREMENTS := examples/python/requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
