@@ -496,6 +496,8 @@ let package = Package(
                 "Reconcile",
                 "Catalog",
                 "Gateway",
+                "ReadAPI",
+                "Customers",
                 "AppStoreSimulator",
                 "LocalServices",
                 "Processes",
@@ -560,6 +562,7 @@ let package = Package(
                 "Settings",
                 "Topology",
                 "ProductCatalog",
+                "ReadAPI",
                 "Gateway",
                 "SupportTools",
                 "Traces",
@@ -575,6 +578,7 @@ let package = Package(
         .executableTarget(
             name: "iap-dev",
             dependencies: [
+                "Customers",
                 "Basics",
                 "Kafka",
                 "Redis",
@@ -709,6 +713,7 @@ let package = Package(
             name: "ScenarioTests",
             dependencies: [
                 "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport", "Contracts", "Customers",
+                "ProductCatalog", "AppStoreModels",
             ],
             swiftSettings: strictSettings
         ),

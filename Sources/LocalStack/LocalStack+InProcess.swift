@@ -2,6 +2,7 @@ import Catalog
 import Gateway
 import Hosting
 import Logging
+import ReadAPI
 import Reconcile
 import Settings
 import Topology
@@ -25,6 +26,9 @@ extension LocalStack {
         } else if executable == "iap-gateway" {
             let settings = try GatewaySettings(reader: reader)
             run = { logger, stop in try await Gateway(settings: settings, logger: logger).run(until: stop) }
+        } else if executable == "iap-api" {
+            let settings = try ReadAPISettings(reader: reader)
+            run = { logger, stop in try await ReadAPI(settings: settings, logger: logger).run(until: stop) }
         } else {
             throw LocalStackError("\(executable) has no in-process form")
         }

@@ -12,6 +12,7 @@ import NIOCore
 import NIOHTTP1
 import Pipeline
 public import Processes
+import ReadAPI
 import Reconcile
 import Redis
 import ServiceLifecycle
@@ -84,6 +85,12 @@ public final class LocalStack: Sendable {
                 || FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway"))
         let gatewayPort = gatewayRuns ? try LocalRedisServer.freeLoopbackPort() : nil
         let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
+        let apiRuns =
+            configuration.api
+            && (configuration.members == .inProcess
+                || FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-api"))
+        let apiPort = apiRuns ? try LocalRedisServer.freeLoopbackPort() : nil
+        let readKey = apiRuns ? APIKeyring.newKey(name: "dev", apps: configuration.bundleId) : nil
 
         let keyPath = directory + "/apple-api-key.p8"
         let apiKey = try ServerAPIKey.loadOrCreateP8(keyId: "LOCALSTACK", issuerId: "local-issuer", path: keyPath)
@@ -163,6 +170,22 @@ public final class LocalStack: Sendable {
             ops["iap-reconcile"] = "http://127.0.0.1:\(port)"
             instances.append(("iap-reconcile", "iap-reconcile"))
         }
+        if let apiPort, let readKey {
+            let keysPath = directory + "/api-keys"
+            try (readKey.line + "\n").write(toFile: keysPath, atomically: true, encoding: .utf8)
+            var environment = base
+            let opsPort = try LocalRedisServer.freeLoopbackPort()
+            environment[ReadAPIKeys.listenHost.name] = "127.0.0.1"
+            environment[ReadAPIKeys.listenPort.name] = String(apiPort)
+            environment[ReadAPIKeys.keysFile.name] = keysPath
+            if let catalog = configuration.catalogPath, FileManager.default.fileExists(atPath: catalog) {
+                environment[ProductCatalogKeys.file.name] = URL(fileURLWithPath: catalog).path
+            }
+            environment[HostSettings.opsPort.name] = String(opsPort)
+            environments["iap-api"] = environment
+            ops["iap-api"] = "http://127.0.0.1:\(opsPort)"
+            instances.append(("iap-api", "iap-api"))
+        }
         if let gatewayPort {
             var environment = base
             let opsPort = try LocalRedisServer.freeLoopbackPort()
@@ -178,7 +201,8 @@ public final class LocalStack: Sendable {
             endpoints: LocalStackEndpoints(
                 kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL,
                 rootCertificate: simulator.rootCertificatePath,
-                bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL, pipeline: pipelinePath, logs: logs
+                bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL,
+                api: apiPort.map { "http://127.0.0.1:\($0)" }, apiKey: readKey?.key, pipeline: pipelinePath, logs: logs
             ),
             cluster: cluster, redis: redis, configuration: configuration, pipeline: pipeline, baseEnvironment: base,
             simulatorGroup: simulatorGroup, simulatorTask: simulatorTask,
@@ -260,7 +284,7 @@ public final class LocalStack: Sendable {
         // The ports the instance listens on: a process's are closed with it; an in-process
         // member's listeners may close just after its task ended.
         let environment = environments[name] ?? [:]
-        for key in [HostSettings.opsPort.name, GatewaySettings.listenPort.name] {
+        for key in [HostSettings.opsPort.name, GatewaySettings.listenPort.name, ReadAPIKeys.listenPort.name] {
             guard let port = environment[key].flatMap({ Int($0) }) else { continue }
             guard await LocalRedisServer.waitUntilFree(port) else {
                 throw LocalStackError("\(name) cannot restart: port \(port) (\(key)) is still in use")

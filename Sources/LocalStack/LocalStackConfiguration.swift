@@ -7,7 +7,7 @@ import Topology
 /// The defaults are a laptop's: few partitions, sub-second retry backoffs and a short
 /// unmatched window, so scenarios that take hours in production finish in seconds.
 public struct LocalStackConfiguration: Sendable {
-    /// The four workers, in pipeline order; `workers` picks a subset.
+    /// The five workers, in pipeline order; `workers` picks a subset.
     public static let allWorkers = StageName.allCases.map(\.executable)
 
     /// Pipeline file the dev topology is derived from.
@@ -22,6 +22,11 @@ public struct LocalStackConfiguration: Sendable {
     public var members = MemberMode.processes
     /// Whether to start `iap-gateway` and point the simulator's notifications at it.
     public var gateway = true
+    /// Whether to start `iap-api`, the read API, with a development key for the app.
+    public var api = true
+    /// The product catalog `iap-api` renders customers with; nil (or a path that does not
+    /// exist) for none.
+    public var catalogPath: String? = "pipelines/catalog.yaml"
     /// Whether to start `iap-reconcile` (decision D32): with no gateway, it is what brings the
     /// simulator's notifications into the pipeline, from its notification history.
     public var reconcile = false

@@ -14,6 +14,11 @@ public struct LocalStackEndpoints: Codable, Sendable {
     public var ops: [String: String]
     /// `iap-gateway`'s base URL, when it runs.
     public var gateway: String?
+    /// `iap-api`'s base URL, when it runs (`/v1/apps/{bundleId}/customers/{userId}`).
+    public var api: String?
+    /// A development API key that may read ``bundleId`` (`Authorization: Bearer <apiKey>`);
+    /// the stack's keys file holds only its hash.
+    public var apiKey: String?
     /// The derived dev pipeline file the workers read.
     public var pipeline: String
     /// Directory of the child processes' logs.

@@ -16,7 +16,7 @@ struct IAPCommand: AsyncParsableCommand {
         subcommands: [
             PublishCommand.self, TopicsCommand.self, LagCommand.self, DLQCommand.self, OrdersCommand.self,
             ConfigCommand.self, JWSCommand.self, ReceiptCommand.self, ReconcileCommand.self, SupportCommand.self,
-            NotificationsCommand.self,
+            NotificationsCommand.self, APIKeyCommand.self,
         ]
     )
 }

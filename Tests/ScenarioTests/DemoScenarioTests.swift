@@ -1,3 +1,4 @@
+import Customers
 import LocalStack
 import PipelineHarness
 import Testing
@@ -27,6 +28,9 @@ extension ScenarioTests {
                 #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
             }
             #expect(report.scenarios.count == DemoScenario.catalogue.count)
+            // The demo ends by reading a customer through the read API.
+            let customer = try #require(report.customer)
+            #expect(!customer.entitlements.isEmpty || !customer.credits.isEmpty, "\(customer)")
             // The rejection reasons the scenarios provoke, each seen.
             for reason in ["invalid_signature", "ownership_conflict", "unsupported_schema", "malformed_event"] {
                 #expect(report.rejected[reason, default: 0] >= 1, "no \(reason) rejection")

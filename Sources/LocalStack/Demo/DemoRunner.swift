@@ -1,3 +1,4 @@
+public import Customers
 import Foundation
 import Kafka
 public import Logging
@@ -30,6 +31,9 @@ public struct DemoRunner: Sendable {
         public var rejected: [String: Int]
         public var unmatched: Int
         public var stages: [StageCounts]
+        /// One customer as the read API answers for them at the end (when the stack runs
+        /// `iap-api`): what a backend would show that user.
+        public var customer: CustomerView?
     }
 
     private let stack: LocalStack
@@ -104,6 +108,7 @@ public struct DemoRunner: Sendable {
 
         let stages = await drainedStageCounts(within: .seconds(30))
         let outcomes = Outcomes(records: observer.records, topics: resultTopics)
+        let customer = try await Self.readOneCustomer(stack, granted: outcomes)
         await observer.close()
         await producer.close()
         return Report(
@@ -111,8 +116,19 @@ public struct DemoRunner: Sendable {
             entitlements: outcomes.distinctEntitlements.count,
             rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count),
             unmatched: outcomes.unmatched.count,
-            stages: stages
+            stages: stages, customer: customer
         )
+    }
+
+    /// The read API's answer for the user with the most grants, once the customer state holds
+    /// every one of them: the demo ends the way a backend answers its client.
+    private static func readOneCustomer(_ stack: LocalStack, granted outcomes: Outcomes) async throws -> CustomerView? {
+        guard let api = ReadAPIClient(stack.endpoints) else { return nil }
+        let grants = Dictionary(grouping: outcomes.distinctEntitlements.filter { $0.action != "revoke" }, by: \.userId)
+        guard let (user, _) = grants.max(by: { ($0.value.count, $1.key) < ($1.value.count, $0.key) }) else {
+            return nil
+        }
+        return try await api.customer(bundleId: stack.endpoints.bundleId, userId: user)
     }
 
     private static func evaluate(

@@ -1,4 +1,6 @@
 import ArgumentParser
+import Contracts
+import Customers
 import Foundation
 import Hosting
 import LocalStack
@@ -71,6 +73,18 @@ struct DemoCommand: AsyncParsableCommand {
                 String(stage.outcomes[$0] ?? 0).padding(toLength: 14, withPad: " ", startingAt: 0)
             }
             print(stage.stage.padding(toLength: 9, withPad: " ", startingAt: 0) + columns.joined() + String(stage.lag))
+        }
+        if let customer = report.customer {
+            print("")
+            print("GET /v1/apps/\(customer.bundleId)/customers/\(customer.userId) (iap-api):")
+            for entitlement in customer.entitlements {
+                let until = entitlement.expiresDate.map { "until \($0)" } ?? "for good"
+                print("    \(entitlement.id): \(entitlement.status.rawValue) \(until) (\(entitlement.productId))")
+            }
+            for (currency, credit) in customer.credits.sorted(by: { $0.key < $1.key }) {
+                print("    \(currency): \(credit.received) received, \(credit.revoked) revoked")
+            }
+            if customer.entitlements.isEmpty && customer.credits.isEmpty { print("    nothing") }
         }
         print("")
         let rejected = report.rejected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
