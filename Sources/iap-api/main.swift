@@ -7,6 +7,11 @@ import Settings
 
 /// `iap-api`: the read API (issue 21; docs/openapi.yaml; settings: docs/operations.md). Settings
 /// come from the settings layer (environment, `IAP_CONFIG_FILE`, defaults); SIGTERM drains.
+/// `--version` says the build, as every executable of the image does.
+if CommandLine.arguments.dropFirst().first == "--version" {
+    print(BuildInfo.versionLine)
+    exit(0)
+}
 do {
     let reader = try await SettingsReader.load()
     try SettingsCatalog.pipeline.refuseUnknownNames(in: reader)

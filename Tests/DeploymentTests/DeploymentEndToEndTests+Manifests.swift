@@ -105,8 +105,8 @@ extension DeploymentEndToEndTests {
         }
     }
 
-    /// Every process with an ops port (the workers, iap-reconcile, the gateway, the lag
-    /// exporter) is scraped: a PodMonitor in its namespace selects its pods, on that port, at
+    /// Every process with an ops port (the workers, iap-reconcile, the gateway, the read API, the
+    /// lag exporter) is scraped: a PodMonitor in its namespace selects its pods, on that port, at
     /// /metrics. A Deployment added without the labels, or a port renamed, fails here instead of
     /// leaving its alerts silent.
     @Test func aPodMonitorScrapesEveryProcess() async throws {
@@ -296,15 +296,18 @@ extension DeploymentEndToEndTests {
     }
 
     /// docs/operations.md, "Shutdown budget": every grace period exceeds preStop + the drain
-    /// (IAP_SHUTDOWN_GRACE_SECONDS) + the producer's flush + 5 s.
+    /// (IAP_SHUTDOWN_GRACE_SECONDS) + the producer's flush (none for the read API) + 5 s.
     @Test func gracePeriodsExceedTheShutdownBudget() async throws {
         func budget(_ executable: String, _ environment: [String: String], preStop: Int) -> Int? {
-            guard NativeStack.workerExecutables.contains(executable) else { return nil }
+            let kafkaFree = NativeStack.kafkaFreeExecutables.contains(executable)
+            guard NativeStack.workerExecutables.contains(executable) || kafkaFree else { return nil }
             let drain = Int(environment["IAP_SHUTDOWN_GRACE_SECONDS"] ?? "") ?? -1000
             let flush =
-                executable == "iap-gateway"
-                ? Int(environment["IAP_GATEWAY_WRITE_TIMEOUT_SECONDS"] ?? "") ?? Self.gatewayWriteTimeoutDefault
-                : Self.workerFlushSeconds
+                kafkaFree
+                ? 0
+                : executable == "iap-gateway"
+                    ? Int(environment["IAP_GATEWAY_WRITE_TIMEOUT_SECONDS"] ?? "") ?? Self.gatewayWriteTimeoutDefault
+                    : Self.workerFlushSeconds
             return preStop + drain + flush + Self.marginSeconds
         }
         for files in Self.composeVariants() {

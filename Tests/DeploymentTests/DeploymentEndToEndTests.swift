@@ -190,6 +190,10 @@ struct DeploymentEndToEndTests {
                 "username": Data("iap".utf8), "password": Data("s3cret".utf8), "sasl": Data("scram_sha512".utf8),
                 "tls": Data("enable".utf8),
             ],
+            // `--from-file=keys=api-keys`: a keys file of hashes, compose's development one here.
+            "iap-api-keys": [
+                "keys": FileManager.default.contents(atPath: DeploymentFiles.path("deploy/compose/api-keys")) ?? Data()
+            ],
         ]
     }
 

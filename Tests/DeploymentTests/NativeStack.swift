@@ -37,6 +37,9 @@ final class NativeStack {
     static let workerExecutables: Set<String> = [
         "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state", "iap-reconcile", "iap-gateway",
     ]
+    /// Processes that talk to no Kafka (the read API reads Redis only): no `iap config check`
+    /// stage, no producer to flush on shutdown, no Kafka credentials.
+    static let kafkaFreeExecutables: Set<String> = ["iap-api"]
     static let readinessBound: Duration = .seconds(60)
 
     let directory: String

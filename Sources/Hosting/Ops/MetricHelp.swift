@@ -75,6 +75,12 @@ public enum MetricHelp {
         "iap_gateway_kafka_write_seconds": "Wait for Kafka's acknowledgement of a notification, in seconds.",
         "iap_gateway_unkeyed_notifications_total":
             "Notifications written without a key because their payload did not decode.",
+        // Read API (iap-api)
+        "iap_api_requests_total": "Read API requests answered, by route and HTTP status.",
+        "iap_api_request_seconds": "Time to answer a read API request, in seconds, by route.",
+        "iap_catalog_unlisted_products_total":
+            "Distinct products customers hold that the product catalog does not list, by app (counted once per"
+            + " process).",
         // Process (ProcessMetrics registers these with this text)
         "process_cpu_seconds_total": "Total user and system CPU time spent, in seconds.",
         "process_resident_memory_bytes": "Resident memory size, in bytes.",
@@ -83,7 +89,8 @@ public enum MetricHelp {
         "process_max_fds": "Maximum number of open file descriptors (the soft limit).",
         "iap_build_info": "Always 1; labels say which build runs (version, revision, swift compiler) in which process.",
         "iap_ready":
-            "1 while the process's /readyz answers 200, else 0 (evaluated at scrape); process = iap-<stage> or iap-gateway.",
+            "1 while the process's /readyz answers 200, else 0 (evaluated at scrape); process = iap-<stage>, iap-gateway"
+            + " or iap-api.",
     ]
 
     /// Returns the exposition text with a `# HELP` line added before each `# TYPE` line whose
