@@ -579,6 +579,9 @@ let package = Package(
             name: "iap-dev",
             dependencies: [
                 "Customers",
+                "ProductCatalog",
+                "ReadAPI",
+                "WorkerCommon",
                 "Basics",
                 "Kafka",
                 "Redis",
@@ -593,6 +596,7 @@ let package = Package(
                 "Hosting",
                 "Settings",
                 "Topology",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -5,6 +5,9 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure throughput on the embedded broker (results belong in docs/performance.md).",
-        subcommands: [BenchE2ECommand.self, BenchConsumeCommand.self, BenchStageCommand.self, BenchJWSCommand.self]
+        subcommands: [
+            BenchE2ECommand.self, BenchConsumeCommand.self, BenchStageCommand.self, BenchJWSCommand.self,
+            BenchAPICommand.self,
+        ]
     )
 }
