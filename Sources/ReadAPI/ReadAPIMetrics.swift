@@ -10,6 +10,8 @@ public final class ReadAPIMetrics: Sendable {
     private let factory: any MetricsFactory
     private let logger: Logger
     private let warned = Mutex<Set<String>>([])
+    /// Handles by route and status: made once, since making one is a registry lookup under a lock.
+    private let handles = Mutex<[String: (Counter, Timer)]>([:])
 
     public init(factory: any MetricsFactory, logger: Logger) {
         self.factory = factory
@@ -17,10 +19,20 @@ public final class ReadAPIMetrics: Sendable {
     }
 
     func count(route: String, status: Int, elapsed: Duration) {
-        let dimensions = [("route", route), ("status", String(status))]
-        Counter(label: "iap_api_requests_total", dimensions: dimensions, factory: factory).increment()
-        Timer(label: "iap_api_request_seconds", dimensions: [("route", route)], factory: factory)
-            .recordNanoseconds(elapsed.nanoseconds)
+        let (counter, timer) = handles.withLock { handles in
+            let key = "\(route) \(status)"
+            if let made = handles[key] { return made }
+            let made = (
+                Counter(
+                    label: "iap_api_requests_total", dimensions: [("route", route), ("status", String(status))],
+                    factory: factory),
+                Timer(label: "iap_api_request_seconds", dimensions: [("route", route)], factory: factory)
+            )
+            handles[key] = made
+            return made
+        }
+        counter.increment()
+        timer.recordNanoseconds(elapsed.nanoseconds)
     }
 
     /// Counts a product once per process and app, and warns once.

@@ -47,6 +47,15 @@ public struct JSONWriter: Sendable {
         self.needsComma = false
     }
 
+    /// Writes `"name":` for a key that is data (a dictionary's), escaped as a string is; the
+    /// caller writes a dictionary's keys in `String` order, as `JSONEncoder`'s `.sortedKeys` does.
+    public mutating func key(_ name: String) {
+        self.separate()
+        self.string(name)
+        self.bytes.append(UInt8(ascii: ":"))
+        self.needsComma = false
+    }
+
     /// Before an array element written with one of the value methods.
     public mutating func element() {
         self.separate()
