@@ -578,6 +578,7 @@ let package = Package(
         .executableTarget(
             name: "iap-dev",
             dependencies: [
+                "Catalog",
                 "Customers",
                 "ProductCatalog",
                 "ReadAPI",

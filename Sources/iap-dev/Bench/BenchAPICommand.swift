@@ -1,5 +1,6 @@
 import AppStoreModels
 import ArgumentParser
+import Catalog
 import Contracts
 import Customers
 import Foundation
@@ -7,9 +8,11 @@ import Hosting
 import Hummingbird
 import LocalServices
 import Logging
+import Pipeline
 import ProductCatalog
 import ReadAPI
 import Redis
+import Settings
 import WorkerCommon
 
 /// The read API under wrk, side by side with a bare Hummingbird route answering a body of the
@@ -52,9 +55,10 @@ struct BenchAPICommand: AsyncParsableCommand {
         let key = APIKeyring.newKey(name: "bench", apps: "com.example.game")
         try (key.line + "\n").write(toFile: directory + "/keys", atomically: true, encoding: .utf8)
         let settings = try ReadAPISettings(environment: [
-            "IAP_API_HOST": "127.0.0.1", "IAP_API_PORT": "0", "IAP_OPS_HOST": "127.0.0.1", "IAP_OPS_PORT": "0",
-            "IAP_API_KEYS_FILE": directory + "/keys", "IAP_PRODUCT_CATALOG": catalog, "REDIS_URL": redis.url,
-            "REDIS_POOL_SIZE": "4",
+            ReadAPIKeys.listenHost.name: "127.0.0.1", ReadAPIKeys.listenPort.name: "0",
+            HostSettings.opsHost.name: "127.0.0.1", HostSettings.opsPort.name: "0",
+            ReadAPIKeys.keysFile.name: directory + "/keys", ProductCatalogKeys.file.name: catalog,
+            RedisSettings.url.name: redis.url, RedisSettings.poolSize.name: "4",
         ])
         let (apiPorts, apiListening) = AsyncStream.makeStream(of: Int.self)
         let api = try ReadAPI(settings: settings, logger: logger, onListening: { apiListening.yield($0) })
