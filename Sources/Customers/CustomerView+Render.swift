@@ -13,8 +13,8 @@ extension CustomerView {
         var unlisted: Set<String> = []
         let ordered = record.purchases.values.sorted { $0.originalTransactionId < $1.originalTransactionId }
         for purchase in ordered {
-            let type = catalog.product(purchase.productId, bundleId: record.bundleId)?.type ?? purchase.productType
-            let grants = catalog.grants(purchase.productId, type: type, bundleId: record.bundleId)
+            let grants = catalog.grants(purchase.productId, type: purchase.productType, bundleId: record.bundleId)
+            let type = grants.type
             if !grants.listed { unlisted.insert(purchase.productId) }
             if type == .consumable {
                 for (currency, perUnit) in grants.credits {

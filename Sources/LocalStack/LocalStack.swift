@@ -79,16 +79,17 @@ public final class LocalStack: Sendable {
             appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)
 
         let binDirectory = configuration.binDirectory ?? Self.executableDirectory()
-        let gatewayRuns =
-            configuration.gateway
-            && (configuration.members == .inProcess
-                || FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-gateway"))
+        // A member runs when asked for and when there is something to run: its task in process,
+        // its executable as a process.
+        let runs = { (wanted: Bool, executable: String) in
+            wanted
+                && (configuration.members == .inProcess
+                    || FileManager.default.isExecutableFile(atPath: binDirectory + "/" + executable))
+        }
+        let gatewayRuns = runs(configuration.gateway, "iap-gateway")
         let gatewayPort = gatewayRuns ? try LocalRedisServer.freeLoopbackPort() : nil
         let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
-        let apiRuns =
-            configuration.api
-            && (configuration.members == .inProcess
-                || FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-api"))
+        let apiRuns = runs(configuration.api, "iap-api")
         let apiPort = apiRuns ? try LocalRedisServer.freeLoopbackPort() : nil
         let readKey = apiRuns ? APIKeyring.newKey(name: "dev", apps: configuration.bundleId) : nil
 

@@ -26,15 +26,17 @@ public struct ProductCatalog: Sendable, Hashable {
 
     /// What a purchase of `productId` gives: the catalog's entry, or, for a product the catalog
     /// does not list, the product itself as its own entitlement (a consumable credits one of
-    /// itself per unit) so that nothing a customer paid for is dropped.
+    /// itself per unit) so that nothing a customer paid for is dropped. `type` is the purchase's
+    /// own; the catalog's wins for a product it lists.
     public func grants(_ productId: String, type: ProductType?, bundleId: String) -> ProductGrants {
         if let product = product(productId, bundleId: bundleId) {
-            return ProductGrants(entitlements: product.entitlements, credits: product.credits, listed: true)
+            return ProductGrants(
+                type: product.type, entitlements: product.entitlements, credits: product.credits, listed: true)
         }
         if type == .consumable {
-            return ProductGrants(entitlements: [], credits: [productId: 1], listed: false)
+            return ProductGrants(type: type, entitlements: [], credits: [productId: 1], listed: false)
         }
-        return ProductGrants(entitlements: [productId], credits: [:], listed: false)
+        return ProductGrants(type: type, entitlements: [productId], credits: [:], listed: false)
     }
 
     /// Whether the catalog lists any product of `bundleId`: an app it does not know gets every
@@ -61,13 +63,16 @@ public struct CatalogProduct: Sendable, Hashable {
 
 /// What a purchase of one product gives, per ``ProductCatalog/grants(_:type:bundleId:)``.
 public struct ProductGrants: Sendable, Hashable {
+    /// The catalog's type of a listed product, the purchase's own for one it does not list.
+    public let type: ProductType?
     public let entitlements: [String]
     /// Per unit purchased (a transaction's `quantity` multiplies it).
     public let credits: [String: Int]
     /// False for a product the catalog does not list (granted under its own id).
     public let listed: Bool
 
-    public init(entitlements: [String], credits: [String: Int], listed: Bool) {
+    public init(type: ProductType?, entitlements: [String], credits: [String: Int], listed: Bool) {
+        self.type = type
         self.entitlements = entitlements
         self.credits = credits
         self.listed = listed

@@ -1,3 +1,4 @@
+import Contracts
 public import Crypto
 public import Foundation
 
@@ -85,7 +86,7 @@ public struct APIKeyring: Sendable {
 
     /// `sha256:<hex>` of a key, as the keys file holds it.
     public static func hashed(_ key: String) -> String {
-        "sha256:" + SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
+        "sha256:" + Digest.hex(SHA256.hash(data: Data(key.utf8)))
     }
 
     private static func hex(_ text: Substring) -> [UInt8]? {

@@ -108,7 +108,7 @@ public struct CustomerRoutes: Sendable {
 
     /// 200 with a strong `ETag` of the body, or 304 when the client's `If-None-Match` holds it.
     static func json(_ body: [UInt8], request: Request) -> Response {
-        let etag = "\"" + SHA256.hash(data: body).prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
+        let etag = "\"" + Digest.hex(SHA256.hash(data: body).prefix(16)) + "\""
         let matches = request.headers[.ifNoneMatch].map { header in
             header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
         }

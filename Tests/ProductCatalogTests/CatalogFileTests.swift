@@ -35,7 +35,7 @@ import Testing
         #expect(
             catalog.grants("com.example.game.pro.lifetime", type: nil, bundleId: game).entitlements == ["pro", "badge"])
         let gems = catalog.grants("com.example.game.gems.100", type: .consumable, bundleId: game)
-        #expect(gems == ProductGrants(entitlements: [], credits: ["gems": 100], listed: true))
+        #expect(gems == ProductGrants(type: .consumable, entitlements: [], credits: ["gems": 100], listed: true))
         #expect(
             catalog.product("com.example.other.season", bundleId: "com.example.other")?.type == .nonRenewingSubscription
         )
@@ -46,9 +46,13 @@ import Testing
         let catalog = try CatalogFile.parse(yaml: Self.game)
         let unknown = catalog.grants(
             "com.example.game.new", type: .autoRenewableSubscription, bundleId: "com.example.game")
-        #expect(unknown == ProductGrants(entitlements: ["com.example.game.new"], credits: [:], listed: false))
+        #expect(
+            unknown
+                == ProductGrants(
+                    type: .autoRenewableSubscription, entitlements: ["com.example.game.new"], credits: [:],
+                    listed: false))
         let coins = ProductCatalog.empty.grants("coins.10", type: .consumable, bundleId: "com.example.game")
-        #expect(coins == ProductGrants(entitlements: [], credits: ["coins.10": 1], listed: false))
+        #expect(coins == ProductGrants(type: .consumable, entitlements: [], credits: ["coins.10": 1], listed: false))
     }
 
     /// Each mistake is refused with its kind and a message that names the line and the product.
