@@ -562,6 +562,7 @@ let package = Package(
                 "Settings",
                 "Topology",
                 "ProductCatalog",
+                "Customers",
                 "ReadAPI",
                 "Gateway",
                 "SupportTools",

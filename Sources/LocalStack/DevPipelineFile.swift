@@ -19,6 +19,7 @@ enum DevPipelineFile {
             lines.append("    inputs: \(topics(stage.inputs, roles: stage.inputRoles))")
             lines.append("    outputs: \(topics(stage.outputs, roles: stage.outputRoles))")
             if let reject = stage.rejectTopic { lines.append("    rejectTopic: \(reject)") }
+            if let audit = stage.auditTopic { lines.append("    auditTopic: \(audit)") }
             lines.append("    maxInFlight: \(stage.maxInFlight)")
             lines.append("    retry:")
             lines.append("      initialBackoff: \(milliseconds(configuration.retryInitialBackoff))")

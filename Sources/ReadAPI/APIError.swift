@@ -15,6 +15,9 @@ public struct APIError: Error, Sendable, Hashable {
         public static let forbidden = Code(rawValue: "forbidden")
         /// A path parameter out of its rule (400).
         public static let invalidParameter = Code(rawValue: "invalid_parameter")
+        /// No decision about the event or transaction is known (404): not seen yet, or older
+        /// than the audit window.
+        public static let notFound = Code(rawValue: "not_found")
         /// Redis did not answer (503): retry.
         public static let unavailable = Code(rawValue: "unavailable")
     }

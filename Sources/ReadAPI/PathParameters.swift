@@ -24,6 +24,42 @@ enum PathParameters {
         return text
     }
 
+    /// A publisher's eventId: 1–256 characters, no control characters.
+    static func eventId(_ text: String?) throws(APIError) -> String {
+        guard let text, (1...256).contains(text.count),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw APIError(.badRequest, .invalidParameter, "eventId is 1–256 characters without control characters")
+        }
+        return text
+    }
+
+    /// An App Store transaction id: 1–64 ASCII letters, digits, '.', '-' or '_' (Apple's are digits).
+    static func transactionId(_ text: String?) throws(APIError) -> String {
+        guard let text, (1...64).contains(text.count),
+            text.unicodeScalars.allSatisfy({
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            })
+        else {
+            throw APIError(.badRequest, .invalidParameter, "transactionId is 1–64 ASCII letters, digits, '.', '-' or '_'")
+        }
+        return text
+    }
+
+    /// `wait`: whole seconds, `10` or `10s`, from 0 to `maximum`; absent is 0.
+    static func wait(_ text: String?, maximum: Duration) throws(APIError) -> Duration {
+        guard let text else { return .zero }
+        let digits = text.hasSuffix("s") ? text.dropLast() : Substring(text)
+        guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber),
+            let seconds = Int(digits), .seconds(seconds) <= maximum
+        else {
+            throw APIError(
+                .badRequest, .invalidParameter,
+                "wait is whole seconds from 0 to \(maximum.components.seconds), e.g. wait=10s")
+        }
+        return .seconds(seconds)
+    }
+
     private static func isBundleScalar(_ scalar: Unicode.Scalar) -> Bool {
         scalar.isASCII
             && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "." || scalar == "-")

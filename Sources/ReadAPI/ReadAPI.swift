@@ -38,8 +38,9 @@ public struct ReadAPI: HostedProcess {
         let catalog = try settings.catalogPath.map { path throws(CatalogError) in try CatalogFile.load(path: path) }
         let redis = RedisClient(configuration: try settings.redis.configuration(), logger: logger)
         let readiness = ReadinessFlag()
-        let routes = CustomerRoutes(
-            keyring: keyring, store: RedisCustomerStore(client: redis), catalog: catalog ?? .empty,
+        let routes = ReadRoutes(
+            keyring: keyring, store: RedisCustomerStore(client: redis), audit: RedisAuditIndex(client: redis),
+            catalog: catalog ?? .empty,
             metrics: ReadAPIMetrics(factory: PrometheusMetricsFactory(registry: registry), logger: logger),
             logger: logger)
         let address = BindAddress.hostname(settings.host, port: settings.port)

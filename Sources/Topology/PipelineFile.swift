@@ -53,7 +53,8 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
         let stage = try stage(named: stageName)
         let names =
-            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + stage.inputs.map(dlqTopic(for:)) + [
+            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + (stage.auditTopic.map { [$0] } ?? [])
+            + stage.inputs.map(dlqTopic(for:)) + [
                 stage.journalTopic
             ]
         let all = allTopics
@@ -117,6 +118,7 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
                     code: .invalidValue, message: "stage '\(stage.name)' maxInFlight must be at least 1")
             }
             for topic in stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? [])
+                + (stage.auditTopic.map { [$0] } ?? [])
             where !topicNames.contains(topic) {
                 throw PipelineFileError(
                     code: .undeclaredTopic,

@@ -14,6 +14,9 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     public var outputRoles: [String: String]
     /// Where events refused for a reason code go (`iap.rejected`); nil if the stage never rejects.
     public var rejectTopic: String?
+    /// Where the stage appends what it decided about each record (`iap.audit`, decision D51);
+    /// nil for a stage that keeps no audit trail.
+    public var auditTopic: String?
     /// Messages processed concurrently before partitions are paused.
     public var maxInFlight: Int
     public var retry: RetryPolicy
@@ -26,11 +29,13 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         inputs: [String],
         outputs: [String],
         rejectTopic: String? = nil,
+        auditTopic: String? = nil,
         maxInFlight: Int = StageSpec.defaultMaxInFlight,
         retry: RetryPolicy = RetryPolicy(),
         windows: [String: PipelineDuration] = [:]
     ) {
         self.name = name
+        self.auditTopic = auditTopic
         self.consumerGroup = consumerGroup
         self.inputs = inputs
         self.outputs = outputs
@@ -47,19 +52,19 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     public var journalTopic: String { consumerGroup + ".delayed" }
 
     private enum CodingKeys: String, CodingKey {
-        case name, consumerGroup, inputs, outputs, rejectTopic, maxInFlight, retry, windows
+        case name, consumerGroup, inputs, outputs, rejectTopic, auditTopic, maxInFlight, retry, windows
     }
 
     /// A stage with named topic roles.
     public init(
         name: String, consumerGroup: String, inputRoles: [String: String], outputRoles: [String: String],
-        rejectTopic: String? = nil,
+        rejectTopic: String? = nil, auditTopic: String? = nil,
         maxInFlight: Int = StageSpec.defaultMaxInFlight, retry: RetryPolicy = RetryPolicy(),
         windows: [String: PipelineDuration] = [:]
     ) {
         self.init(
             name: name, consumerGroup: consumerGroup, inputs: Self.topics(inputRoles),
-            outputs: Self.topics(outputRoles), rejectTopic: rejectTopic,
+            outputs: Self.topics(outputRoles), rejectTopic: rejectTopic, auditTopic: auditTopic,
             maxInFlight: maxInFlight, retry: retry, windows: windows
         )
         self.inputRoles = inputRoles
@@ -101,6 +106,7 @@ public struct StageSpec: Sendable, Hashable, Decodable {
             inputs: inputs.topics,
             outputs: outputs.topics,
             rejectTopic: try container.decodeIfPresent(String.self, forKey: .rejectTopic),
+            auditTopic: try container.decodeIfPresent(String.self, forKey: .auditTopic),
             maxInFlight: try container.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? Self.defaultMaxInFlight,
             retry: try container.decodeIfPresent(RetryPolicy.self, forKey: .retry) ?? RetryPolicy(),
             windows: try container.decodeIfPresent([String: PipelineDuration].self, forKey: .windows) ?? [:]

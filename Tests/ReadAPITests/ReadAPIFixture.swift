@@ -59,9 +59,10 @@ struct ReadAPIFixture {
         try await store.save(record)
     }
 
-    static func routes(_ client: RedisClient, logger: Logger) throws -> CustomerRoutes {
-        CustomerRoutes(
-            keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client), catalog: catalog,
+    static func routes(_ client: RedisClient, logger: Logger) throws -> ReadRoutes {
+        ReadRoutes(
+            keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client),
+            audit: RedisAuditIndex(client: client), catalog: catalog,
             metrics: ReadAPIMetrics(
                 factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()), logger: logger),
             logger: logger, now: { now })

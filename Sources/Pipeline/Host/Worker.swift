@@ -156,6 +156,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
             stage: stage.name, consumerGroup: stage.consumerGroup, inputTopics: stage.inputs,
             rejectTopic: stage.rejects
         )
+        configuration.auditTopic = stage.auditTopic
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
         configuration.idempotencyRetention = idempotencyRetention

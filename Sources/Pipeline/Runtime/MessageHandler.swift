@@ -34,6 +34,14 @@ public protocol MessageHandler: Sendable {
 
     /// Decides the outcome. A thrown error is treated as transient and retried with backoff.
     func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome
+
+    /// Who a record `prepare` refused is about, as far as its raw bytes tell: the audit trail
+    /// names the publisher's event in the rejection (D51). Nil by default.
+    func auditSubject(ofRefused message: InboundMessage) -> AuditSubject?
+}
+
+extension MessageHandler {
+    public func auditSubject(ofRefused message: InboundMessage) -> AuditSubject? { nil }
 }
 
 /// The decoded form of a record and the business id its side effects are deduplicated on.
@@ -41,9 +49,13 @@ public struct Prepared<Work: Sendable>: Sendable {
     public var work: Work
     /// Apple business id (transactionId, notificationUUID, …); `nil` runs without a guard.
     public var idempotencyKey: String?
+    /// Who the record is about, for the audit entries the runtime writes for it (a rejection, a
+    /// skip, a duplicate, a dead letter; D51); nil for a record no publisher asks about (an order).
+    public var audit: AuditSubject?
 
-    public init(_ work: Work, idempotencyKey: String? = nil) {
+    public init(_ work: Work, idempotencyKey: String? = nil, audit: AuditSubject? = nil) {
         self.work = work
         self.idempotencyKey = idempotencyKey
+        self.audit = audit
     }
 }

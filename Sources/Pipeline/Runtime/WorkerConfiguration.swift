@@ -9,6 +9,9 @@ public struct WorkerConfiguration: Sendable {
     public var inputTopics: [String]
     /// Where refused records go, with their reason code.
     public var rejectTopic: String
+    /// Where the runtime appends the audit entries of the outcomes it writes (a rejection, a
+    /// skip, a duplicate, a dead letter; decision D51); nil writes none.
+    public var auditTopic: String?
     /// Records processed concurrently (at most one per key).
     public var maxInFlight: Int = 256
     /// Records fetched but not finished (running, waiting behind their key, or waiting for a

@@ -32,6 +32,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private let metrics: StageMetrics
     private let state: Mutex<DispatchState>
     private let tracer: any Tracer
+    /// Where the outcomes the runtime writes are audited (D51); nil when the stage keeps no trail.
+    private let audit: AuditTrail?
 
     /// - Parameter tracer: opens each record's span and carries its `traceparent` onto what the
     ///   record produces (decision D42); the default propagates W3C trace context and exports nothing.
@@ -42,6 +44,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     ) {
         self.tracer = tracer
         self.configuration = configuration
+        self.audit = configuration.auditTopic.map { AuditTrail(topic: $0, stage: configuration.stage) }
         self.state = Mutex(DispatchState(maxRunning: configuration.maxInFlight))
         self.handler = handler
         self.consumer = consumer
@@ -190,13 +193,16 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         if record.value.count > configuration.maxMessageBytes {
             let detail =
                 "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
-            return await act(.reject(.malformedEvent, detail: detail), message: message, lock: nil, log: log)
+            return await act(
+                .reject(.malformedEvent, detail: detail), message: message, lock: nil, subject: nil, log: log)
         }
         let prepared: Prepared<Handler.Work>
         do {
             prepared = try handler.prepare(message)
         } catch {
-            return await act(.reject(error.reason, detail: error.detail), message: message, lock: nil, log: log)
+            return await act(
+                .reject(error.reason, detail: error.detail), message: message, lock: nil,
+                subject: handler.auditSubject(ofRefused: message), log: log)
         }
         log.businessId = prepared.idempotencyKey
         if let key = prepared.idempotencyKey { trace.noteBusinessId(key) }
@@ -206,14 +212,20 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             switch await acquire(key, attempt: message.attempt, guard: idempotency, log: log) {
             case .none:
                 return false
-            case .some(.alreadyDone), .some(.superseded):
+            case .some(.alreadyDone):
+                metrics.count(.duplicate)
+                trace.noteOutcome("duplicate")
+                let reason = "duplicate: \(configuration.stage) already processed \(key)"
+                return await appendAudit(.noEffect, about: prepared.audit, reason: reason, log: log) != nil
+            case .some(.superseded):
+                // A stale copy of a record whose later attempt is scheduled: nothing to tell anyone.
                 metrics.count(.duplicate)
                 trace.noteOutcome("duplicate")
                 return true
             case .some(.busy):
                 let outcome = StageOutcome.retry(
                     after: RetryPolicy.lockedElsewhereFloor, reason: "business id \(key) is locked by another worker")
-                return await act(outcome, message: message, lock: nil, log: log)
+                return await act(outcome, message: message, lock: nil, subject: prepared.audit, log: log)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)
             case .some(.acquiredOverWait(let token, let wait)):
@@ -236,7 +248,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             trace.recordError(error)
             outcome = .retry(after: .zero, reason: "\(error)")
         }
-        let finished = await act(outcome, message: message, lock: lock, log: log)
+        let finished = await act(outcome, message: message, lock: lock, subject: prepared.audit, log: log)
         if !finished { await release(lock) }
         return finished
     }
@@ -276,9 +288,13 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     }
 
     /// Makes the outcome durable, then settles the idempotency lock.
-    private func act(_ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, log: RecordLog) async
-        -> Bool
-    {
+    ///
+    /// - Parameter subject: who the record is about; the runtime audits the outcomes it writes
+    ///   (a skip, a rejection, a dead letter) under it, in the same produce (D51).
+    private func act(
+        _ outcome: StageOutcome, message: InboundMessage, lock: IdempotencyLock?, subject: AuditSubject?,
+        log: RecordLog
+    ) async -> Bool {
         let record = message.record
         let trace = log.trace
         var settle = Settle.done
@@ -299,7 +315,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             trace.noteOutcome("produced")
         case .skip(let reason):
             log.debug("skipped", metadata: ["reason": "\(reason)"])
-            acted = ()
+            acted = await appendAudit(.noEffect, about: subject, reason: Excerpt.of(reason), log: log)
             metrics.count(.skipped)
             trace.noteOutcome("skipped")
         case .reject(let reason, let detail):
@@ -311,7 +327,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     topic: configuration.rejectTopic,
                     group: configuration.consumerGroup
                 ))
-            acted = await durably("write rejection", log: log) { _ = try await self.producer.send(reject) }
+            let audited = auditRecords(.rejected, about: subject, reason: reason.rawValue, detail: detail, log: log)
+            acted = await durably("write rejection", log: log) { _ = try await self.producer.send([reject] + audited) }
             metrics.count(.rejected)
             trace.noteOutcome("rejected", failure: reason.rawValue)
         case .retry(let after, let reason):
@@ -324,7 +341,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 let dead = trace.stamped(
                     RejectRecord.deadLetter(
                         record, attempts: attempts, lastError: reason, group: configuration.consumerGroup))
-                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
+                let audited = auditRecords(.deadLettered, about: subject, reason: reason, log: log)
+                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send([dead] + audited) }
                 metrics.count(.deadLettered)
                 trace.noteOutcome("dead_lettered", failure: reason)
             } else {
@@ -346,7 +364,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 settle = .postpone(untilAttempt: attempts, ttl: delay + .seconds(600))
             }
         case .wait(let wait):
-            (acted, settle) = await act(on: wait, message: message, log: log)
+            (acted, settle) = await act(on: wait, message: message, subject: subject, log: log)
         }
         guard acted != nil else { return false }
         if let replaced = lock?.replacing, replaced != record.deliveryId {
@@ -378,7 +396,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     /// Schedules a wait, or dead-letters the record when it has waited past the stage's
     /// `retry.maxWait` since it first waited; nil when cancelled first.
-    private func act(on wait: StageOutcome.Wait, message: InboundMessage, log: RecordLog) async -> (Void?, Settle) {
+    private func act(on wait: StageOutcome.Wait, message: InboundMessage, subject: AuditSubject?, log: RecordLog) async
+        -> (Void?, Settle)
+    {
         let record = message.record
         let reason = Excerpt.of(wait.reason)
         let maxWait = configuration.retryPolicy.maxWait
@@ -393,7 +413,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             let dead = log.trace.stamped(
                 RejectRecord.deadLetter(
                     record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup))
-            let acted: Void? = await durably("write dead letter", log: log) { _ = try await self.producer.send(dead) }
+            let audited = auditRecords(.deadLettered, about: subject, reason: Excerpt.of(lastError), log: log)
+            let acted: Void? = await durably("write dead letter", log: log) {
+                _ = try await self.producer.send([dead] + audited)
+            }
             metrics.count(.deadLettered)
             log.trace.noteOutcome("dead_lettered", failure: lastError)
             return (acted, .done)
@@ -419,6 +442,36 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         log.trace.noteOutcome("waiting")
         guard wait.releasable else { return (acted, .abandon) }
         return (acted, .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)))
+    }
+
+    // MARK: Audit
+
+    /// The audit record of a decision the runtime makes about `subject`; none without a trail or
+    /// a subject. An entry that does not encode is logged and left out: the outcome itself must
+    /// not wait on its audit.
+    private func auditRecords(
+        _ decision: AuditDecision, about subject: AuditSubject?, reason: String, detail: String? = nil, log: RecordLog
+    ) -> [KafkaRecord] {
+        guard let audit, let subject else { return [] }
+        do {
+            return [
+                log.trace.stamped(
+                    try audit.record(audit.entry(decision, about: subject, reason: reason, detail: detail)))
+            ]
+        } catch {
+            log.warning("audit entry not written", metadata: ["error": "\(error)"])
+            return []
+        }
+    }
+
+    /// Writes the audit entry of a decision that writes nothing else (a skip, a duplicate);
+    /// nil when cancelled first.
+    private func appendAudit(_ decision: AuditDecision, about subject: AuditSubject?, reason: String, log: RecordLog)
+        async -> Void?
+    {
+        let records = auditRecords(decision, about: subject, reason: reason, log: log)
+        guard !records.isEmpty else { return () }
+        return await durably("write audit entry", log: log) { _ = try await self.producer.send(records) }
     }
 
     /// How a record's business-id lock ends: done (the side effect happened, or the record was

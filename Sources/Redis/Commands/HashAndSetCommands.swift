@@ -87,3 +87,28 @@ public struct SADD: RedisCommand, Hashable {
         encoder.append(contentsOf: members)
     }
 }
+
+/// `HSET key field value [field value …]`: how many fields were new.
+public struct HSET: RedisCommand, Hashable {
+    public typealias Response = Int
+    public static var name: String { "HSET" }
+
+    public var key: String
+    public var field: String
+    public var value: RedisValue
+
+    public init(_ key: String, field: String, value: RedisValue) {
+        self.key = key
+        self.field = field
+        self.value = value
+    }
+
+    public var keys: CollectionOfOne<String> { CollectionOfOne(key) }
+
+    public func encode(into encoder: inout RedisCommandEncoder) {
+        encoder.append(Self.name)
+        encoder.append(key: key)
+        encoder.append(field)
+        encoder.append(value)
+    }
+}

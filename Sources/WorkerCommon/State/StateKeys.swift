@@ -20,6 +20,8 @@ public import Purchases
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save`; `putIfAbsent` when rebuilt from `iap.entitlement-states` (D35) | `retention` (default none) |
 /// | `iap:customer:{<bundleId>\|<userId>}` | string: `iap.customer.v1` JSON | ``RedisCustomerStore`` `save`; `putIfAbsent` when rebuilt from `iap.customers` (D49) | none |
+/// | `iap:audit:delivery:{<bundleId>\|e:<eventId>}`, `iap:audit:delivery:{<bundleId>\|n:<notificationUUID>}` | hash: auditId → `iap.audit.v1` JSON | ``RedisAuditIndex`` `index` | the state stage's `audit` window from the latest entry (default 7 days) |
+/// | `iap:audit:transaction:{<bundleId>\|<transactionId>}` | hash: auditId → `iap.audit.v1` JSON | ``RedisAuditIndex`` `index` | the same |
 /// | `iap:consumption:{<transactionId>}` | string: the notificationUUID answered | ``RedisConsumptionLedger`` `recordAnswer` | Apple's answer window (12 h) |
 /// | `iap:apple-gate:{<endpoint>:<environment>}` | string: `<next>\|<pause>` (when the budget is next free, until when Apple's 429 holds calls; ms) | ``RedisAppleCallGate`` | a minute after both passed |
 /// | `iap:subscription-expiries` | sorted set: active auto-renewable originalTransactionIds by expiresDate (ms) | ``RedisEntitlementStateStore`` `save` and `putIfAbsent` | none (members leave when their state stops being active) |
@@ -61,6 +63,19 @@ extension Keyspace {
     /// A customer's ``CustomerRecord`` in one app (`iap.customer.v1` JSON), the read copy of `iap.customers`.
     public func customer(bundleId: String, userId: String) -> String {
         key("customer", id: CustomerRecord.key(bundleId: bundleId, userId: userId))
+    }
+
+    // MARK: Customer state: the audit index (D51)
+
+    /// The audit entries naming one delivery (`e:<eventId>`, `n:<notificationUUID>`) of an app:
+    /// a hash by auditId.
+    public func auditDelivery(bundleId: String, delivery: String) -> String {
+        key("audit:delivery", id: "\(bundleId)|\(delivery)")
+    }
+
+    /// The audit entries naming one transaction of an app: a hash by auditId.
+    public func auditTransaction(bundleId: String, transactionId: String) -> String {
+        key("audit:transaction", id: "\(bundleId)|\(transactionId)")
     }
 
     // MARK: Verify

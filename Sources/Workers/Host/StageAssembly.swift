@@ -22,12 +22,13 @@ struct StageAssembly {
     var stop: ProcessHost.Stop = .signals()
 
     func run() async throws {
+        let audit = spec.auditTopic.map { AuditTrail(topic: $0, stage: spec.name) }
         switch stage {
         case .intake:
             let rules = IntakeRules(
                 configuration: IntakeConfiguration(maximumEventBytes: stageSettings.maximumEventBytes))
             let output = try spec.output("verify")
-            try await run { _ in IntakeHandler(rules: rules, verifyTopic: output) }
+            try await run { _ in IntakeHandler(rules: rules, verifyTopic: output, audit: audit) }
         case .verify:
             let verifiedTopic = try spec.output("verified")
             let configuration = try stageSettings.verifyConfiguration()
@@ -43,7 +44,8 @@ struct StageAssembly {
                         metrics: appleMetrics),
                     logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
                 )
-                return VerifyHandler(verifier: verifier, verifiedTopic: verifiedTopic, appleMetrics: appleMetrics)
+                return VerifyHandler(
+                    verifier: verifier, verifiedTopic: verifiedTopic, appleMetrics: appleMetrics, audit: audit)
             }
         case .match:
             let topics = MatchHandler.Topics(
@@ -80,7 +82,7 @@ struct StageAssembly {
                         client: resources.redis, keys: resources.keyspace, fence: resources.fence),
                     waiting: RedisWaitingTransactionStore(client: resources.redis, keys: resources.keyspace)
                 )
-                return MatchHandler(rules: rules, topics: topics)
+                return MatchHandler(rules: rules, topics: topics, audit: audit)
             }
         case .grant:
             let output = try spec.output("entitlements")
@@ -101,16 +103,20 @@ struct StageAssembly {
                     rules: GrantRules(
                         store: RedisEntitlementStateStore(
                             client: resources.redis, keys: resources.keyspace, fence: resources.fence)),
-                    entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources))
+                    entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources),
+                    audit: audit)
             }
         case .state:
             try await runCustomerState()
         }
     }
 
-    /// The customer state: its records rebuilt from `iap.customers` when Redis lost them.
+    /// The customer state: its records rebuilt from `iap.customers`, and the audit index from
+    /// `iap.audit`, when Redis lost them.
     private func runCustomerState() async throws {
         let customers = try spec.output("customers")
+        let auditTopic = try spec.input("audit")
+        let retention = spec.windows["audit"]?.duration ?? RedisAuditIndex.defaultRetention
         let rebuild = { [settings] (resources: WorkerResources) in
             [
                 StateRecovery.Step("customer records from \(customers)") {
@@ -119,13 +125,22 @@ struct StageAssembly {
                         into: RedisCustomerStore(client: resources.redis, keys: resources.keyspace),
                         logger: resources.logger
                     ).summary
-                }
+                },
+                StateRecovery.Step("audit index from \(auditTopic)") {
+                    try await StateRebuild.auditIndex(
+                        from: auditTopic, cluster: settings.kafka,
+                        into: RedisAuditIndex(client: resources.redis, keys: resources.keyspace, retention: retention),
+                        retention: retention, logger: resources.logger
+                    ).summary
+                },
             ]
         }
         try await run(recoverySteps: rebuild) { resources in
             CustomerStateHandler(
                 store: RedisCustomerStore(client: resources.redis, keys: resources.keyspace, fence: resources.fence),
-                customersTopic: customers)
+                customersTopic: customers,
+                auditIndex: RedisAuditIndex(client: resources.redis, keys: resources.keyspace, retention: retention),
+                auditTopic: auditTopic)
         }
     }
 

@@ -29,7 +29,10 @@ public struct StageLayout: Sendable {
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace]
             )
         case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"])
-        case .state: StageLayout(outputs: ["customers"], durable: ["customers"])
+        case .state:
+            StageLayout(
+                outputs: ["customers"], durable: ["customers"], inputs: ["entitlements", "audit"],
+                windows: ["audit": RedisAuditIndex.defaultRetention])
         }
     }
 

@@ -4,26 +4,58 @@ import Kafka
 public import Pipeline
 public import WorkerCommon
 
-/// The customer state stage (D49): folds each `iap.entitlement.v1` change into its customer's
-/// ``CustomerRecord`` and publishes the new record to the compacted `iap.customers` (keyed
-/// `<bundleId>|<userId>`) before saving it in Redis, the read copy the API serves. A crash in
-/// between folds the same change again into the same record: the fold is insensitive to order
-/// and repeats, so what is published is the same.
+/// The customer state stage (D49, D51), on two inputs:
+///
+/// - `iap.entitlements`: folds each change into its customer's ``CustomerRecord`` and publishes
+///   the new record to the compacted `iap.customers` (keyed `<bundleId>|<userId>`) before saving
+///   it in Redis, the read copy the API serves. A crash in between folds the same change again
+///   into the same record: the fold is insensitive to order and repeats, so what is published
+///   is the same.
+/// - `iap.audit`: indexes each stage's decision under its delivery and transaction
+///   (``RedisAuditIndex``), from which the API reads a purchase event's status and a
+///   transaction's history. A set union: no lock, no idempotency marker.
 public struct CustomerStateHandler: MessageHandler {
+    public enum Work: Sendable {
+        case change(EntitlementEvent)
+        case audit(AuditEntry)
+    }
+
     private let store: RedisCustomerStore
     private let customersTopic: String
+    private let auditIndex: RedisAuditIndex?
+    private let auditTopic: String?
 
-    public init(store: RedisCustomerStore, customersTopic: String) {
+    /// - Parameters:
+    ///   - auditTopic: the input holding the audit trail; records of the other input are changes.
+    public init(
+        store: RedisCustomerStore, customersTopic: String, auditIndex: RedisAuditIndex? = nil,
+        auditTopic: String? = nil
+    ) {
         self.store = store
         self.customersTopic = customersTopic
+        self.auditIndex = auditIndex
+        self.auditTopic = auditTopic
     }
 
-    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<EntitlementEvent> {
+    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
+        if message.record.topic == auditTopic {
+            return Prepared(.audit(try EventDecoder.decode(AuditEntry.self, from: message.record.value)))
+        }
         let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
-        return Prepared(event, idempotencyKey: event.eventId)
+        return Prepared(.change(event), idempotencyKey: event.eventId)
     }
 
-    public func handle(_ event: EntitlementEvent, message: InboundMessage) async throws -> StageOutcome {
+    public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {
+        switch work {
+        case .change(let event):
+            return try await apply(event)
+        case .audit(let entry):
+            try await auditIndex?.index([entry])
+            return .produce([])
+        }
+    }
+
+    private func apply(_ event: EntitlementEvent) async throws -> StageOutcome {
         var record =
             try await store.record(bundleId: event.bundleId, userId: event.userId)
             ?? CustomerRecord(bundleId: event.bundleId, userId: event.userId)

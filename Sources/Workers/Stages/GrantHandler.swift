@@ -17,17 +17,22 @@ public struct GrantHandler: MessageHandler {
     private let stateTopic: String
     /// Answers `CONSUMPTION_REQUEST`s when `IAP_CONSUMPTION_ANSWER` is on (decision D34).
     private let consumption: ConsumptionStep?
+    private let audit: AuditTrail?
 
-    public init(rules: GrantRules, entitlementsTopic: String, stateTopic: String, consumption: ConsumptionStep? = nil) {
+    public init(
+        rules: GrantRules, entitlementsTopic: String, stateTopic: String, consumption: ConsumptionStep? = nil,
+        audit: AuditTrail? = nil
+    ) {
         self.rules = rules
         self.entitlementsTopic = entitlementsTopic
         self.stateTopic = stateTopic
         self.consumption = consumption
+        self.audit = audit
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchedTransaction> {
         let matched = try EventDecoder.decode(MatchedTransaction.self, from: message.record.value)
-        return Prepared(matched, idempotencyKey: matched.idempotencyKey)
+        return Prepared(matched, idempotencyKey: matched.idempotencyKey, audit: matched.verified.auditSubject)
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
@@ -38,8 +43,14 @@ public struct GrantHandler: MessageHandler {
             let record = EntitlementStateRecord(state: state)
             records.append(try .event(record, topic: stateTopic, key: record.partitionKey))
         }
-        guard !records.isEmpty else {
-            return .skip(reason: decision.ignored?.description ?? "no effective change")
+        let noEffect = decision.ignored?.description ?? "no effective change"
+        guard !records.isEmpty else { return .skip(reason: noEffect) }
+        if let audit {
+            var entry = audit.entry(
+                decision.events.isEmpty ? .noEffect : .changed, about: matched.verified.auditSubject,
+                userId: matched.userId, reason: decision.events.isEmpty ? noEffect : nil)
+            entry.effects = decision.events.isEmpty ? nil : decision.events.map(\.action)
+            records.append(try audit.record(entry))
         }
         let rules = self.rules
         return .deliver(records) { try await rules.commit(decision) }

@@ -32,12 +32,14 @@ public struct MatchHandler: MessageHandler {
 
     private let rules: MatchRules
     private let topics: Topics
+    private let audit: AuditTrail?
     /// What match's waits are counted under (`iap_waiting_records{waiting_for}`).
     static let waitingFor = "order"
 
-    public init(rules: MatchRules, topics: Topics) {
+    public init(rules: MatchRules, topics: Topics, audit: AuditTrail? = nil) {
         self.rules = rules
         self.topics = topics
+        self.audit = audit
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchInput> {
@@ -47,7 +49,7 @@ public struct MatchHandler: MessageHandler {
             // Orders are replayable (a compacted topic): indexing one again changes nothing.
             return Prepared(input)
         case .verified(let verified):
-            return Prepared(input, idempotencyKey: verified.recordKey)
+            return Prepared(input, idempotencyKey: verified.recordKey, audit: verified.auditSubject)
         }
     }
 
@@ -70,10 +72,11 @@ public struct MatchHandler: MessageHandler {
                 // and died before its produce left the binding in Redis only.
                 let binding = OwnershipBinding(
                     originalTransactionId: matched.transaction.originalTransactionId, userId: matched.userId)
-                return .produce([
-                    try .event(binding, topic: topics.ownership, key: binding.partitionKey),
-                    try .event(matched, topic: topics.matched, key: matched.partitionKey),
-                ])
+                return .produce(
+                    [
+                        try .event(binding, topic: topics.ownership, key: binding.partitionKey),
+                        try .event(matched, topic: topics.matched, key: matched.partitionKey),
+                    ] + (try audit.map { [try $0.record(Self.matchedEntry(matched, audit: $0))] } ?? []))
             case .wait(let since, let deadline):
                 // Looked at again at the deadline; the order's arrival releases it earlier.
                 return .wait(
@@ -81,10 +84,33 @@ public struct MatchHandler: MessageHandler {
                         until: deadline.date, since: since.date, on: Self.waitingFor,
                         reason: "waiting for an order or user since \(since)", releasable: true))
             case .unmatched(let unmatched):
-                return .produce([try .event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)])
+                var records = [try KafkaRecord.event(unmatched, topic: topics.unmatched, key: unmatched.partitionKey)]
+                if let audit {
+                    records.append(
+                        try audit.record(
+                            audit.entry(
+                                .unmatched, about: verified.auditSubject, reason: unmatched.reason.rawValue,
+                                detail: "no order or user since \(unmatched.since); on \(topics.unmatched)")))
+                }
+                return .produce(records)
             case .reject(let rejection):
                 return .reject(rejection)
             }
         }
+    }
+}
+
+extension MatchHandler {
+    /// Who the transaction went to and why, with what the rule noticed (a hint that lost).
+    static func matchedEntry(_ matched: MatchedTransaction, audit: AuditTrail) -> AuditEntry {
+        var entry = audit.entry(.matched, about: matched.verified.auditSubject, userId: matched.userId)
+        entry.matchedBy = matched.matchedBy
+        entry.orderId = matched.orderId
+        entry.warnings = matched.warnings.isEmpty ? nil : matched.warnings
+        if let hinted = matched.verified.hints.userId, hinted != matched.userId {
+            entry.detail =
+                "the publisher named \(hinted); the purchase belongs to \(matched.userId) by \(matched.matchedBy)"
+        }
+        return entry
     }
 }

@@ -16,23 +16,30 @@ public struct VerifyHandler: MessageHandler {
     private let verifier: TransactionVerifier
     private let verifiedTopic: String
     private let appleMetrics: AppleCallMetrics?
+    private let audit: AuditTrail?
 
     /// - Parameter appleMetrics: counts Apple's refusals of our configuration (D8's alert).
-    public init(verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil) {
+    public init(
+        verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil,
+        audit: AuditTrail? = nil
+    ) {
         self.verifier = verifier
         self.verifiedTopic = verifiedTopic
         self.appleMetrics = appleMetrics
+        self.audit = audit
     }
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<VerifyRequest> {
         let request = try EventDecoder.decode(VerifyRequest.self, from: message.record.value)
-        return Prepared(request, idempotencyKey: request.idempotencyKey)
+        return Prepared(request, idempotencyKey: request.idempotencyKey, audit: request.auditSubject)
     }
 
     public func handle(_ request: VerifyRequest, message: InboundMessage) async throws -> StageOutcome {
         switch try await verifier.verify(request, holding: message.waitMemo.flatMap(GateBooking.init)) {
         case .verified(let transactions):
-            return .produce(try transactions.map { try .event($0, topic: verifiedTopic, key: $0.partitionKey) })
+            var records = try transactions.map { try KafkaRecord.event($0, topic: verifiedTopic, key: $0.partitionKey) }
+            if let audit { records.append(try audit.record(verifiedEntry(request, transactions, audit: audit))) }
+            return .produce(records)
         case .retry(let after, let reason):
             appleMetrics?.countIfConfigurationError(reason)
             return .retry(after: after, reason: reason.description)
@@ -43,6 +50,25 @@ public struct VerifyHandler: MessageHandler {
         case .skip(let reason):
             return .skip(reason: reason.description)
         }
+    }
+}
+
+extension VerifyHandler {
+    /// One entry for the request: every transaction Apple returned for it, so a status knows
+    /// when each has reached its end (D51).
+    func verifiedEntry(_ request: VerifyRequest, _ transactions: [VerifiedTransaction], audit: AuditTrail)
+        -> AuditEntry
+    {
+        var subject = request.auditSubject
+        if subject.bundleId == nil { subject.bundleId = transactions.first?.transaction.bundleId }
+        var entry = audit.entry(.verified, about: subject)
+        entry.transactions = transactions.map(\.transaction.transactionId)
+        entry.environment = transactions.first?.transaction.environment
+        if transactions.count == 1, let only = transactions.first {
+            entry.transactionId = only.transaction.transactionId
+            entry.originalTransactionId = only.transaction.originalTransactionId
+        }
+        return entry
     }
 }
 

@@ -1,7 +1,9 @@
 import ArgumentParser
+import Customers
 import Foundation
 import Hosting
 import Kafka
+import Pipeline
 import Redis
 import Settings
 import SupportTools
@@ -150,12 +152,55 @@ struct SupportRefundsCommand: AsyncParsableCommand {
 struct SupportHistoryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "history",
-        abstract: "Get Transaction History: every transaction of the customer in this app, verified.")
+        abstract: "Get Transaction History: every transaction of the customer in this app, verified.",
+        discussion: """
+            --pipeline prints the pipeline's own history of the transaction instead: every stage's decision \
+            (accepted, verified, matched, changed, no effect, rejected, …) from the audit trail's index in the \
+            state stage's Redis (decision D51), oldest first. It needs REDIS_URL and the app (--bundle-id, else \
+            IAP_BUNDLE_ID), not Apple; exit status 3 when no decision about the transaction is known.
+            """)
 
     @OptionGroup var lookup: CustomerLookupArguments
 
+    @Flag(name: .long, help: "The pipeline's decisions about the transaction (the audit trail), not Apple's history.")
+    var pipeline = false
+
+    @Option(name: .customLong("bundle-id"), help: "With --pipeline: the app (default: IAP_BUNDLE_ID).")
+    var bundleId: String?
+
     func run() async throws {
-        try await lookup.run({ try await $0.history(of: $1) }, text: { SupportText.transactions("transactions", $0) })
+        guard pipeline else {
+            try await lookup.run(
+                { try await $0.history(of: $1) }, text: { SupportText.transactions("transactions", $0) })
+            return
+        }
+        try await SupportRun.run(json: lookup.json) {
+            let reader = try await SettingsReader.load()
+            let bundleId = try self.bundleId ?? SupportSettings(reader: reader).verify.bundleId
+            let redis = RedisClient(
+                configuration: try RedisSettings(reader: reader).configuration(),
+                logger: CLILogging.logger("iap.support"))
+            let history: TransactionHistory?
+            do {
+                history = try await RedisAuditIndex(client: redis).history(
+                    bundleId: bundleId, transactionId: lookup.transactionId)
+            } catch {
+                await redis.shutdown()
+                throw error
+            }
+            await redis.shutdown()
+            guard let history else {
+                if lookup.json {
+                    CLIInput.printError(
+                        code: "not_found", message: "no decision about transaction \(lookup.transactionId) is known")
+                } else {
+                    FileHandle.standardError.write(
+                        Data("iap support: no decision about transaction \(lookup.transactionId) is known\n".utf8))
+                }
+                throw ExitCode(3)
+            }
+            try SupportRun.print(history, json: lookup.json) { SupportText.timeline(history) }
+        }
     }
 }
 

@@ -1,4 +1,7 @@
 import AppStoreModels
+import Contracts
+import Customers
+import Foundation
 import SupportTools
 
 /// The human-readable form of the support reports: one line per transaction, the fields an
@@ -48,6 +51,35 @@ enum SupportText {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The pipeline's history of a transaction: one line per decision, oldest first.
+    static func timeline(_ history: TransactionHistory) -> String {
+        var lines = ["transaction \(history.transactionId) (\(history.bundleId)): \(history.entries.count) decision(s)"]
+        for entry in history.entries {
+            let stage = entry.stage.padding(toLength: 6, withPad: " ", startingAt: 0)
+            let decision = entry.decision.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+            lines.append("  \(entry.at.iso8601)  \(stage)  \(decision)  " + timelineWords(entry))
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func timelineWords(_ entry: AuditEntry) -> String {
+        var words: [String] = []
+        if let eventId = entry.eventId { words.append("event \(eventId)") }
+        if let uuid = entry.notificationUUID { words.append("notification \(uuid)") }
+        if let effects = entry.effects { words.append(effects.map(\.rawValue).joined(separator: ", ")) }
+        if let user = entry.userId { words.append(entry.decision == .accepted ? "(user hint \(user))" : "→ \(user)") }
+        if let rule = entry.matchedBy { words.append("by \(rule)") }
+        if let order = entry.orderId { words.append("order \(order)") }
+        if let environment = entry.environment { words.append("\(environment)") }
+        if let transactions = entry.transactions, transactions.count > 1 {
+            words.append("transactions \(transactions.joined(separator: ", "))")
+        }
+        if let warnings = entry.warnings { words.append("warnings: \(warnings.map(\.rawValue).joined(separator: ", "))") }
+        if let reason = entry.reason { words.append("— \(reason)") }
+        if let detail = entry.detail { words.append("(\(detail))") }
+        return words.joined(separator: " ")
     }
 
     private static func transaction(_ payload: JWSTransactionDecodedPayload?, _ check: Verification) -> String {

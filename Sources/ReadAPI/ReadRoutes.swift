@@ -8,48 +8,72 @@ public import Logging
 public import ProductCatalog
 public import WorkerCommon
 
-/// `GET /v1/apps/{bundleId}/customers/{userId}`: what the customer has now (docs/openapi.yaml),
-/// rendered from the customer state's read copy in Redis (D49) and the product catalog.
+/// The read API's routes (docs/openapi.yaml), over the customer state's read copies in Redis:
+///
+/// - `GET /v1/apps/{bundleId}/customers/{userId}`: what the customer has now, rendered from the
+///   customer record (D49) and the product catalog. A customer the pipeline never saw is an
+///   empty view, not a 404: "has nothing" is the answer a backend asks for.
+/// - `GET /v1/apps/{bundleId}/purchases/{eventId}`: what became of a published purchase event
+///   (D51), optionally waiting for its end (``PurchaseRoutes``).
+/// - `GET /v1/apps/{bundleId}/transactions/{transactionId}/history`: every stage's decision about
+///   a transaction (D51).
 ///
 /// Authentication comes first, then the parameters, then the lookup: a caller without a valid
-/// key learns nothing, not even whether its ids are well formed. A customer the pipeline never
-/// saw is an empty view, not a 404: "has nothing" is the answer a backend asks for.
-public struct CustomerRoutes: Sendable {
+/// key learns nothing, not even whether its ids are well formed.
+public struct ReadRoutes: Sendable {
     public static let customerPath = "/v1/apps/{bundleId}/customers/{userId}"
+    public static let purchasePath = "/v1/apps/{bundleId}/purchases/{eventId}"
+    public static let historyPath = "/v1/apps/{bundleId}/transactions/{transactionId}/history"
 
     let keyring: APIKeyring
     let store: RedisCustomerStore
+    let audit: RedisAuditIndex
     let catalog: ProductCatalog
     let metrics: ReadAPIMetrics
     let logger: Logger
     let now: @Sendable () -> Timestamp
+    /// How often a waiting status request looks again.
+    let pollInterval: Duration
 
     public init(
-        keyring: APIKeyring, store: RedisCustomerStore, catalog: ProductCatalog, metrics: ReadAPIMetrics,
-        logger: Logger, now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) }
+        keyring: APIKeyring, store: RedisCustomerStore, audit: RedisAuditIndex, catalog: ProductCatalog,
+        metrics: ReadAPIMetrics, logger: Logger, now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
+        pollInterval: Duration = .milliseconds(200)
     ) {
         self.keyring = keyring
         self.store = store
+        self.audit = audit
         self.catalog = catalog
         self.metrics = metrics
         self.logger = logger
         self.now = now
+        self.pollInterval = pollInterval
     }
 
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         let routes = self
-        router.get(
-            RouterPath(
-                stringLiteral: Self.customerPath.replacingOccurrences(of: "{", with: ":").replacingOccurrences(
-                    of: "}", with: ""))
-        ) {
-            request, context in
+        router.get(Self.routerPath(Self.customerPath)) { request, context in
             await routes.answer(route: "customer", request) { key in
                 try await routes.customer(request, context: context, key: key)
             }
         }
+        router.get(Self.routerPath(Self.purchasePath)) { request, context in
+            await routes.answer(route: "purchase", request) { key in
+                try await routes.purchase(request, context: context, key: key)
+            }
+        }
+        router.get(Self.routerPath(Self.historyPath)) { request, context in
+            await routes.answer(route: "history", request) { key in
+                try await routes.history(request, context: context, key: key)
+            }
+        }
         return router
+    }
+
+    /// `{name}` (the document's form) as Hummingbird's `:name`.
+    private static func routerPath(_ path: String) -> RouterPath {
+        RouterPath(stringLiteral: path.replacingOccurrences(of: "{", with: ":").replacingOccurrences(of: "}", with: ""))
     }
 
     /// Authenticates, runs `body`, and turns its refusal into the JSON error; counts the answer.
@@ -72,13 +96,13 @@ public struct CustomerRoutes: Sendable {
             response = error.response
         } catch {
             logger.warning("request failed", metadata: ["route": "\(route)", "error": "\(error)"])
-            response = APIError(.serviceUnavailable, .unavailable, "the customer state is unavailable; retry").response
+            response = APIError(.serviceUnavailable, .unavailable, "the state is unavailable; retry").response
         }
         metrics.count(route: route, status: response.status.code, elapsed: ContinuousClock.now - started)
         return response
     }
 
-    private func authenticate(_ request: Request) throws(APIError) -> APIKeyring.Key {
+    func authenticate(_ request: Request) throws(APIError) -> APIKeyring.Key {
         guard let header = request.headers[.authorization] else {
             throw APIError(.unauthorized, .unauthorized, "send Authorization: Bearer <API key>")
         }
@@ -95,15 +119,19 @@ public struct CustomerRoutes: Sendable {
     {
         let bundleId = try PathParameters.bundleId(context.parameters.get("bundleId"))
         let userId = try PathParameters.userId(context.parameters.get("userId"))
-        guard key.mayRead(bundleId: bundleId) else {
-            throw APIError(.forbidden, .forbidden, "this API key may not read app \(bundleId)")
-        }
+        try Self.authorize(key, bundleId: bundleId)
         let record =
             try await store.record(bundleId: bundleId, userId: userId)
             ?? CustomerRecord(bundleId: bundleId, userId: userId)
         let view = CustomerView(record, catalog: catalog, at: now())
         for product in view.unlistedProducts { metrics.noteUnlisted(bundleId: bundleId, productId: product) }
         return Self.json(try EventEncoder.encode(value: view), request: request)
+    }
+
+    static func authorize(_ key: APIKeyring.Key, bundleId: String) throws(APIError) {
+        guard key.mayRead(bundleId: bundleId) else {
+            throw APIError(.forbidden, .forbidden, "this API key may not read app \(bundleId)")
+        }
     }
 
     /// 200 with a strong `ETag` of the body, or 304 when the client's `If-None-Match` holds it.
