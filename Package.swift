@@ -718,7 +718,7 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport", "Contracts", "Customers",
+                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport", "Contracts", "Customers", "Redis",
                 "ProductCatalog", "AppStoreModels",
             ],
             swiftSettings: strictSettings

@@ -24,14 +24,39 @@ public struct ReadAPIClient: Sendable {
 
     /// `GET /v1/apps/{bundleId}/customers/{userId}`.
     public func customer(bundleId: String, userId: String) async throws -> CustomerView {
-        let user = userId.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? userId
-        var request = HTTPClientRequest(url: "\(baseURL)/v1/apps/\(bundleId)/customers/\(user)")
+        try await get(CustomerView.self, "/v1/apps/\(bundleId)/customers/\(Self.escaped(userId))")!
+    }
+
+    /// `GET /v1/apps/{bundleId}/purchases/{eventId}?wait=`: nil when the API knows no decision (404).
+    public func purchase(bundleId: String, eventId: String, wait: Int = 0) async throws -> PurchaseStatus? {
+        try await get(
+            PurchaseStatus.self, "/v1/apps/\(bundleId)/purchases/\(Self.escaped(eventId))?wait=\(wait)s",
+            timeout: .seconds(Int64(wait) + 10), notFound: true)
+    }
+
+    /// `GET /v1/apps/{bundleId}/transactions/{transactionId}/history`: nil when unknown (404).
+    public func history(bundleId: String, transactionId: String) async throws -> TransactionHistory? {
+        try await get(
+            TransactionHistory.self, "/v1/apps/\(bundleId)/transactions/\(Self.escaped(transactionId))/history",
+            notFound: true)
+    }
+
+    private func get<Value: Decodable>(
+        _ type: Value.Type, _ path: String, timeout: TimeAmount = .seconds(10), notFound: Bool = false
+    ) async throws -> Value? {
+        var request = HTTPClientRequest(url: baseURL + path)
         request.headers.add(name: "authorization", value: "Bearer \(key)")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         let body = try await response.body.collect(upTo: 4 << 20)
+        if notFound, response.status == .notFound { return nil }
         guard response.status == .ok else {
             throw LocalStackError("iap-api answered \(response.status.code): \(String(buffer: body))")
         }
-        return try EventDecoder.decodeWithCodable(CustomerView.self, from: Array(body.readableBytesView))
+        return try EventDecoder.decodeWithCodable(type, from: Array(body.readableBytesView))
+    }
+
+    private static func escaped(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?")))
+            ?? id
     }
 }

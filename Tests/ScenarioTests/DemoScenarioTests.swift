@@ -7,7 +7,9 @@ extension ScenarioTests {
     /// Every scenario of `iap-dev demo`, with all five workers, reconcile and the gateway in process,
     /// asserted on `iap.entitlements`, `iap.rejected` and `iap.unmatched`; every record the run
     /// left on the pipeline's topics against the topic's JSON Schema; and each customer's latest
-    /// record on `iap.customers` against the fold of that customer's changes.
+    /// record on `iap.customers` against the fold of that customer's changes; every published
+    /// event's status and every granted transaction's history through the API, and both back
+    /// after Redis lost everything (D51).
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
             // iap-reconcile too, as `iap-dev demo` runs it: one scenario's notification is lost.
@@ -18,11 +20,13 @@ extension ScenarioTests {
                 // Every record the run wrote, against its topic's JSON Schema (docs/schemas).
                 let schemas = try await WrittenRecords.checkAgainstSchemas(stack)
                 try await CustomerStateCheck.expectEachCustomersRecordIsTheFoldOfTheirChanges(stack)
+                try await AuditCheck.expectEveryEventEndedAndEveryTransactionHasItsHistory(report, stack)
+                try await AuditCheck.expectStatusesAndCustomersComeBackAfterRedisLostEverything(report, stack)
                 return (report, schemas)
             }
             // The scenarios write to every topic, and publish malformed events the schemas refuse.
             for (topic, count) in schemas.checked { #expect(count > 0, "no record on \(topic) was checked") }
-            #expect(schemas.checked.count == 12)
+            #expect(schemas.checked.count == 13)
             #expect(schemas.refused >= 2)
             for scenario in report.scenarios {
                 #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")

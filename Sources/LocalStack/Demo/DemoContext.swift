@@ -4,6 +4,7 @@ import Foundation
 import Kafka
 import Pipeline
 import Purchases
+import Synchronization
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.
 public struct DemoContext: Sendable {
@@ -17,6 +18,9 @@ public struct DemoContext: Sendable {
     let resultTopics: ResultTopics
     /// Without a gateway the simulator cannot post notifications; the scenario publishes them.
     let publishesNotifications: Bool
+    /// The eventIds of the purchase events the scenarios published, whose statuses the demo
+    /// reads at the end (D51).
+    let published = PublishedEvents()
 
     public func user(_ name: String) -> String { "\(name)-\(runId)" }
 
@@ -34,6 +38,7 @@ public struct DemoContext: Sendable {
 
     public func publish(_ purchase: PurchaseEvent) async throws {
         _ = try await producer.send([try topics.record(purchase)])
+        published.note(purchase.eventId)
     }
 
     public func publish(_ order: OrderEvent) async throws {
@@ -65,6 +70,14 @@ public struct DemoContext: Sendable {
         }
         throw LocalStackError("timed out waiting for \(expectation)")
     }
+}
+
+/// The eventIds a run published, in order.
+final class PublishedEvents: Sendable {
+    private let ids = Mutex<[String]>([])
+
+    func note(_ eventId: String) { ids.withLock { $0.append(eventId) } }
+    var all: [String] { ids.withLock { $0 } }
 }
 
 /// One realistic situation the pipeline must handle, with the end states it must reach.

@@ -34,6 +34,11 @@ public struct DemoRunner: Sendable {
         /// One customer as the read API answers for them at the end (when the stack runs
         /// `iap-api`): what a backend would show that user.
         public var customer: CustomerView?
+        /// The status of every purchase event the scenarios published, as the read API answers
+        /// at the end (D51); empty when the stack runs no `iap-api`.
+        public var statuses: [PurchaseStatus] = []
+        /// The published events the API has no terminal status for (should be none).
+        public var withoutEnd: [String] = []
     }
 
     private let stack: LocalStack
@@ -109,14 +114,15 @@ public struct DemoRunner: Sendable {
         let stages = await drainedStageCounts(within: .seconds(30))
         let outcomes = Outcomes(records: observer.records, topics: resultTopics)
         let customer = try await Self.readOneCustomer(stack, granted: outcomes)
+        let (statuses, withoutEnd) = try await Self.readStatuses(stack, of: context.published.all)
         await observer.close()
         await producer.close()
         return Report(
-            passed: results.allSatisfy(\.passed), seconds: (clock.now - started) / .seconds(1), scenarios: results,
-            entitlements: outcomes.distinctEntitlements.count,
+            passed: results.allSatisfy(\.passed) && withoutEnd.isEmpty, seconds: (clock.now - started) / .seconds(1),
+            scenarios: results, entitlements: outcomes.distinctEntitlements.count,
             rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count),
             unmatched: outcomes.unmatched.count,
-            stages: stages, customer: customer
+            stages: stages, customer: customer, statuses: statuses, withoutEnd: withoutEnd
         )
     }
 
@@ -129,6 +135,22 @@ public struct DemoRunner: Sendable {
             return nil
         }
         return try await api.customer(bundleId: stack.endpoints.bundleId, userId: user)
+    }
+
+    /// Each published event's status through the read API, waiting a little for those not at
+    /// their end yet: what each publisher would have been told.
+    private static func readStatuses(_ stack: LocalStack, of eventIds: [String]) async throws -> (
+        [PurchaseStatus], [String]
+    ) {
+        guard let api = ReadAPIClient(stack.endpoints) else { return ([], []) }
+        var statuses: [PurchaseStatus] = []
+        var withoutEnd: [String] = []
+        for eventId in eventIds {
+            let status = try await api.purchase(bundleId: stack.endpoints.bundleId, eventId: eventId, wait: 10)
+            if let status { statuses.append(status) }
+            if status?.terminal != true { withoutEnd.append(eventId) }
+        }
+        return (statuses, withoutEnd)
     }
 
     private static func evaluate(

@@ -5,7 +5,8 @@ import Purchases
 /// The demo's mixed batch (issue 4): every product type through StoreKit 2 and StoreKit 1,
 /// bare transaction ids, notifications, a refund, a renewal, an expiry, a family revocation,
 /// duplicates from both StoreKit paths, a transaction before its order, an order whose
-/// purchase never comes, a forged JWS, a receipt replayed by another user, sandbox purchases,
+/// purchase never comes, a forged JWS, a receipt replayed by another user, a userId hint that
+/// loses to the signed token, sandbox purchases,
 /// a notification for a purchase no backend reported, and malformed events.
 extension DemoScenario {
     public static let catalogue: [DemoScenario] = [
@@ -221,6 +222,26 @@ extension DemoScenario {
                 .entitlement(transactionId: purchase.transactionId, action: "grant", userId: owner),
                 .rejected(eventId: replay.eventId, reason: "ownership_conflict"), .nothingFor(userId: thief),
             ]
+        },
+        DemoScenario("a userId hint that loses to Apple's signed appAccountToken (no effect, and why)") { context in
+            let owner = context.user("paula")
+            let hinted = context.user("quentin")
+            let token = UUID().uuidString.lowercased()
+            try await context.publish(
+                OrderEvent(
+                    orderId: "order-\(UUID().uuidString.prefix(8))", userId: owner, productId: "gems_500",
+                    bundleId: context.bundleId, appAccountToken: token))
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_500", type: "Consumable", bundleId: context.bundleId, appAccountToken: token)
+            try await context.publish(
+                context.purchaseEvent(
+                    .signedTransaction(purchase.signedTransaction), user: owner, appAccountToken: token))
+            let granted = Expectation.entitlement(
+                transactionId: purchase.transactionId, action: "grant", userId: owner, matchedBy: "appAccountToken")
+            try await context.waitFor(granted)
+            // Another backend session names another user for the same signed purchase.
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: hinted))
+            return [granted, .nothingFor(userId: hinted)]
         },
         DemoScenario("sandbox purchase (App Review) accepted in production") { context in
             let user = context.user("reviewer")

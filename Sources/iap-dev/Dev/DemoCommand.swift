@@ -86,6 +86,19 @@ struct DemoCommand: AsyncParsableCommand {
             }
             if customer.entitlements.isEmpty && customer.credits.isEmpty { print("    nothing") }
         }
+        if !report.statuses.isEmpty {
+            print("")
+            let counts = Dictionary(grouping: report.statuses, by: \.status.rawValue).mapValues(\.count)
+                .sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            print("purchase statuses (iap-api, GET /v1/apps/{bundleId}/purchases/{eventId}): \(counts)")
+            // One answer a publisher gets when its event changed nothing, with the reason.
+            if let shown = report.statuses.first(where: { $0.status == .noEffect && $0.detail != nil })
+                ?? report.statuses.first(where: { $0.status == .rejected })
+            {
+                print("    \(shown.eventId): \(shown.status.rawValue), \(shown.reason ?? "-")\(shown.detail.map { " (\($0))" } ?? "")")
+            }
+            for eventId in report.withoutEnd { print("    ✘ \(eventId): no terminal status") }
+        }
         print("")
         let rejected = report.rejected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         print(

@@ -1,0 +1,80 @@
+import Contracts
+import Customers
+import Foundation
+import Kafka
+import LocalStack
+import PipelineHarness
+import Redis
+import Testing
+
+/// The audit trail checked on the demo (D51): every purchase event a scenario published has a
+/// terminal status its publisher can read through the API, with the reasons the scenarios
+/// provoke; every transaction granted has a history with each stage's decision; and after Redis
+/// lost everything, the statuses and customers come back from Kafka as they were.
+enum AuditCheck {
+    static func expectEveryEventEndedAndEveryTransactionHasItsHistory(_ report: DemoRunner.Report, _ stack: LocalStack)
+        async throws
+    {
+        #expect(report.withoutEnd.isEmpty, "published events without a terminal status: \(report.withoutEnd)")
+        #expect(!report.statuses.isEmpty, "the demo read no status")
+        let byStatus = Dictionary(grouping: report.statuses, by: \.status)
+        #expect(byStatus[.granted, default: []].count >= 10)
+        // The replay by another user and the forged JWS: refused, with their reason codes.
+        let reasons = Set(byStatus[.rejected, default: []].compactMap(\.reason))
+        #expect(reasons.isSuperset(of: ["ownership_conflict", "invalid_signature"]), "\(reasons)")
+        // The hint that lost: no effect, and the publisher is told whose purchase it is.
+        let lost = byStatus[.noEffect, default: []].filter {
+            $0.transactions.contains { $0.warnings?.contains(.userHintMismatch) == true }
+        }
+        #expect(lost.count == 1, "\(byStatus[.noEffect, default: []])")
+        #expect(lost.first?.detail?.contains("belongs to") == true, "\(String(describing: lost.first))")
+        // StoreKit 1 and 2 reporting one purchase: one event granted it, the others changed nothing.
+        #expect(byStatus[.noEffect, default: []].count >= 3)
+
+        let api = try #require(ReadAPIClient(stack.endpoints))
+        let written = try await WrittenRecords.read(stack, topics: ["iap.entitlements"])
+        let transactions = Set(
+            try (written["iap.entitlements"] ?? []).map {
+                try EventDecoder.decode(EntitlementEvent.self, from: $0.value).transactionId
+            })
+        #expect(!transactions.isEmpty)
+        for transactionId in transactions.sorted() {
+            let history = try await api.history(bundleId: stack.endpoints.bundleId, transactionId: transactionId)
+            let stages = Set(history?.entries.map(\.stage) ?? [])
+            #expect(
+                stages.isSuperset(of: ["intake", "verify", "match", "grant"]),
+                "transaction \(transactionId): history has \(stages.sorted())")
+        }
+    }
+
+    /// Wipes the stack's Redis and waits until the API answers every status and customer as
+    /// before: the workers notice the loss, restart and rebuild from `iap.audit` and `iap.customers`.
+    static func expectStatusesAndCustomersComeBackAfterRedisLostEverything(
+        _ report: DemoRunner.Report, _ stack: LocalStack
+    ) async throws {
+        let api = try #require(ReadAPIClient(stack.endpoints))
+        let bundleId = stack.endpoints.bundleId
+        let customer = try #require(report.customer)
+        let before = try await api.customer(bundleId: bundleId, userId: customer.userId)
+        let client = RedisClient(
+            configuration: try RedisConfiguration(url: stack.endpoints.redis), logger: PipelineHarness.logger)
+        _ = try await client.send("FLUSHALL")
+        await client.shutdown()
+
+        let deadline = ContinuousClock.now + .seconds(120)
+        var missing = report.statuses.map(\.eventId)
+        while !missing.isEmpty, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .seconds(1))
+            var still: [String] = []
+            for eventId in missing {
+                let status = try? await api.purchase(bundleId: bundleId, eventId: eventId)
+                if status != report.statuses.first(where: { $0.eventId == eventId }) { still.append(eventId) }
+            }
+            missing = still
+        }
+        #expect(missing.isEmpty, "statuses not back as they were after the wipe: \(missing)")
+        let after = try await api.customer(bundleId: bundleId, userId: customer.userId)
+        #expect(after.purchases == before.purchases && after.credits == before.credits)
+        #expect(after.lastEventId == before.lastEventId)
+    }
+}
