@@ -164,3 +164,44 @@ extension EntitlementEvent {
         return copy
     }
 }
+
+extension TopicSchemaSamples {
+    /// Every stage's decision: one entry with every optional field set, a bare one (a refused
+    /// event that named only its eventId), a notification's, and one per value of each enumeration.
+    static func audit(
+        decisions: [AuditDecision], actions: [EntitlementAction], rules: [MatchedBy], warnings: [MatchWarning]
+    ) -> [AuditEntry] {
+        let subject = AuditSubject(
+            eventId: "e-1", bundleId: "com.example.game", transactionId: "2000000000000009",
+            originalTransactionId: "2000000000000001", userId: "u-1")
+        var full = AuditEntry(
+            stage: "match", decision: .matched, at: at(1_763_000_002_345), subject: subject, reason: "r",
+            detail: "the publisher named u-2; the purchase belongs to u-1 by orderId")
+        full.notificationUUID = "n-1"
+        full.transactions = ["2000000000000009"]
+        full.environment = .production
+        full.matchedBy = .orderId
+        full.orderId = "o-1"
+        full.warnings = [.userHintMismatch]
+        full.effects = [.grant]
+        let bare = AuditEntry(
+            stage: "intake", decision: .rejected, at: at(1_763_000_002_000), subject: AuditSubject(eventId: "e-2"))
+        let notification = AuditEntry(
+            stage: "intake", decision: .accepted, at: at(1_763_000_002_000),
+            subject: AuditSubject(notificationUUID: "n-2", bundleId: "com.example.game"))
+        let transaction = AuditEntry(
+            stage: "grant", decision: .changed, at: at(1_763_000_002_400),
+            subject: AuditSubject(eventId: "e-3", bundleId: "com.example.game", transactionId: "2000000000000009"))
+        func variant(_ change: (inout AuditEntry) -> Void) -> AuditEntry {
+            var entry = transaction
+            change(&entry)
+            return entry.identified()
+        }
+        return [full.identified(), bare, notification]
+            + decisions.map { decision in variant { $0.decision = decision } }
+            + actions.map { action in variant { $0.effects = [action] } }
+            + rules.map { rule in variant { $0.matchedBy = rule } }
+            + warnings.map { warning in variant { $0.warnings = [warning] } }
+            + [variant { $0.transactions = [] }]
+    }
+}

@@ -37,6 +37,10 @@ import Topology
             case "iap.ownership": TopicSchemaSamples.ownership
             case "iap.entitlement-states": TopicSchemaSamples.states(statuses: statuses)
             case "iap.customers": TopicSchemaSamples.customers(statuses: statuses)
+            case "iap.audit":
+                TopicSchemaSamples.audit(
+                    decisions: try Self.known(AuditDecision.self), actions: try Self.known(EntitlementAction.self),
+                    rules: rules, warnings: try Self.known(MatchWarning.self))
             default: []
             }
         return try values.flatMap { value in
@@ -47,6 +51,7 @@ import Topology
     static let contractTopics = [
         "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified", "iap.matched",
         "iap.unmatched", "iap.entitlements", "iap.ownership", "iap.entitlement-states", "iap.customers",
+        "iap.audit",
     ]
 
     @Test(arguments: contractTopics) func everyShapeAWriterProducesMeetsTheTopicSchema(topic: String) async throws {
@@ -100,6 +105,10 @@ import Topology
             ("PurchaseSource", "iap.verified", ["properties", "source"]),
             ("UnmatchedReason", "iap.unmatched", ["properties", "reason"]),
             ("ReasonCode", "iap.rejected", ["properties", "reason"]),
+            ("AuditDecision", "iap.audit", ["properties", "decision"]),
+            ("EntitlementAction", "iap.audit", ["properties", "effects", "items"]),
+            ("MatchedBy", "iap.audit", ["properties", "matchedBy"]),
+            ("MatchWarning", "iap.audit", ["properties", "warnings", "items"]),
         ]
         for check in checks {
             let declared = try ContractSource.knownValues(of: check.type)

@@ -16,7 +16,7 @@ import Topology
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
                 "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected", "iap.ownership",
-                "iap.entitlement-states", "iap.customers",
+                "iap.entitlement-states", "iap.customers", "iap.audit",
             ])
         let orders = try #require(file.topics.first { $0.name == "iap.orders" })
         #expect(orders.cleanupPolicy == .compact)
@@ -42,7 +42,7 @@ import Topology
         #expect(
             Set(derived.map(\.name)) == [
                 "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
-                "iap.orders.dlq", "iap.matched.dlq", "iap.entitlements.dlq",
+                "iap.orders.dlq", "iap.matched.dlq", "iap.entitlements.dlq", "iap.audit.dlq",
             ])
         let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
         #expect(purchasesDLQ.partitions == 12)
@@ -53,14 +53,14 @@ import Topology
         let file = try PipelineFile.load(path: Self.samplePath)
         #expect(
             try file.topics(for: "intake").map(\.name) == [
-                "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.purchases.dlq",
-                "iap.notifications.dlq",
+                "iap.purchases", "iap.notifications", "iap.verify", "iap.rejected", "iap.audit",
+                "iap.purchases.dlq", "iap.notifications.dlq",
                 "iap-intake.delayed",
             ])
         #expect(
             try file.topics(for: "grant").map(\.name) == [
-                "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.rejected", "iap.matched.dlq",
-                "iap-grant.delayed",
+                "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.rejected", "iap.audit",
+                "iap.matched.dlq", "iap-grant.delayed",
             ])
     }
 
