@@ -332,6 +332,7 @@ let package = Package(
             name: "Pipeline",
             dependencies: [
                 "Contracts",
+                "AppStoreModels",
                 "Basics",
                 "Catalog",
                 "Kafka",
