@@ -48,7 +48,8 @@ enum AuditCheck {
     }
 
     /// Wipes the stack's Redis and waits until the API answers every status and customer as
-    /// before: the workers notice the loss, restart and rebuild from `iap.audit` and `iap.customers`.
+    /// before: the workers notice the loss and stop, are started again (as Kubernetes or compose
+    /// would) and rebuild from `iap.audit` and `iap.customers` before taking work.
     static func expectStatusesAndCustomersComeBackAfterRedisLostEverything(
         _ report: DemoRunner.Report, _ stack: LocalStack
     ) async throws {
@@ -65,6 +66,9 @@ enum AuditCheck {
         var missing = report.statuses.map(\.eventId)
         while !missing.isEmpty, ContinuousClock.now < deadline {
             try await Task.sleep(for: .seconds(1))
+            // A worker that found its state lost stops; its supervisor starts it again, and the
+            // start rebuilds before taking work. In process, the test is the supervisor.
+            for member in stack.exited { try await stack.restart(member) }
             var still: [String] = []
             for eventId in missing {
                 let status = try? await api.purchase(bundleId: bundleId, eventId: eventId)
