@@ -38,10 +38,12 @@ enum PathParameters {
     static func transactionId(_ text: String?) throws(APIError) -> String {
         guard let text, (1...64).contains(text.count),
             text.unicodeScalars.allSatisfy({
-                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
             })
         else {
-            throw APIError(.badRequest, .invalidParameter, "transactionId is 1–64 ASCII letters, digits, '.', '-' or '_'")
+            throw APIError(
+                .badRequest, .invalidParameter, "transactionId is 1–64 ASCII letters, digits, '.', '-' or '_'")
         }
         return text
     }

@@ -40,7 +40,8 @@ extension ReadRoutes {
         guard let history = try await audit.history(bundleId: bundleId, transactionId: transactionId) else {
             throw APIError(
                 .notFound, .notFound,
-                "no decision about transaction \(transactionId) of app \(bundleId) (or it is older than the audit window)")
+                "no decision about transaction \(transactionId) of app \(bundleId) (or it is older than the audit window)"
+            )
         }
         return Self.json(try EventEncoder.encode(value: history), request: request)
     }

@@ -53,7 +53,8 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
         let stage = try stage(named: stageName)
         let names =
-            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + (stage.auditTopic.map { [$0] } ?? [])
+            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? [])
+            + (stage.auditTopic.map { [$0] } ?? [])
             + stage.inputs.map(dlqTopic(for:)) + [
                 stage.journalTopic
             ]

@@ -62,7 +62,8 @@ import Testing
         let status = try #require(
             PurchaseStatus(
                 eventId: "e-1", bundleId: Self.app,
-                entries: [Self.entry("intake", .rejected, at: 0, reason: "malformed_event", detail: "missing payload")]))
+                entries: [Self.entry("intake", .rejected, at: 0, reason: "malformed_event", detail: "missing payload")])
+        )
         #expect(status.status == .rejected && status.terminal && status.reason == "malformed_event")
         #expect(status.detail == "missing payload")
     }
@@ -130,10 +131,11 @@ import Testing
         ]
         let unmatched = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: entries))
         #expect(unmatched.status == .unmatched && unmatched.terminal)
-        let later = entries + [
-            Self.entry("match", .matched, transaction: "100", at: 50, user: "kate"),
-            Self.entry("grant", .changed, transaction: "100", at: 60, user: "kate", effects: [.grant]),
-        ]
+        let later =
+            entries + [
+                Self.entry("match", .matched, transaction: "100", at: 50, user: "kate"),
+                Self.entry("grant", .changed, transaction: "100", at: 60, user: "kate", effects: [.grant]),
+            ]
         for arrival in Self.arrivals(later) {
             let status = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: arrival))
             #expect(status.status == .granted && status.userId == "kate")

@@ -240,7 +240,8 @@ extension DemoScenario {
                 transactionId: purchase.transactionId, action: "grant", userId: owner, matchedBy: "appAccountToken")
             try await context.waitFor(granted)
             // Another backend session names another user for the same signed purchase.
-            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: hinted))
+            try await context.publish(
+                context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: hinted))
             return [granted, .nothingFor(userId: hinted)]
         },
         DemoScenario("sandbox purchase (App Review) accepted in production") { context in

@@ -342,7 +342,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                     RejectRecord.deadLetter(
                         record, attempts: attempts, lastError: reason, group: configuration.consumerGroup))
                 let audited = auditRecords(.deadLettered, about: subject, reason: reason, log: log)
-                acted = await durably("write dead letter", log: log) { _ = try await self.producer.send([dead] + audited) }
+                acted = await durably("write dead letter", log: log) {
+                    _ = try await self.producer.send([dead] + audited)
+                }
                 metrics.count(.deadLettered)
                 trace.noteOutcome("dead_lettered", failure: reason)
             } else {

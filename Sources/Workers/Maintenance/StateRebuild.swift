@@ -1,7 +1,7 @@
 public import AppStoreModels
 import Contracts
-public import Foundation
 import Customers
+public import Foundation
 public import Kafka
 public import Logging
 import Purchases

@@ -95,7 +95,9 @@ struct DemoCommand: AsyncParsableCommand {
             if let shown = report.statuses.first(where: { $0.status == .noEffect && $0.detail != nil })
                 ?? report.statuses.first(where: { $0.status == .rejected })
             {
-                print("    \(shown.eventId): \(shown.status.rawValue), \(shown.reason ?? "-")\(shown.detail.map { " (\($0))" } ?? "")")
+                print(
+                    "    \(shown.eventId): \(shown.status.rawValue), \(shown.reason ?? "-")\(shown.detail.map { " (\($0))" } ?? "")"
+                )
             }
             for eventId in report.withoutEnd { print("    ✘ \(eventId): no terminal status") }
         }

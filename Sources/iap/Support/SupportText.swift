@@ -76,7 +76,9 @@ enum SupportText {
         if let transactions = entry.transactions, transactions.count > 1 {
             words.append("transactions \(transactions.joined(separator: ", "))")
         }
-        if let warnings = entry.warnings { words.append("warnings: \(warnings.map(\.rawValue).joined(separator: ", "))") }
+        if let warnings = entry.warnings {
+            words.append("warnings: \(warnings.map(\.rawValue).joined(separator: ", "))")
+        }
         if let reason = entry.reason { words.append("— \(reason)") }
         if let detail = entry.detail { words.append("(\(detail))") }
         return words.joined(separator: " ")

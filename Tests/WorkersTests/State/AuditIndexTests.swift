@@ -52,7 +52,9 @@ import Workers
 
     static func answers(_ index: RedisAuditIndex) async throws -> Answers {
         var statuses: [PurchaseStatus?] = []
-        for event in ["e-1", "e-2", "e-3", "e-4"] { statuses.append(try await index.status(bundleId: app, eventId: event)) }
+        for event in ["e-1", "e-2", "e-3", "e-4"] {
+            statuses.append(try await index.status(bundleId: app, eventId: event))
+        }
         return Answers(statuses: statuses, history: try await index.history(bundleId: app, transactionId: "100"))
     }
 
@@ -60,7 +62,8 @@ import Workers
         try await withRedisClient { _, client in
             let index = RedisAuditIndex(client: client, keys: try Keyspace(prefix: "audit-order:"))
             // Latest first, every other one repeated: grant's decisions before intake's.
-            let arrival = Array((Self.trail + Self.trail.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)).reversed())
+            let arrival = Array(
+                (Self.trail + Self.trail.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)).reversed())
             for entry in arrival { try await index.index([entry]) }
             let answers = try await Self.answers(index)
             #expect(answers.statuses[0]?.status == .granted && answers.statuses[0]?.userId == "alice")
