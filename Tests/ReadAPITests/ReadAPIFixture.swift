@@ -59,6 +59,42 @@ struct ReadAPIFixture {
         try await store.save(record)
     }
 
+    /// The event `e-1` of the demo's app as the stages audit it: a receipt of two purchases, the
+    /// first matched over a hint that lost and granted, the second unmatched (every optional field
+    /// of a status and a history is set).
+    static let auditedEventId = "e-1"
+    static let auditedTransactionId = "2000000000000001"
+
+    static func saveAudit(_ index: RedisAuditIndex) async throws {
+        let subject = AuditSubject(eventId: auditedEventId, bundleId: "com.example.game", userId: "u-2")
+        func at(_ milliseconds: Int64) -> Timestamp {
+            Timestamp(millisecondsSince1970: 1_780_000_000_000 + milliseconds)
+        }
+        func about(_ transactionId: String) -> AuditSubject {
+            var subject = subject
+            subject.transactionId = transactionId
+            subject.originalTransactionId = transactionId
+            return subject
+        }
+        var verified = AuditEntry(stage: "verify", decision: .verified, at: at(100), subject: subject)
+        verified.transactions = [auditedTransactionId, "2000000000000002"]
+        verified.environment = .production
+        var matched = AuditEntry(
+            stage: "match", decision: .matched, at: at(200), subject: about(auditedTransactionId), userId: "u-1",
+            detail: "the publisher named u-2; the purchase belongs to u-1 by orderId")
+        matched.matchedBy = .orderId
+        matched.orderId = "o-1"
+        matched.warnings = [.userHintMismatch]
+        var changed = AuditEntry(
+            stage: "grant", decision: .changed, at: at(300), subject: about(auditedTransactionId), userId: "u-1")
+        changed.effects = [.grant]
+        let unmatched = AuditEntry(
+            stage: "match", decision: .unmatched, at: at(400), subject: about("2000000000000002"),
+            reason: "no_order_or_user", detail: "no order or user since …; on iap.unmatched")
+        let accepted = AuditEntry(stage: "intake", decision: .accepted, at: at(0), subject: subject)
+        try await index.index([accepted, verified, matched, changed, unmatched].map { $0.identified() })
+    }
+
     static func routes(_ client: RedisClient, logger: Logger) throws -> ReadRoutes {
         ReadRoutes(
             keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client),
