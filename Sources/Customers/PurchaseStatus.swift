@@ -39,7 +39,7 @@ public struct PurchaseStatus: Codable, Hashable, Sendable {
 
     /// The status `entries` (every entry naming the event) add up to; nil when there are none.
     public init?(eventId: String, bundleId: String, entries: [AuditEntry]) {
-        let entries = AuditEntries.ordered(entries)
+        let entries = AuditEntries.withoutRedeliveries(AuditEntries.ordered(entries))
         guard let last = entries.last else { return nil }
         self.eventId = eventId
         self.bundleId = bundleId
@@ -143,6 +143,16 @@ enum AuditEntries {
         return entries.filter { seen.insert($0.auditId).inserted }.sorted {
             ($0.at, stageOrder($0.stage), $0.auditId) < ($1.at, stageOrder($1.stage), $1.auditId)
         }
+    }
+
+    /// Without the "no effect" of a stage that also decided otherwise about the same record: the
+    /// runtime's duplicate of a redelivery (a crash after the outputs, before the offset), which
+    /// must not end an event whose first delivery is still on its way. A duplicate of another
+    /// event (the same receipt published again) has no other decision of that stage and stays.
+    static func withoutRedeliveries(_ entries: [AuditEntry]) -> [AuditEntry] {
+        func record(_ entry: AuditEntry) -> String { "\(entry.stage)|\(entry.transactionId ?? "")" }
+        let decided = Set(entries.filter { $0.decision != .noEffect }.map(record))
+        return entries.filter { $0.decision != .noEffect || !decided.contains(record($0)) }
     }
 
     static func unique(_ ids: [String]) -> [String] {

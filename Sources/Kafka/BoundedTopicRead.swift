@@ -33,6 +33,36 @@ public enum BoundedTopicRead {
         idleTimeout: Duration = .seconds(30),
         _ body: ([KafkaMessage], KafkaConsumer) async throws -> Result
     ) async throws -> Result {
+        try await read(configuration, logger: logger, idleTimeout: idleTimeout, into: [KafkaMessage]()) {
+            records, batch in records += batch
+        } then: { records, consumer in
+            try await body(records, consumer)
+        }
+    }
+
+    /// Reads the records batch by batch into `step` (each batch in offset order per partition)
+    /// and returns what it made of them, holding one batch at a time: for a topic too large to
+    /// hold whole (the audit trail a rebuild reads).
+    public static func fold<State: Sendable>(
+        _ configuration: KafkaConsumerConfiguration,
+        logger: Logger,
+        idleTimeout: Duration = .seconds(30),
+        into initial: State,
+        _ step: @escaping @Sendable (inout State, [KafkaMessage]) async throws -> Void
+    ) async throws -> State {
+        try await read(configuration, logger: logger, idleTimeout: idleTimeout, into: initial, step) { state, _ in
+            state
+        }
+    }
+
+    private static func read<State: Sendable, Result: Sendable>(
+        _ configuration: KafkaConsumerConfiguration,
+        logger: Logger,
+        idleTimeout: Duration,
+        into initial: State,
+        _ step: @escaping @Sendable (inout State, [KafkaMessage]) async throws -> Void,
+        then body: (State, KafkaConsumer) async throws -> Result
+    ) async throws -> Result {
         guard configuration.topics.count == 1, let topic = configuration.topics.first else {
             throw Failure(description: "a bounded read takes exactly one topic")
         }
@@ -57,8 +87,11 @@ public enum BoundedTopicRead {
 
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
         do {
-            let records = ends.isEmpty ? [] : try await read(consumer, ends: ends, idleTimeout: idleTimeout)
-            let result = try await body(records, consumer)
+            let state =
+                ends.isEmpty
+                ? initial
+                : try await read(consumer, ends: ends, idleTimeout: idleTimeout, into: initial, step)
+            let result = try await body(state, consumer)
             await consumer.close()
             return result
         } catch {
@@ -67,26 +100,31 @@ public enum BoundedTopicRead {
         }
     }
 
-    private static func read(_ consumer: KafkaConsumer, ends: [TopicPartition: Int64], idleTimeout: Duration)
-        async throws -> [KafkaMessage]
-    {
+    private static func read<State: Sendable>(
+        _ consumer: KafkaConsumer, ends: [TopicPartition: Int64], idleTimeout: Duration, into initial: State,
+        _ step: @escaping @Sendable (inout State, [KafkaMessage]) async throws -> Void
+    ) async throws -> State {
         let progress = Progress(remaining: Set(ends.keys))
-        return try await withThrowingTaskGroup(of: [KafkaMessage]?.self) { group in
+        return try await withThrowingTaskGroup(of: State?.self) { group in
             group.addTask {
-                var records: [KafkaMessage] = []
+                var state = initial
                 for await event in consumer.events {
                     switch event {
                     case .messages(let batch):
-                        let done = progress.state.withLock { progress in
+                        let (records, done) = progress.state.withLock { progress in
+                            var records: [KafkaMessage] = []
                             for record in batch {
                                 guard let end = ends[record.topicPartition], record.offset < end else { continue }
                                 records.append(record)
                                 if record.offset == end - 1 { progress.remaining.remove(record.topicPartition) }
                             }
                             progress.lastRecord = .now
-                            return progress.remaining.isEmpty
+                            return (records, progress.remaining.isEmpty)
                         }
-                        if done { return records }
+                        try await step(&state, records)
+                        // A slow step is not an idle broker.
+                        progress.state.withLock { $0.lastRecord = .now }
+                        if done { return state }
                     case .revoked(_, _, let acknowledgement):
                         acknowledgement.acknowledge()
                     case .assigned:
@@ -109,7 +147,7 @@ public enum BoundedTopicRead {
             }
             defer { group.cancelAll() }
             while let finished = try await group.next() {
-                if let records = finished { return records }
+                if let state = finished { return state }
             }
             throw Failure(description: "the consumer stopped before reaching the end of its topic")
         }

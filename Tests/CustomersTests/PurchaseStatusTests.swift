@@ -142,6 +142,27 @@ import Testing
         }
     }
 
+    /// A stage that crashed after its outputs and before its offset gets the record again and
+    /// finds it done: its "duplicate" must not end the event while the first delivery goes on.
+    @Test func aRedeliverysDuplicateDoesNotEndTheEvent() throws {
+        let duplicate = "duplicate: intake already processed abc"
+        let atIntake = [
+            Self.entry("intake", .accepted, at: 0, user: "alice"),
+            Self.entry("intake", .noEffect, at: 5, reason: duplicate),
+        ]
+        let early = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: atIntake))
+        #expect(early.status == .pending && !early.terminal)
+        let atMatch = Array(Self.granted.prefix(3)) + [
+            Self.entry("match", .noEffect, transaction: "100", at: 25, reason: "duplicate: match already processed")
+        ]
+        let later = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: atMatch))
+        #expect(later.status == .pending && !later.terminal)
+        for arrival in Self.arrivals(Self.granted + atIntake + atMatch) {
+            let status = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: arrival))
+            #expect(status.status == .granted && status.terminal)
+        }
+    }
+
     @Test func aDeadLetteredEventIsNotTerminal() throws {
         let status = try #require(
             PurchaseStatus(

@@ -38,8 +38,10 @@ public enum StateRebuild {
     }
 
     /// The audit index from `topic` (`iap.audit`, D51): every entry younger than `retention`,
-    /// indexed again. The index is a set union, so entries indexed since the loss stay and
-    /// entries indexed twice are one. Not a compacted topic: the whole retained trail is read.
+    /// indexed again batch by batch as the topic is read (a retained trail is too large to hold).
+    /// The index is a set union, so entries indexed since the loss stay and entries indexed
+    /// twice are one. Not a compacted topic: the whole retained trail is read, older entries
+    /// skipped. A rebuilt key expires `retention` after the rebuild, not after its entry.
     public static func auditIndex(
         from topic: String, cluster: KafkaCluster, into index: RedisAuditIndex, retention: Duration,
         logger: Logger, idleTimeout: Duration = .seconds(30), now: Timestamp = Timestamp(Date())
@@ -47,27 +49,29 @@ public enum StateRebuild {
         let configuration = BoundedTopicRead.configuration(
             cluster: cluster, groupId: "iap-audit-rebuild-\(UUID().uuidString)", topic: topic,
             clientId: "iap-audit-rebuild")
-        let records = try await BoundedTopicRead.run(configuration, logger: logger, idleTimeout: idleTimeout) {
-            records, _ in records
-        }
-        var report = RebuildReport()
-        report.records = records.count
         let oldest = now.advanced(by: .zero - retention)
-        var fresh: [AuditEntry] = []
-        for record in records where !record.value.isEmpty {
-            do throws(Rejection) {
-                let entry = try EventDecoder.decode(AuditEntry.self, from: Array(record.value))
-                if entry.at >= oldest { fresh.append(entry) }
-            } catch {
-                report.malformed += 1
-                logger.warning(
-                    "skipped a record of \(topic) that does not decode",
-                    metadata: ["partition": "\(record.partition)", "offset": "\(record.offset)", "reason": "\(error)"])
+        var report = try await BoundedTopicRead.fold(
+            configuration, logger: logger, idleTimeout: idleTimeout, into: RebuildReport()
+        ) { report, batch in
+            report.records += batch.count
+            var fresh: [AuditEntry] = []
+            for record in batch where !record.value.isEmpty {
+                do throws(Rejection) {
+                    let entry = try EventDecoder.decode(AuditEntry.self, from: Array(record.value))
+                    if entry.at >= oldest { fresh.append(entry) }
+                } catch {
+                    report.malformed += 1
+                    logger.warning(
+                        "skipped a record of \(topic) that does not decode",
+                        metadata: [
+                            "partition": "\(record.partition)", "offset": "\(record.offset)", "reason": "\(error)",
+                        ])
+                }
             }
-        }
-        report.values = fresh.count
-        for start in stride(from: 0, to: fresh.count, by: 500) {
-            report.written += try await index.index(Array(fresh[start..<min(start + 500, fresh.count)]))
+            report.values += fresh.count
+            for start in stride(from: 0, to: fresh.count, by: 500) {
+                report.written += try await index.index(Array(fresh[start..<min(start + 500, fresh.count)]))
+            }
         }
         report.alreadyPresent = report.values - report.written
         return report

@@ -32,7 +32,9 @@ public struct GrantHandler: MessageHandler {
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchedTransaction> {
         let matched = try EventDecoder.decode(MatchedTransaction.self, from: message.record.value)
-        return Prepared(matched, idempotencyKey: matched.idempotencyKey, audit: matched.verified.auditSubject)
+        var subject = matched.verified.auditSubject
+        subject.userId = matched.userId  // match named the user; the hint is history
+        return Prepared(matched, idempotencyKey: matched.idempotencyKey, audit: subject)
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
