@@ -195,6 +195,12 @@ struct BenchE2ECommand: AsyncParsableCommand {
         }
         await observer.close()
         await producer.close()
+        // The stages after grant (the customer state and its audit index) still owe what the
+        // last grants brought: keeping up means this backlog drains (D51, issue 21).
+        let backlogAtLastGrant = try await stack.backlog()
+        let drainStart = clock.now
+        let drained = (try? await stack.waitUntilDrained(timeout: .seconds(300))) != nil
+        let drainSeconds = drained ? (clock.now - drainStart) / .seconds(1) : -1
         try await outage?.value
         let redisByCommand = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore)
         let redisCommands = redisByCommand.values.reduce(0, +)
@@ -214,6 +220,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
             "appleRateLimit": appleRateLimit, "apple429Seconds": apple429Seconds, "deadLettered": deadLettered,
             "redisCommandsPerPurchase": Double(redisCommands) / Double(max(purchases, 1)),
             "redisCommandsByName": redisByCommand,
+            "backlogAtLastGrant": backlogAtLastGrant, "drainSeconds": drainSeconds,
             "latencyMs": [
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
@@ -233,6 +240,10 @@ struct BenchE2ECommand: AsyncParsableCommand {
             let perPurchase = redisByCommand.sorted { $0.value > $1.value }.prefix(8).map {
                 "\($0.key) " + String(format: "%.1f", Double($0.value) / Double(max(purchases, 1)))
             }
+            let backlog = backlogAtLastGrant.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            print(
+                "backlog when the last purchase was granted: \(backlog.joined(separator: ", ")) · "
+                    + (drained ? "drained \(String(format: "%.1f", drainSeconds)) s later" : "not drained within 300 s"))
             print(
                 "dead-lettered \(deadLettered) · Redis commands per purchase "
                     + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1)))
