@@ -94,4 +94,21 @@ enum ContractFixtures {
         autoRenewStatus: .off, autoRenewProductId: "com.example.game.pro.yearly", expirationIntent: .billingError,
         revocationReason: RevocationReason(rawValue: 0), changes: 3
     )
+
+    /// Every field of an audit entry set (no one entry of the pipeline has all of them).
+    static let audit: AuditEntry = {
+        var entry = AuditEntry(
+            stage: "match", decision: .matched, at: at(1_790_000_000_000),
+            subject: AuditSubject(
+                eventId: "evt-1", notificationUUID: "0f1e2d3c-0000-4000-8000-000000000001", bundleId: "com.example.game",
+                transactionId: "2000000100", originalTransactionId: "2000000001", userId: "alice"),
+            reason: "a reason", detail: "the publisher named bob")
+        entry.transactions = ["2000000100", "2000000101"]
+        entry.environment = .sandbox
+        entry.matchedBy = .appAccountToken
+        entry.orderId = "order-1"
+        entry.warnings = [.userHintMismatch]
+        entry.effects = [.grant, .revoke]
+        return entry.identified()
+    }()
 }

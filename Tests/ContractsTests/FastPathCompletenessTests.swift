@@ -88,6 +88,8 @@ import Testing
 
     @Test func entitlementState() throws { try Self.check(ContractFixtures.state) }
 
+    @Test func auditEntry() throws { try Self.check(ContractFixtures.audit) }
+
     @Test func entitlementStateRecord() throws { try Self.check(EntitlementStateRecord(state: ContractFixtures.state)) }
 
     /// The check itself finds what it must: nil, an empty collection, deep inside a value.
