@@ -15,21 +15,17 @@ enum PathParameters {
     }
 
     /// A backend's user id: 1–256 characters, no control characters.
-    static func userId(_ text: String?) throws(APIError) -> String {
-        guard let text, (1...256).contains(text.count),
-            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else {
-            throw APIError(.badRequest, .invalidParameter, "userId is 1–256 characters without control characters")
-        }
-        return text
-    }
+    static func userId(_ text: String?) throws(APIError) -> String { try identifier(text, "userId") }
 
-    /// A publisher's eventId: 1–256 characters, no control characters.
-    static func eventId(_ text: String?) throws(APIError) -> String {
+    /// A publisher's eventId: the same rule as a user id.
+    static func eventId(_ text: String?) throws(APIError) -> String { try identifier(text, "eventId") }
+
+    /// 1–256 characters, no control characters: the ids a backend chooses.
+    private static func identifier(_ text: String?, _ name: String) throws(APIError) -> String {
         guard let text, (1...256).contains(text.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
-            throw APIError(.badRequest, .invalidParameter, "eventId is 1–256 characters without control characters")
+            throw APIError(.badRequest, .invalidParameter, "\(name) is 1–256 characters without control characters")
         }
         return text
     }
