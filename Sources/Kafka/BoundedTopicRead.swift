@@ -34,7 +34,8 @@ public enum BoundedTopicRead {
         _ body: ([KafkaMessage], KafkaConsumer) async throws -> Result
     ) async throws -> Result {
         try await read(configuration, logger: logger, idleTimeout: idleTimeout, into: [KafkaMessage]()) {
-            records, batch in records += batch
+            records, batch in
+            records += batch
         } then: { records, consumer in
             try await body(records, consumer)
         }

@@ -100,7 +100,8 @@ enum ContractFixtures {
         var entry = AuditEntry(
             stage: "match", decision: .matched, at: at(1_790_000_000_000),
             subject: AuditSubject(
-                eventId: "evt-1", notificationUUID: "0f1e2d3c-0000-4000-8000-000000000001", bundleId: "com.example.game",
+                eventId: "evt-1", notificationUUID: "0f1e2d3c-0000-4000-8000-000000000001",
+                bundleId: "com.example.game",
                 transactionId: "2000000100", originalTransactionId: "2000000001", userId: "alice"),
             reason: "a reason", detail: "the publisher named bob")
         entry.transactions = ["2000000100", "2000000101"]

@@ -152,9 +152,10 @@ import Testing
         ]
         let early = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: atIntake))
         #expect(early.status == .pending && !early.terminal)
-        let atMatch = Array(Self.granted.prefix(3)) + [
-            Self.entry("match", .noEffect, transaction: "100", at: 25, reason: "duplicate: match already processed")
-        ]
+        let atMatch =
+            Array(Self.granted.prefix(3)) + [
+                Self.entry("match", .noEffect, transaction: "100", at: 25, reason: "duplicate: match already processed")
+            ]
         let later = try #require(PurchaseStatus(eventId: "e-1", bundleId: Self.app, entries: atMatch))
         #expect(later.status == .pending && !later.terminal)
         for arrival in Self.arrivals(Self.granted + atIntake + atMatch) {

@@ -243,7 +243,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
             let backlog = backlogAtLastGrant.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             print(
                 "backlog when the last purchase was granted: \(backlog.joined(separator: ", ")) · "
-                    + (drained ? "drained \(String(format: "%.1f", drainSeconds)) s later" : "not drained within 300 s"))
+                    + (drained ? "drained \(String(format: "%.1f", drainSeconds)) s later" : "not drained within 300 s")
+            )
             print(
                 "dead-lettered \(deadLettered) · Redis commands per purchase "
                     + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1)))
