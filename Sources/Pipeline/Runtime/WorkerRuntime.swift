@@ -338,15 +338,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 log.warning(
                     "retry budget exhausted; dead-lettering",
                     metadata: ["attempts": "\(attempts)", "error": "\(reason)"])
-                let dead = trace.stamped(
-                    RejectRecord.deadLetter(
-                        record, attempts: attempts, lastError: reason, group: configuration.consumerGroup))
-                let audited = auditRecords(.deadLettered, about: subject, reason: reason, log: log)
-                acted = await durably("write dead letter", log: log) {
-                    _ = try await self.producer.send([dead] + audited)
-                }
-                metrics.count(.deadLettered)
-                trace.noteOutcome("dead_lettered", failure: reason)
+                acted = await deadLetter(
+                    record, attempts: attempts, lastError: reason, auditReason: reason, subject: subject, log: log)
             } else {
                 let delay = configuration.retryPolicy.delay(forAttempt: attempts, retryAfter: after)
                 log.info(
@@ -412,15 +405,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 + "\(wait.since.formatted(.iso8601)), past the stage's retry.maxWait of \(hours(maxWait.seconds)): "
                 + reason
             log.warning("waited past the ceiling; dead-lettering", metadata: ["error": "\(lastError)"])
-            let dead = log.trace.stamped(
-                RejectRecord.deadLetter(
-                    record, attempts: message.attempt, lastError: lastError, group: configuration.consumerGroup))
-            let audited = auditRecords(.deadLettered, about: subject, reason: Excerpt.of(lastError), log: log)
-            let acted: Void? = await durably("write dead letter", log: log) {
-                _ = try await self.producer.send([dead] + audited)
-            }
-            metrics.count(.deadLettered)
-            log.trace.noteOutcome("dead_lettered", failure: lastError)
+            let acted: Void? = await deadLetter(
+                record, attempts: message.attempt, lastError: lastError, auditReason: Excerpt.of(lastError),
+                subject: subject, log: log)
             return (acted, .done)
         }
         log.debug(
@@ -444,6 +431,25 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         log.trace.noteOutcome("waiting")
         guard wait.releasable else { return (acted, .abandon) }
         return (acted, .park(wait: id, ttl: .seconds(max(0, due.timeIntervalSinceNow)) + .seconds(600)))
+    }
+
+    /// Writes the record to its input's dead-letter topic with its audit entry, in one produce;
+    /// nil when cancelled first. Both ends of a record's tries come here: its retry budget spent,
+    /// or its wait past the stage's `retry.maxWait`.
+    private func deadLetter(
+        _ record: KafkaMessage, attempts: Int, lastError: String, auditReason: String, subject: AuditSubject?,
+        log: RecordLog
+    ) async -> Void? {
+        let dead = log.trace.stamped(
+            RejectRecord.deadLetter(
+                record, attempts: attempts, lastError: lastError, group: configuration.consumerGroup))
+        let audited = auditRecords(.deadLettered, about: subject, reason: auditReason, log: log)
+        let acted: Void? = await durably("write dead letter", log: log) {
+            _ = try await self.producer.send([dead] + audited)
+        }
+        metrics.count(.deadLettered)
+        log.trace.noteOutcome("dead_lettered", failure: lastError)
+        return acted
     }
 
     // MARK: Audit
