@@ -45,12 +45,17 @@ enum SupportRun {
                 if let support = error as? SupportError { (support.code.rawValue, support.detail) } else {
                     ("failed", "\(error)")
                 }
-            if json {
-                CLIInput.printError(code: code, message: message)
-            } else {
-                FileHandle.standardError.write(Data("iap support: \(message)\n".utf8))
-            }
+            printError(code: code, message: message, json: json)
             throw ExitCode(1)
+        }
+    }
+
+    /// `{"error": code, "message": …}` with `--json`, else `iap support: <message>` on stderr.
+    static func printError(code: String, message: String, json: Bool) {
+        if json {
+            CLIInput.printError(code: code, message: message)
+        } else {
+            FileHandle.standardError.write(Data("iap support: \(message)\n".utf8))
         }
     }
 
@@ -190,13 +195,9 @@ struct SupportHistoryCommand: AsyncParsableCommand {
             }
             await redis.shutdown()
             guard let history else {
-                if lookup.json {
-                    CLIInput.printError(
-                        code: "not_found", message: "no decision about transaction \(lookup.transactionId) is known")
-                } else {
-                    FileHandle.standardError.write(
-                        Data("iap support: no decision about transaction \(lookup.transactionId) is known\n".utf8))
-                }
+                SupportRun.printError(
+                    code: "not_found", message: "no decision about transaction \(lookup.transactionId) is known",
+                    json: lookup.json)
                 throw ExitCode(3)
             }
             try SupportRun.print(history, json: lookup.json) { SupportText.timeline(history) }
