@@ -53,7 +53,6 @@ public struct PurchaseStatus: Codable, Hashable, Sendable {
             self.settle(.rejected, terminal: true, by: refused)
             return
         }
-        let expected = AuditEntries.unique(eventLevel.flatMap { $0.transactions ?? [] })
         guard eventLevel.contains(where: { $0.decision == .verified }) else {
             if let nothing = eventLevel.last(where: { $0.decision == .noEffect }) {
                 self.settle(.noEffect, terminal: true, by: nothing)
@@ -62,6 +61,7 @@ public struct PurchaseStatus: Codable, Hashable, Sendable {
             }
             return
         }
+        let expected = AuditEntries.unique(eventLevel.flatMap { $0.transactions ?? [] })
         self.transactions = expected.map { id in
             Self.outcome(of: id, entries.filter { $0.transactionId == id && $0.transactions == nil })
         }

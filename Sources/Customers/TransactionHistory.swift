@@ -12,8 +12,7 @@ public struct TransactionHistory: Codable, Hashable, Sendable {
     /// when none is about it. A delivery's entries about its other transactions are left out.
     public init?(transactionId: String, bundleId: String, entries: [AuditEntry]) {
         let about = entries.filter { entry in
-            entry.transactionId == transactionId || (entry.transactions?.contains(transactionId) ?? false)
-                || (entry.transactionId == nil && entry.transactions == nil)
+            entry.transactionsNamed.contains(transactionId) || (entry.transactionId == nil && entry.transactions == nil)
         }
         guard about.contains(where: { $0.transactionId == transactionId || $0.transactions != nil }) else {
             return nil

@@ -46,10 +46,24 @@ public struct AuditEntry: PipelineEvent, Hashable {
     /// `changed`: the entitlement changes grant published (`grant`, `renew`, `revoke`, …).
     public var effects: [EntitlementAction]?
 
+    /// An entry with its ``auditId`` computed from these fields; a stage that adds fields after
+    /// calls ``identified()`` (``AuditTrail`` does when it writes the entry).
     public init(
         stage: String, decision: AuditDecision, at: Timestamp, subject: AuditSubject,
         userId: String? = nil, reason: String? = nil, detail: String? = nil
     ) {
+        self.init(
+            auditId: "", stage: stage, decision: decision, at: at, subject: subject, userId: userId, reason: reason,
+            detail: detail)
+        self.auditId = self.identity
+    }
+
+    /// An entry under the id it was written with (the reader's: a stored id is not recomputed).
+    init(
+        auditId: String, stage: String, decision: AuditDecision, at: Timestamp, subject: AuditSubject,
+        userId: String?, reason: String?, detail: String?
+    ) {
+        self.auditId = auditId
         self.stage = stage
         self.decision = decision
         self.at = at
@@ -61,8 +75,6 @@ public struct AuditEntry: PipelineEvent, Hashable {
         self.userId = userId ?? subject.userId
         self.reason = reason
         self.detail = detail
-        self.auditId = ""
-        self.auditId = self.identity
     }
 
     /// What the entry is about, as the runtime and the stages name it.
@@ -70,6 +82,14 @@ public struct AuditEntry: PipelineEvent, Hashable {
         AuditSubject(
             eventId: eventId, notificationUUID: notificationUUID, bundleId: bundleId, transactionId: transactionId,
             originalTransactionId: originalTransactionId, userId: userId)
+    }
+
+    /// The transactions the entry is about: the one it names and, for verify's entry of an event,
+    /// each Apple returned (the keys of the index the state stage keeps, and a history's test).
+    public var transactionsNamed: [String] {
+        var ids = transactions ?? []
+        if let transactionId, !ids.contains(transactionId) { ids.append(transactionId) }
+        return ids
     }
 
     /// The Kafka key: the transaction when the entry names one (its history in one partition,
@@ -166,5 +186,14 @@ extension VerifiedTransaction {
             eventId: hints.eventId, notificationUUID: notification?.notificationUUID, bundleId: transaction.bundleId,
             transactionId: transaction.transactionId, originalTransactionId: transaction.originalTransactionId,
             userId: hints.userId)
+    }
+}
+
+extension MatchedTransaction {
+    /// The matched delivery as an audit subject: the user match named, the hint being history.
+    public var auditSubject: AuditSubject {
+        var subject = verified.auditSubject
+        subject.userId = userId
+        return subject
     }
 }

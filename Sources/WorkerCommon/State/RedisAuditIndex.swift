@@ -41,8 +41,7 @@ public struct RedisAuditIndex: Sendable {
             if let delivery = entry.subject.delivery {
                 targets.append(keys.auditDelivery(bundleId: bundleId, delivery: delivery))
             }
-            let transactions = AuditTransactions.named(by: entry)
-            targets += transactions.map { keys.auditTransaction(bundleId: bundleId, transactionId: $0) }
+            targets += entry.transactionsNamed.map { keys.auditTransaction(bundleId: bundleId, transactionId: $0) }
             for key in targets {
                 pipeline.append(HSET(key, field: entry.auditId, value: value))
                 pipeline.append(PEXPIRE(key, milliseconds: ttl))
@@ -82,15 +81,5 @@ public struct RedisAuditIndex: Sendable {
 
     private func decode(_ fields: [(field: String, value: [UInt8])], key: String) throws -> [AuditEntry] {
         try fields.map { try StateStorage.decodeEvent(AuditEntry.self, from: $0.value, key: key) }
-    }
-}
-
-/// The transactions an audit entry is about: the one it names and, for verify's entry of an
-/// event, each Apple returned.
-enum AuditTransactions {
-    static func named(by entry: AuditEntry) -> [String] {
-        var ids = entry.transactions ?? []
-        if let id = entry.transactionId, !ids.contains(id) { ids.append(id) }
-        return ids
     }
 }

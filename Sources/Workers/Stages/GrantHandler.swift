@@ -32,9 +32,7 @@ public struct GrantHandler: MessageHandler {
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<MatchedTransaction> {
         let matched = try EventDecoder.decode(MatchedTransaction.self, from: message.record.value)
-        var subject = matched.verified.auditSubject
-        subject.userId = matched.userId  // match named the user; the hint is history
-        return Prepared(matched, idempotencyKey: matched.idempotencyKey, audit: subject)
+        return Prepared(matched, idempotencyKey: matched.idempotencyKey, audit: matched.auditSubject)
     }
 
     public func handle(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome {
@@ -49,8 +47,8 @@ public struct GrantHandler: MessageHandler {
         guard !records.isEmpty else { return .skip(reason: noEffect) }
         if let audit {
             var entry = audit.entry(
-                decision.events.isEmpty ? .noEffect : .changed, about: matched.verified.auditSubject,
-                userId: matched.userId, reason: decision.events.isEmpty ? noEffect : nil)
+                decision.events.isEmpty ? .noEffect : .changed, about: matched.auditSubject,
+                reason: decision.events.isEmpty ? noEffect : nil)
             entry.effects = decision.events.isEmpty ? nil : decision.events.map(\.action)
             records.append(try audit.record(entry))
         }

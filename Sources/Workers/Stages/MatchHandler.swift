@@ -103,7 +103,7 @@ public struct MatchHandler: MessageHandler {
 extension MatchHandler {
     /// Who the transaction went to and why, with what the rule noticed (a hint that lost).
     static func matchedEntry(_ matched: MatchedTransaction, audit: AuditTrail) -> AuditEntry {
-        var entry = audit.entry(.matched, about: matched.verified.auditSubject, userId: matched.userId)
+        var entry = audit.entry(.matched, about: matched.auditSubject)
         entry.matchedBy = matched.matchedBy
         entry.orderId = matched.orderId
         entry.warnings = matched.warnings.isEmpty ? nil : matched.warnings

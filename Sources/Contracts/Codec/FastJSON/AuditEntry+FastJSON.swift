@@ -73,9 +73,9 @@ extension AuditEntry: FastJSONCodable {
             throw JSONReader.Failure(offset: -1, detail: "schema")
         }
         self.init(
-            stage: try JSONReader.required(stage, "stage"), decision: try JSONReader.required(decision, "decision"),
-            at: try JSONReader.required(at, "at"), subject: subject, reason: reason, detail: detail)
-        self.auditId = try JSONReader.required(auditId, "auditId")
+            auditId: try JSONReader.required(auditId, "auditId"), stage: try JSONReader.required(stage, "stage"),
+            decision: try JSONReader.required(decision, "decision"), at: try JSONReader.required(at, "at"),
+            subject: subject, userId: nil, reason: reason, detail: detail)
         self.transactions = transactions
         self.environment = environment
         self.matchedBy = matchedBy
