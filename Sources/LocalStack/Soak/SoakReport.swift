@@ -32,6 +32,9 @@ public struct SoakReport: Codable, Sendable {
     public var grantedOnce = 0
     /// Purchases with no grant at the end.
     public var lost: [String] = []
+    /// The first lost purchases' audit trails (``trailsShown``): each stage's decisions in order.
+    public var lostTrails: [String] = []
+    static let trailsShown = 10
     /// Purchases granted under more than one eventId.
     public var duplicateGrants: [String] = []
     /// Grant records seen more than once with the same eventId (allowed: consumers dedupe).
@@ -105,6 +108,7 @@ public struct SoakReport: Codable, Sendable {
         Redis commands per purchase: \(redisCommandsPerPurchase.map { String(format: "%.1f", $0) } ?? "-") \
         (a Redis restart starts redis-server's count over); offsets short of the log end: \(stuckOffsets.count); published in \(String(format: "%.1f", publishSeconds)) s, drained in \(String(format: "%.1f", drainSeconds)) s
         \((lost + duplicateGrants + boundByHint).isEmpty ? "" : "first affected: lost \(lost.prefix(5)), granted twice \(duplicateGrants.prefix(5)), bound by a hint \(boundByHint.prefix(5))\n")\
+        \(lostTrails.map { "lost: \($0)\n" }.joined())\
         \(passed ? "PASSED" : "FAILED: " + failures.joined(separator: "; "))
         """
     }

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Contracts
 import Foundation
 import Hosting
 import Kafka
@@ -61,8 +62,12 @@ public struct SoakRunner: Sendable {
         let workload = try await SoakWorkload.make(
             count: configuration.purchases, backlog: configuration.backlog, simulator: simulator,
             bundleId: stack.endpoints.bundleId, topics: try ContractTopics(pipeline: stack.pipeline))
+        // The audit trail says where a purchase that never reached its grant stopped.
+        let auditTopic = try? stack.pipeline.topic(.audit)
         let observer = try TopicObserver(
-            bootstrap: stack.endpoints.kafka, topics: [results.entitlements, results.rejected], logger: logger)
+            bootstrap: stack.endpoints.kafka,
+            topics: [results.entitlements, results.rejected] + [auditTopic].compactMap(\.self),
+            logger: logger)
         let producer = try KafkaProducer(
             configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka), logger: logger)
         let events = SoakEvents()
@@ -161,7 +166,7 @@ public struct SoakRunner: Sendable {
             let commands = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore).values.reduce(0, +)
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
-        tally(&report, observer: observer, workload: workload, results: results)
+        tally(&report, observer: observer, workload: workload, results: results, audit: auditTopic)
         report.stuckOffsets = try await stuckOffsets(stack)
         report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
@@ -286,24 +291,30 @@ public struct SoakRunner: Sendable {
     private func outstanding(
         _ observer: TopicObserver, _ workload: SoakWorkload, _ results: ResultTopics, badInputs: Int
     ) -> Int {
-        let state = EndState(observer, results)
+        let state = EndState(observer, results, audit: nil)
         return workload.purchases.count { state.grants[$0.transactionId] == nil }
             + max(0, badInputs - state.rejectedBadInputs.count)
     }
 
     private func settledLine(_ observer: TopicObserver, _ workload: SoakWorkload, _ results: ResultTopics) -> String {
-        let state = EndState(observer, results)
+        let state = EndState(observer, results, audit: nil)
         return
             "granted \(workload.purchases.count { state.grants[$0.transactionId] != nil })/\(workload.purchases.count)"
     }
 
     private func tally(
-        _ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload, results: ResultTopics
+        _ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload, results: ResultTopics,
+        audit: String?
     ) {
-        let state = EndState(observer, results)
+        let state = EndState(observer, results, audit: audit)
         for purchase in workload.purchases {
             guard let grants = state.grants[purchase.transactionId] else {
                 report.lost.append("\(purchase.transactionId) (\(purchase.kind.rawValue))")
+                if report.lostTrails.count < SoakReport.trailsShown {
+                    report.lostTrails.append(
+                        "\(purchase.transactionId) (\(purchase.kind.rawValue), \(purchase.eventId)): "
+                            + state.trail(transactionId: purchase.transactionId, eventId: purchase.eventId))
+                }
                 continue
             }
             if grants.eventIds.count > 1 {
@@ -329,9 +340,18 @@ public struct SoakRunner: Sendable {
         var grants: [String: Grants] = [:]
         var rejectedBadInputs: Set<String> = []
         var rejectedByReason: [String: Int] = [:]
+        /// Audit entries by every transaction id and eventId they name; read only for a tally.
+        var audit: [String: [AuditEntry]] = [:]
 
-        init(_ observer: TopicObserver, _ results: ResultTopics) {
+        init(_ observer: TopicObserver, _ results: ResultTopics, audit auditTopic: String?) {
             for record in observer.records {
+                if record.topic == auditTopic {
+                    guard let entry = try? EventDecoder.decode(AuditEntry.self, from: record.value) else { continue }
+                    for id in Set(entry.transactionsNamed + [entry.eventId].compactMap(\.self)) {
+                        audit[id, default: []].append(entry)
+                    }
+                    continue
+                }
                 guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
                     continue
                 }
@@ -348,6 +368,20 @@ public struct SoakRunner: Sendable {
                     if let user = object["userId"] as? String { grants[transactionId]!.users.insert(user) }
                 }
             }
+        }
+
+        /// The decisions the stages recorded about a purchase, in time order: where one that
+        /// never reached its grant stopped.
+        func trail(transactionId: String, eventId: String) -> String {
+            var seen: Set<String> = []
+            let entries = ((audit[transactionId] ?? []) + (audit[eventId] ?? []))
+                .filter { seen.insert($0.auditId).inserted }
+                .sorted { $0.at < $1.at }
+            guard !entries.isEmpty else { return "no audit entry" }
+            return entries.map { entry in
+                "\(entry.stage) \(entry.decision.rawValue)" + (entry.notificationUUID == nil ? "" : " (notification)")
+                    + (entry.reason.map { ": \($0)" } ?? "")
+            }.joined(separator: " → ")
         }
     }
 

@@ -20,6 +20,8 @@ struct SoakWorkload: Sendable {
 
     struct Purchase: Sendable {
         var transactionId: String
+        /// The publisher's eventId of `record`: a lost purchase's audit trail is found by it too.
+        var eventId: String
         var kind: Kind
         /// The user the entitlement must name.
         var expectedUser: String
@@ -76,7 +78,8 @@ struct SoakWorkload: Sendable {
                         }
                         made.append(
                             Purchase(
-                                transactionId: transaction.transactionId, kind: kind, expectedUser: user,
+                                transactionId: transaction.transactionId, eventId: event.eventId, kind: kind,
+                                expectedUser: user,
                                 record: try topics.record(event), order: order, inBacklog: inBacklog
                             ))
                     }
