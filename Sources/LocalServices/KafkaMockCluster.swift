@@ -47,6 +47,19 @@ public final class KafkaMockCluster: Sendable {
         try check(rd_kafka_mock_broker_set_up(cluster.pointer, brokerId), "broker \(brokerId) up")
     }
 
+    /// Moves a partition's leadership to `brokerId`, so a test can take one topic's partitions
+    /// down with their broker while the rest stay up.
+    public func setPartitionLeader(_ topic: String, partition: Int32, broker brokerId: Int32) throws(KafkaError) {
+        try check(
+            rd_kafka_mock_partition_set_leader(cluster.pointer, topic, partition, brokerId),
+            "leader of \(topic)/\(partition)")
+    }
+
+    /// Makes `brokerId` the coordinator of consumer group `group`.
+    public func setGroupCoordinator(_ group: String, broker brokerId: Int32) throws(KafkaError) {
+        try check(rd_kafka_mock_coordinator_set(cluster.pointer, "group", group, brokerId), "coordinator of \(group)")
+    }
+
     /// The next requests of `apiKey` fail with these errors, in order.
     public func pushRequestErrors(_ apiKey: APIKey, _ errors: [ErrorCode]) {
         var codes = errors.map { rd_kafka_resp_err_t(rawValue: $0.rawValue) }

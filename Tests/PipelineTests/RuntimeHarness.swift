@@ -18,7 +18,9 @@ import Topology
 /// - skip: nothing to do;
 /// - reject: refuse, quoting the id in the detail;
 /// - wait: wait (``StageOutcome/wait(_:)``, `retryAfterMs` or half a second at a time) until the
-///   harness gate opens, then ok.
+///   harness gate opens, then ok;
+/// - deliver: ``StageOutcome/deliver(_:state:afterDelivery:)`` of `{"id": …}` to `out` with the
+///   state `{"state": …}` to `state`, noting the id as saved afterwards.
 struct TestEvent: PipelineEvent {
     static let schema = "test.v1"
 
@@ -34,9 +36,12 @@ final class TestStage: MessageHandler {
     let gate = Gate()
     /// Where `ok` writes: `out` of the test's topics.
     let output: String
+    /// Where `deliver` writes its state's copy.
+    let stateOutput: String
 
-    init(output: String) {
+    init(output: String, stateOutput: String = "state") {
         self.output = output
+        self.stateOutput = stateOutput
     }
 
     func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<TestEvent> {
@@ -65,6 +70,12 @@ final class TestStage: MessageHandler {
                     until: Date().addingTimeInterval(Double(event.retryAfterMs ?? 500) / 1000),
                     since: message.waitingSince ?? Date(), on: "gate", reason: "waiting for the gate",
                     releasable: true))
+        case "deliver":
+            let saved = observations
+            return .deliver(
+                [KafkaRecord(topic: output, key: event.id, value: "{\"id\":\"\(event.id)\"}")],
+                state: [KafkaRecord(topic: stateOutput, key: event.id, value: "{\"state\":\"\(event.id)\"}")]
+            ) { saved.save(event.id) }
         case "block":
             try await gate.wait()
         default:
@@ -88,6 +99,7 @@ final class Observations: Sendable {
         var running: Set<String> = []
         var handled: [Handled] = []
         var overlaps: [String] = []
+        var saved: [String] = []
     }
     private let state = Mutex(State())
 
@@ -104,6 +116,9 @@ final class Observations: Sendable {
     func end(_ key: String) { _ = state.withLock { $0.running.remove(key) } }
     var handled: [Handled] { state.withLock { $0.handled } }
     var overlaps: [String] { state.withLock { $0.overlaps } }
+    /// Ids whose `deliver` ran its `afterDelivery`.
+    func save(_ id: String) { state.withLock { $0.saved.append(id) } }
+    var saved: [String] { state.withLock { $0.saved } }
 }
 
 /// A latch the `block` action waits on; waiting ends early when the task is cancelled.

@@ -306,6 +306,40 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         await producer.close()
     }
 
+    /// A delivery's state copy waits for its outputs (D52): with the outputs' broker down, the
+    /// state topic stays empty and nothing is saved, though the state's own broker is up; once
+    /// the outputs are acknowledged, the copy is written, then the state saved. In one produce
+    /// the copy could land alone, and a rebuild after a Redis loss would trust it.
+    @Test func aDeliverysStateCopyWaitsForItsOutputs() async throws {
+        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 2, "state": 1, "rejected": 1], brokers: 2)
+        let kafka = SharedKafka(cluster: cluster)
+        for topic in ["in", "state", "rejected"] { try cluster.setPartitionLeader(topic, partition: 0, broker: 1) }
+        for partition in Int32(0)..<2 { try cluster.setPartitionLeader("out", partition: partition, broker: 2) }
+        try cluster.setGroupCoordinator(kafka.group("test-stage"), broker: 1)
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        try cluster.setBrokerDown(2)
+        let replica = try RuntimeReplica(
+            kafka: kafka, stage: TestStage(output: "out", stateOutput: "state"), retries: InMemoryRetryStore(),
+            idempotency: InMemoryIdempotency())
+        try await TestEvents.publish(producer, to: "in", [(id: "d1", action: "deliver")])
+        try await eventually("d1 handled", timeout: .seconds(30)) {
+            replica.stage.observations.handled.isEmpty ? nil : true
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(try await admin.lastOffsets(of: ["state"]).isEmpty, "no copy while its outputs are unacknowledged")
+        #expect(replica.stage.observations.saved.isEmpty)
+
+        try cluster.setBrokerUp(2)
+        try await eventually("d1 saved", timeout: .seconds(60)) {
+            replica.stage.observations.saved == ["d1"] ? true : nil
+        }
+        #expect(try await admin.lastOffsets(of: ["state"]) == [TopicPartition("state", 0): 0])
+        #expect(try await admin.lastOffsets(of: ["out"]).values.reduce(0) { $0 + $1 + 1 } == 1)
+        try await replica.stop()
+        await producer.close()
+    }
+
     @Test func brokerOutageDuringProcessingLosesNothing() async throws {
         // Its broker goes down: a cluster of its own, not the one other tests share.
         let cluster = try TestKafka.cluster(topics: topics)

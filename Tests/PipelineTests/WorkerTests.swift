@@ -88,6 +88,50 @@ import Topology
         }
     }
 
+    /// A worker that starts while Redis cannot answer (down, or loading its file after a
+    /// restart) waits, not ready, and takes work once Redis is back, instead of exiting.
+    @Test func aWorkerStartedWhileRedisIsDownWaitsForIt() async throws {
+        let redis = try await LocalRedisServer.start()
+        redis.stop()
+        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1, "test-stage.delayed": 1])
+        let producer = try TestKafka.producer(cluster)
+        var settings = try WorkerSettings(stage: "test", environment: [:])
+        settings.kafka.bootstrapServers = cluster.bootstrapServers
+        settings.redisURL = redis.url
+        settings.opsHost = "127.0.0.1"
+        settings.opsPort = 0
+        settings.kafka.properties = [
+            "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
+        ]
+        let stage = StageSpec(
+            name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
+        let port = Mutex<Int?>(nil)
+        let handler = TestStage(output: "out")
+        let worker = try Worker(stage: stage, handler: handler, settings: settings, logger: TestKafka.logger) {
+            bound in
+            port.withLock { $0 = bound }
+        }
+        let stop = AsyncStream<Void>.makeStream()
+        let running = Task { try await worker.run { for await _ in stop.stream { return } } }
+        let base = try await eventually("ops port") { port.withLock { $0 }.map { "http://127.0.0.1:\($0)" } }
+        try await TestEvents.publish(producer, to: "in", [(id: "r1", action: "ok")])
+        try await Task.sleep(for: .seconds(3))
+        #expect(try await get(HTTPClient.shared, base + "/readyz").status == 503, "not ready without Redis")
+        #expect(handler.observations.handled.isEmpty)
+
+        try await redis.restart()
+        try await eventually("ready", timeout: .seconds(30)) {
+            try await get(HTTPClient.shared, base + "/readyz").status == 200 ? true : nil
+        }
+        try await eventually("r1 handled", timeout: .seconds(30)) {
+            handler.observations.handled.map(\.id) == ["r1"] ? true : nil
+        }
+        stop.continuation.finish()
+        try await running.value
+        await producer.close()
+        redis.stop()
+    }
+
     @Test func settingsComeFromTheEnvironment() throws {
         let settings = try WorkerSettings(
             stage: "verify",

@@ -8,11 +8,19 @@ public import Kafka
 public enum StageOutcome: Sendable {
     /// Write these records; the input is done once the broker acknowledged all of them.
     case produce([KafkaRecord])
-    /// Write these records, then run `afterDelivery` once the broker acknowledged all of them.
-    /// For state that may only change once the outputs exist (grant's entitlement state): a
-    /// crash in between replays the record, which produces the same outputs again instead of
-    /// finding the state already changed and producing nothing.
-    case deliver([KafkaRecord], afterDelivery: @Sendable () async throws -> Void)
+    /// Write these records; once the broker acknowledged all of them, write `state`, the
+    /// durable copy of the state the delivery changes; once that is acknowledged too, run
+    /// `afterDelivery` (saving the state in Redis). For state that may only change once the
+    /// outputs exist (grant's entitlement state): a crash in between replays the record, which
+    /// produces the same outputs again instead of finding the state already changed and
+    /// producing nothing.
+    ///
+    /// Two produces, not one: a produce is atomic per partition only, so in one produce a crash
+    /// or a broker outage can leave the state's copy on its topic without the events it records.
+    /// A rebuild after a Redis loss trusts that copy, and the replayed record then finds its
+    /// events "already applied": they are never written (decision D52; the full soak lost 8
+    /// purchases so). In this order the copy never runs ahead of the events.
+    case deliver([KafkaRecord], state: [KafkaRecord] = [], afterDelivery: @Sendable () async throws -> Void)
     /// Try again later, never earlier than `after` (e.g. Apple's Retry-After). Charged to the
     /// retry budget: after the last attempt the record is dead-lettered.
     case retry(after: Duration, reason: String)

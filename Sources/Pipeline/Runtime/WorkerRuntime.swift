@@ -305,12 +305,16 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             acted = await durably("produce outputs", log: log) { _ = try await self.producer.send(records) }
             metrics.count(.produced)
             trace.noteOutcome("produced")
-        case .deliver(let records, let afterDelivery):
+        case .deliver(let records, let state, let afterDelivery):
             let records = trace.stamped(records)
+            let state = trace.stamped(state)
             let delivered: Void? = await durably("produce outputs", log: log) {
                 _ = try await self.producer.send(records)
             }
-            acted = delivered == nil ? nil : await durably("after delivery", log: log) { try await afterDelivery() }
+            let saved: Void? =
+                delivered == nil
+                ? nil : await durably("produce the state's copy", log: log) { _ = try await self.producer.send(state) }
+            acted = saved == nil ? nil : await durably("after delivery", log: log) { try await afterDelivery() }
             metrics.count(.produced)
             trace.noteOutcome("produced")
         case .skip(let reason):

@@ -8,9 +8,10 @@ public import Purchases
 /// state saved only after Kafka acknowledged them, so a crash in between replays into the
 /// same events (same `eventId`s) rather than into a state that believes they were sent.
 ///
-/// The new state travels in the same produce as the events (`iap.entitlement-state.v1` on the
-/// compacted state topic), also when the change publishes nothing: the state's durable copy,
-/// from which a Redis that lost its data is rebuilt (decision D35).
+/// The new state is written to the compacted state topic (`iap.entitlement-state.v1`) once the
+/// events are acknowledged, also when the change publishes nothing: the state's durable copy,
+/// from which a Redis that lost its data is rebuilt (decision D35), never ahead of the events
+/// it records (D52).
 public struct GrantHandler: MessageHandler {
     private let rules: GrantRules
     private let entitlementsTopic: String
@@ -39,12 +40,13 @@ public struct GrantHandler: MessageHandler {
         if let held = try await consumption?.run(matched, message: message) { return held }
         let decision = try await rules.decide(matched)
         var records = try decision.events.map { try KafkaRecord.event($0, topic: entitlementsTopic, key: $0.userId) }
-        if let state = decision.newState {
-            let record = EntitlementStateRecord(state: state)
-            records.append(try .event(record, topic: stateTopic, key: record.partitionKey))
+        var state: [KafkaRecord] = []
+        if let newState = decision.newState {
+            let record = EntitlementStateRecord(state: newState)
+            state.append(try .event(record, topic: stateTopic, key: record.partitionKey))
         }
         let noEffect = decision.ignored?.description ?? "no effective change"
-        guard !records.isEmpty else { return .skip(reason: noEffect) }
+        guard !records.isEmpty || !state.isEmpty else { return .skip(reason: noEffect) }
         if let audit {
             var entry = audit.entry(
                 decision.events.isEmpty ? .noEffect : .changed, about: matched.auditSubject,
@@ -53,6 +55,6 @@ public struct GrantHandler: MessageHandler {
             records.append(try audit.record(entry))
         }
         let rules = self.rules
-        return .deliver(records) { try await rules.commit(decision) }
+        return .deliver(records, state: state) { try await rules.commit(decision) }
     }
 }

@@ -5,8 +5,9 @@ import Purchases
 import Testing
 import Workers
 
-/// Match and grant write the durable copy of their Redis state in the same produce as their
-/// outputs (decision D35): what a Redis that lost its data is rebuilt from.
+/// Match and grant write the durable copy of their Redis state with their outputs (decision
+/// D35): what a Redis that lost its data is rebuilt from. Grant's copy goes after its events are
+/// acknowledged (D52), never in the same produce.
 @Suite(.timeLimit(.minutes(1))) struct DurableStateRecordsTests {
     static let message = InboundMessage(
         record: KafkaMessage(topic: "in", partition: 0, offset: 0, key: nil, value: []), attempt: 0)
@@ -20,17 +21,18 @@ import Workers
         return MatchedTransaction(verified: verified, userId: "u-1", orderId: nil, matchedBy: .user)
     }
 
-    @Test func grantDeliversTheStateWithItsEventsAndSavesItOnlyAfterwards() async throws {
+    @Test func grantDeliversTheStateAfterItsEventsAndSavesItOnlyAfterwards() async throws {
         let store = InMemoryEntitlementStateStore()
         let handler = GrantHandler(rules: GrantRules(store: store), entitlementsTopic: "ents", stateTopic: "states")
         let outcome = try await handler.handle(Self.matched("300"), message: Self.message)
-        guard case .deliver(let records, let afterDelivery) = outcome else {
+        guard case .deliver(let records, let copy, let afterDelivery) = outcome else {
             Issue.record("expected a delivery, got \(outcome)")
             return
         }
-        #expect(records.map(\.topic) == ["ents", "states"])
-        #expect(records.last?.key == Array("300".utf8), "keyed by originalTransactionId")
-        let state = try EventDecoder.decode(EntitlementStateRecord.self, from: records[1].value).state
+        #expect(records.map(\.topic) == ["ents"])
+        #expect(copy.map(\.topic) == ["states"], "the copy in a produce of its own, after the events")
+        #expect(copy.first?.key == Array("300".utf8), "keyed by originalTransactionId")
+        let state = try EventDecoder.decode(EntitlementStateRecord.self, from: copy[0].value).state
         #expect(state.status == .active)
         #expect(await store.state(originalTransactionId: "300") == nil, "Kafka first")
         try await afterDelivery()
@@ -43,11 +45,12 @@ import Workers
         let store = InMemoryEntitlementStateStore()
         let handler = GrantHandler(rules: GrantRules(store: store), entitlementsTopic: "ents", stateTopic: "states")
         let outcome = try await handler.handle(Self.matched("301", revoked: true), message: Self.message)
-        guard case .deliver(let records, let afterDelivery) = outcome else {
+        guard case .deliver(let records, let copy, let afterDelivery) = outcome else {
             Issue.record("expected a delivery, got \(outcome)")
             return
         }
-        #expect(records.map(\.topic) == ["states"])
+        #expect(records.isEmpty)
+        #expect(copy.map(\.topic) == ["states"])
         try await afterDelivery()
         #expect(await store.state(originalTransactionId: "301")?.status == .revoked)
 
