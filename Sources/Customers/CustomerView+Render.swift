@@ -46,6 +46,27 @@ extension CustomerView {
     }
 }
 
+extension CustomerRecord {
+    /// The first moment after `now` at which this record's view changes by time alone (an
+    /// active purchase's end, a grace period's end: the moments ``Access`` and
+    /// ``CustomerView/OneTimePurchase`` compare with); nil when none is ahead. Until then the
+    /// view rendered at `now` stays the answer, which is what lets a reader keep it.
+    public func viewChanges(after now: Timestamp) -> Timestamp? {
+        var next: Timestamp?
+        for purchase in purchases.values {
+            let moment: Timestamp? =
+                switch purchase.status {
+                case .active: purchase.expiresDate
+                case .gracePeriod: purchase.gracePeriodExpiresDate ?? purchase.expiresDate
+                default: nil
+                }
+            guard let moment, moment > now else { continue }
+            next = min(next ?? moment, moment)
+        }
+        return next
+    }
+}
+
 /// A purchase's standing for its entitlements at a moment; nil when it gives none.
 private struct Access {
     var status: EntitlementStatus

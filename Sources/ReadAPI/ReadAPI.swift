@@ -42,7 +42,7 @@ public struct ReadAPI: HostedProcess {
             keyring: keyring, store: RedisCustomerStore(client: redis), audit: RedisAuditIndex(client: redis),
             catalog: catalog ?? .empty,
             metrics: ReadAPIMetrics(factory: PrometheusMetricsFactory(registry: registry), logger: logger),
-            logger: logger)
+            logger: logger, renderCacheEntries: settings.renderCacheEntries)
         let address = BindAddress.hostname(settings.host, port: settings.port)
         services = [
             OpsServer(

@@ -13,6 +13,8 @@ public struct ReadAPISettings: Sendable {
     public var port: Int
     public var keysFile: String
     public var catalogPath: String?
+    /// Customer answers kept rendered (``RenderCache``); 0 turns the cache off.
+    public var renderCacheEntries: Int
     public var redis: RedisSettings
     public var process: HostSettings
 
@@ -22,6 +24,7 @@ public struct ReadAPISettings: Sendable {
         port = try reader.value(ReadAPIKeys.listenPort)
         keysFile = try reader.required(ReadAPIKeys.keysFile, by: "iap-api")
         catalogPath = try reader.optional(ProductCatalogKeys.file)
+        renderCacheEntries = try reader.value(ReadAPIKeys.renderCacheEntries)
         redis = try RedisSettings(reader: reader)
     }
 

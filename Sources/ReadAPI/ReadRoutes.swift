@@ -34,11 +34,13 @@ public struct ReadRoutes: Sendable {
     let now: @Sendable () -> Timestamp
     /// How often a waiting status request looks again.
     let pollInterval: Duration
+    /// Customer answers kept rendered.
+    let renders: RenderCache
 
     public init(
         keyring: APIKeyring, store: RedisCustomerStore, audit: RedisAuditIndex, catalog: ProductCatalog,
         metrics: ReadAPIMetrics, logger: Logger, now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
-        pollInterval: Duration = .milliseconds(200)
+        pollInterval: Duration = .milliseconds(200), renderCacheEntries: Int = 0
     ) {
         self.keyring = keyring
         self.store = store
@@ -48,6 +50,7 @@ public struct ReadRoutes: Sendable {
         self.logger = logger
         self.now = now
         self.pollInterval = pollInterval
+        self.renders = RenderCache(capacity: renderCacheEntries)
     }
 
     public func router() -> Router<BasicRequestContext> {
@@ -120,12 +123,21 @@ public struct ReadRoutes: Sendable {
         let bundleId = try PathParameters.bundleId(context.parameters.get("bundleId"))
         let userId = try PathParameters.userId(context.parameters.get("userId"))
         try Self.authorize(key, bundleId: bundleId)
-        let record =
-            try await store.record(bundleId: bundleId, userId: userId)
-            ?? CustomerRecord(bundleId: bundleId, userId: userId)
-        let view = CustomerView(record, catalog: catalog, at: now())
+        let at = now()
+        guard let stored = try await store.storedRecord(bundleId: bundleId, userId: userId) else {
+            let view = CustomerView(CustomerRecord(bundleId: bundleId, userId: userId), catalog: catalog, at: at)
+            return Self.json(Self.render(try EventEncoder.encode(value: view)), request: request)
+        }
+        let cacheKey = bundleId + "|" + userId
+        if let kept = renders.render(for: cacheKey, stored: stored, at: at) {
+            return Self.json(kept, request: request)
+        }
+        let record = try store.decode(stored, bundleId: bundleId, userId: userId)
+        let view = CustomerView(record, catalog: catalog, at: at)
         for product in view.unlistedProducts { metrics.noteUnlisted(bundleId: bundleId, productId: product) }
-        return Self.json(try EventEncoder.encode(value: view), request: request)
+        let render = Self.render(try EventEncoder.encode(value: view))
+        renders.keep(render, for: cacheKey, stored: stored, validUntil: record.viewChanges(after: at))
+        return Self.json(render, request: request)
     }
 
     static func authorize(_ key: APIKeyring.Key, bundleId: String) throws(APIError) {
@@ -134,9 +146,19 @@ public struct ReadRoutes: Sendable {
         }
     }
 
+    /// A body with its strong `ETag`.
+    static func render(_ body: [UInt8]) -> RenderCache.Render {
+        RenderCache.Render(body: body, etag: "\"" + Digest.hex(SHA256.hash(data: body).prefix(16)) + "\"")
+    }
+
     /// 200 with a strong `ETag` of the body, or 304 when the client's `If-None-Match` holds it.
     static func json(_ body: [UInt8], request: Request) -> Response {
-        let etag = "\"" + Digest.hex(SHA256.hash(data: body).prefix(16)) + "\""
+        json(render(body), request: request)
+    }
+
+    static func json(_ render: RenderCache.Render, request: Request) -> Response {
+        let etag = render.etag
+        let body = render.body
         let matches = request.headers[.ifNoneMatch].map { header in
             header.split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == etag || $0 == "*" }
         }

@@ -50,6 +50,33 @@ import Testing
         #expect(after?.status == .billingRetry && after?.hasAccess == false)
     }
 
+    /// The view of a record stays what it was at `now` until ``CustomerRecord/viewChanges(after:)``
+    /// (what lets the read API keep a render), and changes there: every day of the history, the
+    /// grace period's end included.
+    @Test func theViewHoldsUntilTheMomentItSaysItChanges() {
+        var grace = F.change(
+            .renew, "vip_monthly", .autoRenewableSubscription, purchase: "sub", transaction: "sub-3", sequence: 4,
+            purchased: 60, expires: 96, status: .gracePeriod)
+        grace.gracePeriodExpiresDate = F.at(days: 99)
+        let record = F.fold(F.history + [grace])
+        var changes: [Timestamp] = []
+        var now = F.at(days: 0)
+        while let next = record.viewChanges(after: now) {
+            #expect(next > now)
+            let view = CustomerView(record, catalog: F.catalog, at: now)
+            let justBefore = Timestamp(millisecondsSince1970: next.millisecondsSince1970 - 1)
+            #expect(CustomerView(record, catalog: F.catalog, at: justBefore) == view, "unchanged until \(next)")
+            #expect(CustomerView(record, catalog: F.catalog, at: next) != view, "changed at \(next)")
+            changes.append(next)
+            now = next
+        }
+        #expect(
+            changes == [F.at(days: 99)], "the grace period's end; the period's own (day 96) changes nothing in grace")
+        #expect(
+            CustomerView(record, catalog: F.catalog, at: now)
+                == CustomerView(record, catalog: F.catalog, at: F.at(days: 10_000)), "nothing after the last")
+    }
+
     /// Without a catalog every product is its own entitlement and a consumable credits itself.
     @Test func withoutACatalogEachProductIsItsOwnEntitlement() {
         let view = CustomerView(F.fold(F.history), catalog: .empty, at: F.at(days: 70))

@@ -1,8 +1,11 @@
+import AppStoreModels
+import Customers
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import ReadAPI
+import Synchronization
 import TestSupport
 import Testing
 import WorkerCommon
@@ -43,6 +46,46 @@ import WorkerCommon
                     #expect(response.status == .notModified)
                     #expect(response.body.readableBytes == 0)
                 }
+            }
+        }
+    }
+
+    /// A kept answer is never stale: a changed record and a subscription's end reach the next
+    /// read, while an unchanged customer gets the same answer (and `ETag`) again.
+    @Test func aKeptAnswerFollowsTheRecordAndTheClock() async throws {
+        try await withRedisClient { _, client in
+            let store = RedisCustomerStore(client: client)
+            try await F.saveCustomer(store)
+            let clock = Mutex(F.now)
+            let app = Application(
+                router: try F.routes(client, logger: LogCapture().logger(), now: { clock.withLock { $0 } }).router())
+            try await app.test(.router) { http in
+                func read() async throws -> (view: [String: Any], etag: String?) {
+                    try await http.execute(
+                        uri: Self.path, method: .get, headers: [.authorization: "Bearer \(F.gameKey)"]
+                    ) { response in
+                        #expect(response.status == .ok)
+                        return (try Self.json(response.body), response.headers[.eTag])
+                    }
+                }
+                func entitlements(_ view: [String: Any]) -> [String] {
+                    (view["entitlements"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+                }
+                let first = try await read()
+                #expect(entitlements(first.view) == ["season_pass", "vip"])
+                #expect(try await read().etag == first.etag, "the same record, the same answer")
+
+                var record = try #require(try await store.record(bundleId: "com.example.game", userId: "u-1"))
+                _ = record.apply(F.change("400", "gems_100", .consumable, quantity: 2))
+                try await store.save(record)
+                let changed = try await read()
+                #expect(
+                    (changed.view["credits"] as? [String: [String: Int]]) == ["gems": ["received": 500, "revoked": 0]])
+                #expect(changed.etag != first.etag)
+
+                // vip_monthly ends at 1_783_000_000_000; the season pass later.
+                clock.withLock { $0 = Timestamp(millisecondsSince1970: 1_783_000_000_000) }
+                #expect(entitlements(try await read().view) == ["season_pass"], "the end reaches a kept answer")
             }
         }
     }

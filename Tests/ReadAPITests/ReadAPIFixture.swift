@@ -95,12 +95,15 @@ struct ReadAPIFixture {
         try await index.index([accepted, verified, matched, changed, unmatched].map { $0.identified() })
     }
 
-    static func routes(_ client: RedisClient, logger: Logger) throws -> ReadRoutes {
+    /// The routes with the render cache on, as deployed.
+    static func routes(
+        _ client: RedisClient, logger: Logger, now clock: @escaping @Sendable () -> Timestamp = { now }
+    ) throws -> ReadRoutes {
         ReadRoutes(
             keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client),
             audit: RedisAuditIndex(client: client), catalog: catalog,
             metrics: ReadAPIMetrics(
                 factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()), logger: logger),
-            logger: logger, now: { now })
+            logger: logger, now: clock, renderCacheEntries: 100)
     }
 }

@@ -11,6 +11,12 @@ public enum ReadAPIKeys {
         "The API keys file: one `<name> sha256:<hex> <bundleId>[,<bundleId>…]|*` per line, keys stored hashed (docs/api.md)"
     )
 
+    public static let renderCacheEntries = Setting<Int>.integer(
+        "IAP_API_RENDER_CACHE_ENTRIES",
+        "Customer answers kept rendered, each served again while the stored record is byte for byte the same (0: off)",
+        default: 10_000, in: 0...10_000_000)
+
     public static let section = SettingsSection(
-        "Read API", readBy: "iap-api", [listenHost.descriptor, listenPort.descriptor, keysFile.descriptor])
+        "Read API", readBy: "iap-api",
+        [listenHost.descriptor, listenPort.descriptor, keysFile.descriptor, renderCacheEntries.descriptor])
 }

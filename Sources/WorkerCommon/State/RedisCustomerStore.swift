@@ -26,9 +26,21 @@ public struct RedisCustomerStore: Sendable {
     }
 
     public func record(bundleId: String, userId: String) async throws -> CustomerRecord? {
-        let key = keys.customer(bundleId: bundleId, userId: userId)
-        guard let json = try await StateStorage.get(client, key, fence: fence) else { return nil }
-        return try StateStorage.decodeEvent(CustomerRecord.self, from: json, key: key)
+        try await storedRecord(bundleId: bundleId, userId: userId).map {
+            try decode($0, bundleId: bundleId, userId: userId)
+        }
+    }
+
+    /// The record as stored, undecoded: a reader that keeps what it rendered from a record
+    /// compares these bytes instead of decoding them again (the read API's render cache).
+    public func storedRecord(bundleId: String, userId: String) async throws -> [UInt8]? {
+        try await StateStorage.get(client, keys.customer(bundleId: bundleId, userId: userId), fence: fence)
+    }
+
+    /// Decodes what ``storedRecord(bundleId:userId:)`` read.
+    public func decode(_ stored: [UInt8], bundleId: String, userId: String) throws -> CustomerRecord {
+        try StateStorage.decodeEvent(
+            CustomerRecord.self, from: stored, key: keys.customer(bundleId: bundleId, userId: userId))
     }
 
     public func save(_ record: CustomerRecord) async throws {
