@@ -37,6 +37,10 @@ struct BenchAPICommand: AsyncParsableCommand {
     @Option(
         name: .customLong("redis-pool"), help: "iap-api's Redis connections (REDIS_POOL_SIZE; default: its default).")
     var redisPool: Int?
+    @Option(
+        name: .customLong("render-cache"),
+        help: "iap-api's kept customer answers (IAP_API_RENDER_CACHE_ENTRIES; 0: off; default: its default).")
+    var renderCache: Int?
     @Flag(help: "Print JSON.") var json = false
 
     struct Run: Codable {
@@ -65,6 +69,7 @@ struct BenchAPICommand: AsyncParsableCommand {
         ]
         // As deployed unless asked: the bench measured a pool of four before session 15.
         if let redisPool { environment[RedisSettings.poolSize.name] = String(redisPool) }
+        if let renderCache { environment[ReadAPIKeys.renderCacheEntries.name] = String(renderCache) }
         let settings = try ReadAPISettings(environment: environment)
         let (apiPorts, apiListening) = AsyncStream.makeStream(of: Int.self)
         let api = try ReadAPI(settings: settings, logger: logger, onListening: { apiListening.yield($0) })
