@@ -38,12 +38,18 @@ import Testing
         #expect(view.entitlements.filter { $0.id == "vip" }.count == 1)
     }
 
-    @Test func gracePeriodKeepsAccessUntilItsEndThenBillingRetryHasNone() {
+    /// The last renewal's period ends on day 96 while Apple retries billing, access kept until
+    /// `graceEnds`.
+    static func graceRenewal(graceEnds: Int64) -> EntitlementEvent {
         var grace = F.change(
             .renew, "vip_monthly", .autoRenewableSubscription, purchase: "sub", transaction: "sub-3", sequence: 4,
             purchased: 60, expires: 96, status: .gracePeriod)
-        grace.gracePeriodExpiresDate = F.at(days: 96)
-        let record = F.fold(F.history + [grace])
+        grace.gracePeriodExpiresDate = F.at(days: graceEnds)
+        return grace
+    }
+
+    @Test func gracePeriodKeepsAccessUntilItsEndThenBillingRetryHasNone() {
+        let record = F.fold(F.history + [Self.graceRenewal(graceEnds: 96)])
         let during = CustomerView(record, catalog: F.catalog, at: F.at(days: 92)).entitlements.first { $0.id == "vip" }
         #expect(during?.status == .gracePeriod && during?.hasAccess == true)
         let after = CustomerView(record, catalog: F.catalog, at: F.at(days: 97)).entitlements.first { $0.id == "vip" }
@@ -54,11 +60,7 @@ import Testing
     /// (what lets the read API keep a render), and changes there: every day of the history, the
     /// grace period's end included.
     @Test func theViewHoldsUntilTheMomentItSaysItChanges() {
-        var grace = F.change(
-            .renew, "vip_monthly", .autoRenewableSubscription, purchase: "sub", transaction: "sub-3", sequence: 4,
-            purchased: 60, expires: 96, status: .gracePeriod)
-        grace.gracePeriodExpiresDate = F.at(days: 99)
-        let record = F.fold(F.history + [grace])
+        let record = F.fold(F.history + [Self.graceRenewal(graceEnds: 99)])
         var changes: [Timestamp] = []
         var now = F.at(days: 0)
         while let next = record.viewChanges(after: now) {

@@ -21,21 +21,27 @@ import Topology
         return (response.status.code, String(buffer: body))
     }
 
+    /// A test worker's settings: the cluster, Redis, ops on any free port, quick group timings.
+    private static func settings(_ cluster: KafkaMockCluster, redisURL: String) throws -> WorkerSettings {
+        var settings = try WorkerSettings(stage: "test", environment: [:])
+        settings.kafka.bootstrapServers = cluster.bootstrapServers
+        settings.redisURL = redisURL
+        settings.opsHost = "127.0.0.1"
+        settings.opsPort = 0
+        settings.kafka.properties = [
+            "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
+        ]
+        return settings
+    }
+
     @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
         try await withRedisDatabase { redis in
             let cluster = try TestKafka.cluster(topics: [
                 "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
             ])
             let producer = try TestKafka.producer(cluster)
-            var settings = try WorkerSettings(stage: "test", environment: [:])
-            settings.kafka.bootstrapServers = cluster.bootstrapServers
-            settings.redisURL = redis.url
-            settings.opsHost = "127.0.0.1"
-            settings.opsPort = 0
+            var settings = try Self.settings(cluster, redisURL: redis.url)
             settings.lagInterval = .milliseconds(300)
-            settings.kafka.properties = [
-                "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
-            ]
             let stage = StageSpec(
                 name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
             let port = Mutex<Int?>(nil)
@@ -95,14 +101,7 @@ import Topology
         redis.stop()
         let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1, "test-stage.delayed": 1])
         let producer = try TestKafka.producer(cluster)
-        var settings = try WorkerSettings(stage: "test", environment: [:])
-        settings.kafka.bootstrapServers = cluster.bootstrapServers
-        settings.redisURL = redis.url
-        settings.opsHost = "127.0.0.1"
-        settings.opsPort = 0
-        settings.kafka.properties = [
-            "session.timeout.ms": "6000", "heartbeat.interval.ms": "500", "auto.commit.interval.ms": "200",
-        ]
+        let settings = try Self.settings(cluster, redisURL: redis.url)
         let stage = StageSpec(
             name: "test", consumerGroup: "test-stage", inputs: ["in"], outputs: ["out"], rejectTopic: "rejected")
         let port = Mutex<Int?>(nil)
