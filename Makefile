@@ -8,6 +8,8 @@ APT_PACKAGES := librdkafka-dev libhiredis-dev libssl-dev redis-server pkg-config
 PIP_PACKAGES := check-jsonschema kubernetes-validate schemathesis
 # What the Python example (examples/python, run by the end-to-end tests) needs, pinned
 PYTHON_EXAMPLE_REQUIREMENTS := examples/python/requirements.txt
+# Python libraries the Swift tests run (Apple's app-store-server-library), pinned
+PYTHON_TEST_REQUIREMENTS := Tests/python-requirements.txt
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # Seconds per fuzz target: `make fuzz` (on demand) and the bounded run of `make fuzz-smoke`
 FUZZ_SECONDS       ?= 600
@@ -16,7 +18,7 @@ FUZZ_SMOKE_SECONDS ?= 20
 .PHONY: setup build test e2e ci format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
 
 ## setup: install the C libraries, redis-server, kcat and promtool from Debian, the validators
-## from PyPI (each skipped when present) and the Python example's requirements (pip skips them
+## from PyPI (each skipped when present), the Python example's and the tests' Python libraries (pip skips them
 ## when satisfied)
 setup:
 	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -27,7 +29,8 @@ setup:
 	@missing=""; for p in $(PIP_PACKAGES); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing from PyPI:$$missing"; python3 -m pip install -q $$missing; \
 	  if command -v pyenv >/dev/null 2>&1; then pyenv rehash; fi; fi
-	python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r $(PYTHON_EXAMPLE_REQUIREMENTS)
+	python3 -m pip install -q --disable-pip-version-check --root-user-action=ignore -r $(PYTHON_EXAMPLE_REQUIREMENTS) \
+	  -r $(PYTHON_TEST_REQUIREMENTS)
 
 ## build: compile every module and executable
 build: setup

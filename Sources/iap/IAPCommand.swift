@@ -11,12 +11,13 @@ import Redis
 struct IAPCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "iap",
-        abstract: "Operate the iap-pipeline: topics, lag, dead letters, the order index, reconcile, support lookups.",
+        abstract:
+            "Operate the iap-pipeline: topics, lag, dead letters, the order index, reconcile, support lookups, offer signatures.",
         version: "\(BuildInfo.versionLine); librdkafka \(LibrdKafka.version), hiredis \(Hiredis.version)",
         subcommands: [
             PublishCommand.self, TopicsCommand.self, LagCommand.self, DLQCommand.self, OrdersCommand.self,
             ConfigCommand.self, JWSCommand.self, ReceiptCommand.self, ReconcileCommand.self, SupportCommand.self,
-            NotificationsCommand.self, APIKeyCommand.self,
+            NotificationsCommand.self, APIKeyCommand.self, OffersCommand.self,
         ]
     )
 }

@@ -14,6 +14,8 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
         public static let unsignedEnvironmentNotEnabled = Code(rawValue: "UNSIGNED_ENVIRONMENT_NOT_ENABLED")
         public static let invalidSigningKey = Code(rawValue: "INVALID_SIGNING_KEY")
         public static let invalidEnvironment = Code(rawValue: "INVALID_ENVIRONMENT")
+        /// A StoreKit 2 offer JWS names the key's issuer, which was not given.
+        public static let missingIssuerId = Code(rawValue: "MISSING_ISSUER_ID")
     }
 
     public var code: Code
