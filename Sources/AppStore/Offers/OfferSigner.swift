@@ -1,5 +1,3 @@
-public import AppStoreModels
-import Crypto
 public import Foundation
 
 /// Signs what StoreKit asks an app's server to sign, with the app's In-App Purchase key (a `.p8`
@@ -29,7 +27,7 @@ public struct OfferSigner: Sendable {
         public var signature: String
     }
 
-    private let key: P256.Signing.PrivateKey
+    private let key: InAppPurchaseKey
     public let keyId: String
     /// The issuer id of the key's team (App Store Connect, Keys); the JWS kinds need it.
     public let issuerId: String?
@@ -39,11 +37,7 @@ public struct OfferSigner: Sendable {
     public init(privateKeyPEM: String, keyId: String, issuerId: String?, bundleId: String)
         throws(ConfigurationError)
     {
-        do {
-            self.key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
-        } catch {
-            throw ConfigurationError(.invalidSigningKey, "the offer key is not a PEM PKCS#8 P-256 key (.p8)")
-        }
+        self.key = try InAppPurchaseKey(pem: privateKeyPEM, role: "offer key")
         self.keyId = keyId
         self.issuerId = issuerId
         self.bundleId = bundleId
@@ -63,10 +57,9 @@ public struct OfferSigner: Sendable {
         let payload = [
             bundleId, keyId, productId, offerId, applicationUsername.lowercased(), nonceText, String(timestamp),
         ].joined(separator: Self.separator)
-        let signature = try key.signature(for: Data(payload.utf8))
         return PromotionalOfferSignature(
             keyIdentifier: keyId, nonce: nonceText, timestamp: timestamp,
-            signature: signature.derRepresentation.base64EncodedString())
+            signature: try key.derSignature(for: Data(payload.utf8)).base64EncodedString())
     }
 
     /// The StoreKit 2 promotional offer JWS. `transactionId`: any of the customer's transactions
@@ -111,12 +104,7 @@ public struct OfferSigner: Sendable {
         all["aud"] = .string(audience)
         all["iat"] = .integer(Int64(now.timeIntervalSince1970))
         all["nonce"] = .string(nonce.uuidString.lowercased())
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let header = try encoder.encode(["alg": "ES256", "kid": keyId, "typ": "JWT"])
-        let signingInput = Base64.encodeURL(header) + "." + Base64.encodeURL(try encoder.encode(all))
-        let signature = try key.signature(for: Data(signingInput.utf8))
-        return signingInput + "." + Base64.encodeURL(signature.rawRepresentation)
+        return try key.compactJWS(header: ["alg": "ES256", "kid": keyId, "typ": "JWT"], claims: all)
     }
 }
 

@@ -1,5 +1,3 @@
-import AppStoreModels
-import Crypto
 import Foundation
 import Synchronization
 
@@ -14,18 +12,14 @@ final class BearerTokenProvider: Sendable {
     static let lifetime: TimeInterval = 300
     static let renewalMargin: TimeInterval = 120
 
-    private let key: P256.Signing.PrivateKey
+    private let key: InAppPurchaseKey
     private let keyId: String
     private let issuerId: String
     private let bundleId: String
     private let cached = Mutex<(token: String, expires: Date)?>(nil)
 
     init(privateKeyPEM: String, keyId: String, issuerId: String, bundleId: String) throws(ConfigurationError) {
-        do {
-            self.key = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
-        } catch {
-            throw ConfigurationError(.invalidSigningKey, "signing key is not a PEM PKCS#8 P-256 key (.p8): \(error)")
-        }
+        self.key = try InAppPurchaseKey(pem: privateKeyPEM, role: "Server API signing key")
         self.keyId = keyId
         self.issuerId = issuerId
         self.bundleId = bundleId
@@ -40,12 +34,7 @@ final class BearerTokenProvider: Sendable {
         let header: [String: String] = ["alg": "ES256", "kid": self.keyId, "typ": "JWT"]
         let claims = Claims(
             iss: self.issuerId, iat: issuedAt, exp: expires, aud: "appstoreconnect-v1", bid: self.bundleId)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let signingInput =
-            "\(Base64.encodeURL(try encoder.encode(header))).\(Base64.encodeURL(try encoder.encode(claims)))"
-        let signature = try self.key.signature(for: Data(signingInput.utf8))
-        let token = "\(signingInput).\(Base64.encodeURL(signature.rawRepresentation))"
+        let token = try self.key.compactJWS(header: header, claims: claims)
         self.cached.withLock { $0 = (token, Date(timeIntervalSince1970: TimeInterval(expires))) }
         return token
     }
