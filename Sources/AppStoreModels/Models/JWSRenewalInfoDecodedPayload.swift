@@ -57,6 +57,10 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload, Hashable {
     public var appAccountToken: String?
     public var appTransactionId: String?
     public var renewalBillingPlanType: BillingPlanType?
+    /// For a subscription with a commitment: what it renews into when the commitment ends.
+    public var commitmentInfo: RenewalCommitmentInfo?
+    /// For an Advanced Commerce API subscription: the next renewal's SKUs and descriptors.
+    public var advancedCommerceInfo: AdvancedCommerceRenewalInfo?
 
     public init() {}
 

@@ -43,6 +43,10 @@ public struct JWSTransactionDecodedPayload: SignedPayload, Hashable {
     /// ISO 8601 duration of the offer (`P1M`).
     public var offerPeriod: String?
     public var billingPlanType: BillingPlanType?
+    /// For a subscription with a commitment: which period this pays, of how many.
+    public var commitmentInfo: TransactionCommitmentInfo?
+    /// For an Advanced Commerce API purchase: the SKUs, descriptors, tax and refunds.
+    public var advancedCommerceInfo: AdvancedCommerceTransactionInfo?
 
     public init() {}
 
