@@ -14,15 +14,20 @@ public struct AdvancedCommerceTransactionInfo: Codable, Hashable, Sendable {
     public var taxRate: String?
 }
 
-/// One SKU of an Advanced Commerce transaction.
+/// One SKU of an Advanced Commerce transaction (`SKU` in Apple's JSON).
 public struct AdvancedCommerceTransactionItem: Codable, Hashable, Sendable {
-    public var SKU: String?
+    public var sku: String?
     public var description: String?
     public var displayName: String?
     public var offer: AdvancedCommerceOffer?
     public var price: Int64?
     public var refunds: [AdvancedCommerceRefund]?
     public var revocationDate: Timestamp?
+
+    enum CodingKeys: String, CodingKey {
+        case sku = "SKU"
+        case description, displayName, offer, price, refunds, revocationDate
+    }
 }
 
 /// The Advanced Commerce API's part of a subscription's renewal info: Apple's
@@ -38,12 +43,17 @@ public struct AdvancedCommerceRenewalInfo: Codable, Hashable, Sendable {
 
 /// One SKU of an Advanced Commerce subscription's next renewal.
 public struct AdvancedCommerceRenewalItem: Codable, Hashable, Sendable {
-    public var SKU: String?
+    public var sku: String?
     public var description: String?
     public var displayName: String?
     public var offer: AdvancedCommerceOffer?
     public var price: Int64?
     public var priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo?
+
+    enum CodingKeys: String, CodingKey {
+        case sku = "SKU"
+        case description, displayName, offer, price, priceIncreaseInfo
+    }
 }
 
 public struct AdvancedCommerceDescriptors: Codable, Hashable, Sendable {
