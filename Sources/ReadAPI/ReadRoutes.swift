@@ -124,19 +124,18 @@ public struct ReadRoutes: Sendable {
         let userId = try PathParameters.userId(context.parameters.get("userId"))
         try Self.authorize(key, bundleId: bundleId)
         let at = now()
-        guard let stored = try await store.storedRecord(bundleId: bundleId, userId: userId) else {
-            let view = CustomerView(CustomerRecord(bundleId: bundleId, userId: userId), catalog: catalog, at: at)
-            return Self.json(Self.render(try EventEncoder.encode(value: view)), request: request)
-        }
         let cacheKey = bundleId + "|" + userId
-        if let kept = renders.render(for: cacheKey, stored: stored, at: at) {
+        let stored = try await store.storedRecord(bundleId: bundleId, userId: userId)
+        if let stored, let kept = renders.render(for: cacheKey, stored: stored, at: at) {
             return Self.json(kept, request: request)
         }
-        let record = try store.decode(stored, bundleId: bundleId, userId: userId)
+        let record =
+            try stored.map { try store.decode($0, bundleId: bundleId, userId: userId) }
+            ?? CustomerRecord(bundleId: bundleId, userId: userId)
         let view = CustomerView(record, catalog: catalog, at: at)
         for product in view.unlistedProducts { metrics.noteUnlisted(bundleId: bundleId, productId: product) }
         let render = Self.render(try EventEncoder.encode(value: view))
-        renders.keep(render, for: cacheKey, stored: stored, validUntil: record.viewChanges(after: at))
+        if let stored { renders.keep(render, for: cacheKey, stored: stored, validUntil: record.viewChanges(after: at)) }
         return Self.json(render, request: request)
     }
 

@@ -35,12 +35,15 @@ import Testing
     }
 
     @Test func applesModelsTakeTheSamePayload() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iap-models-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try Self.transaction.write(toFile: directory + "/transaction.json", atomically: true, encoding: .utf8)
-        try Self.renewal.write(toFile: directory + "/renewal.json", atomically: true, encoding: .utf8)
-        try """
+        let run = try await ApplesPythonLibrary.check(
+            Self.roundTripThroughApplesModels,
+            files: ["transaction.json": Data(Self.transaction.utf8), "renewal.json": Data(Self.renewal.utf8)])
+        #expect(run.exitCode == 0, "\(run.output)")
+        #expect(run.output.contains("renewal round-trips through Apple's model"), "\(run.output)")
+    }
+
+    /// Structures each payload with Apple's model and unstructures it again; exits 1 on a difference.
+    static let roundTripThroughApplesModels = """
         import json, sys
         from appstoreserverlibrary.models.LibraryUtility import _get_cattrs_converter
         from appstoreserverlibrary.models.JWSTransactionDecodedPayload import JWSTransactionDecodedPayload
@@ -56,9 +59,5 @@ import Testing
             else:
                 print(name, "round-trips through Apple's model")
         sys.exit(1 if failed else 0)
-        """.write(toFile: directory + "/check.py", atomically: true, encoding: .utf8)
-        let run = try await ChildProcess.run("python3", [directory + "/check.py", directory], timeout: .seconds(30))
-        #expect(run.exitCode == 0, "\(run.output)")
-        #expect(run.output.contains("renewal round-trips through Apple's model"), "\(run.output)")
-    }
+        """
 }

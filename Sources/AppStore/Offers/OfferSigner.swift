@@ -104,7 +104,7 @@ public struct OfferSigner: Sendable {
         all["aud"] = .string(audience)
         all["iat"] = .integer(Int64(now.timeIntervalSince1970))
         all["nonce"] = .string(nonce.uuidString.lowercased())
-        return try key.compactJWS(header: ["alg": "ES256", "kid": keyId, "typ": "JWT"], claims: all)
+        return try key.compactJWS(keyId: keyId, claims: all)
     }
 }
 

@@ -31,10 +31,9 @@ final class BearerTokenProvider: Sendable {
         }
         let issuedAt = Int64(now.timeIntervalSince1970 - Self.backdate)
         let expires = issuedAt + Int64(Self.lifetime)
-        let header: [String: String] = ["alg": "ES256", "kid": self.keyId, "typ": "JWT"]
         let claims = Claims(
             iss: self.issuerId, iat: issuedAt, exp: expires, aud: "appstoreconnect-v1", bid: self.bundleId)
-        let token = try self.key.compactJWS(header: header, claims: claims)
+        let token = try self.key.compactJWS(keyId: self.keyId, claims: claims)
         self.cached.withLock { $0 = (token, Date(timeIntervalSince1970: TimeInterval(expires))) }
         return token
     }

@@ -17,10 +17,12 @@ struct InAppPurchaseKey: Sendable {
         }
     }
 
-    /// `header.claims.signature`, each base64url; JSON with sorted keys.
-    func compactJWS(header: some Encodable, claims: some Encodable) throws -> String {
+    /// `header.claims.signature`, each base64url, JSON with sorted keys; the header is Apple's
+    /// for every JWS signed with such a key (`alg: ES256`, `kid`, `typ: JWT`).
+    func compactJWS(keyId: String, claims: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let header = ["alg": "ES256", "kid": keyId, "typ": "JWT"]
         let signingInput =
             Base64.encodeURL(try encoder.encode(header)) + "." + Base64.encodeURL(try encoder.encode(claims))
         return signingInput + "." + Base64.encodeURL(try key.signature(for: Data(signingInput.utf8)).rawRepresentation)

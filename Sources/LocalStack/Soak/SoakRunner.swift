@@ -343,6 +343,8 @@ public struct SoakRunner: Sendable {
         /// Audit entries by every transaction id and eventId they name; read only for a tally.
         var audit: [String: [AuditEntry]] = [:]
 
+        /// - Parameter auditTopic: index its entries too (the tally's trails); the progress lines,
+        ///   read every second, pass nil and its records are skipped unread.
         init(_ observer: TopicObserver, _ results: ResultTopics, audit auditTopic: String?) {
             for record in observer.records {
                 if record.topic == auditTopic {
@@ -352,7 +354,9 @@ public struct SoakRunner: Sendable {
                     }
                     continue
                 }
-                guard let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any] else {
+                guard record.topic == results.entitlements || record.topic == results.rejected,
+                    let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any]
+                else {
                     continue
                 }
                 if record.topic == results.rejected {

@@ -22,11 +22,6 @@ import Testing
         let key = P256.Signing.PrivateKey()
         let signer = try OfferSigner(
             privateKeyPEM: key.pemRepresentation, keyId: Self.keyId, issuerId: Self.issuerId, bundleId: Self.bundleId)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iap-offers-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        try key.pemRepresentation.write(toFile: directory + "/key.p8", atomically: true, encoding: .utf8)
-
         let promotional = try signer.promotionalOffer(
             productId: "vip_monthly", offerId: "WINBACK_50", applicationUsername: "User-42",
             nonce: UUID(uuidString: "0F9E4A43-2B51-4D25-8C6B-5C1B2A07D3E1")!, timestamp: 1_780_000_000_000)
@@ -45,10 +40,12 @@ import Testing
                 productId: "vip_monthly", allowIntroductoryOffer: false, transactionId: "2000000000000001"),
             "advancedCommerce": try signer.advancedCommerceInAppJWS(request: Array(Self.request.utf8)),
         ]
-        try JSONSerialization.data(withJSONObject: ours).write(to: URL(fileURLWithPath: directory + "/ours.json"))
-        try Self.check.write(toFile: directory + "/check.py", atomically: true, encoding: .utf8)
-
-        let run = try await ChildProcess.run("python3", [directory + "/check.py", directory], timeout: .seconds(30))
+        let run = try await ApplesPythonLibrary.check(
+            Self.check,
+            files: [
+                "key.p8": Data(key.pemRepresentation.utf8),
+                "ours.json": try JSONSerialization.data(withJSONObject: ours),
+            ])
         #expect(run.exitCode == 0, "\(run.output)")
         #expect(run.output.contains("5 signatures agree with Apple's library"), "\(run.output)")
     }
