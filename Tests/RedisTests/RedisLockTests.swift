@@ -30,12 +30,13 @@ import Testing
     @Test func extendResetsTheTTL() async throws {
         try await withRedisClient { _, client throws in
             let lock = RedisLock(client: client)
-            let token = try #require(try await lock.acquire("lock:r3", ttl: .seconds(5)))
-            #expect(try await client.send("PTTL", "lock:r3").integer ?? 0 <= 5000)
-            #expect(try await lock.extend("lock:r3", token: token, ttl: .seconds(120)))
-            #expect(try await client.send("PTTL", "lock:r3").integer ?? 0 > 60_000)
+            // TTLs of minutes: a loaded CI machine once stalled this test past a 5 s lock.
+            let token = try #require(try await lock.acquire("lock:r3", ttl: .seconds(60)))
+            #expect(try await client.send("PTTL", "lock:r3").integer ?? 0 <= 60_000)
+            #expect(try await lock.extend("lock:r3", token: token, ttl: .seconds(600)))
+            #expect(try await client.send("PTTL", "lock:r3").integer ?? 0 > 300_000)
             #expect(try await lock.release("lock:r3", token: token))
-            #expect(try await lock.extend("lock:r3", token: token, ttl: .seconds(120)) == false)
+            #expect(try await lock.extend("lock:r3", token: token, ttl: .seconds(600)) == false)
         }
     }
 
