@@ -284,7 +284,7 @@ let package = Package(
             name: "ReadAPI",
             dependencies: [
                 "Basics", "Catalog", "Contracts", "Customers", "Hosting", "Pipeline", "ProductCatalog", "Redis",
-                "Settings", "WorkerCommon", "AppStoreModels",
+                "Settings", "WorkerCommon", "AppStoreModels", "AppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -664,8 +664,9 @@ let package = Package(
         .testTarget(
             name: "ReadAPITests",
             dependencies: [
-                "ReadAPI", "Customers", "Contracts", "AppStoreModels", "ProductCatalog", "Redis", "WorkerCommon",
-                "TestSupport", "Processes", "Hosting",
+                "ReadAPI", "Customers", "Contracts", "AppStoreModels", "AppStore", "ProductCatalog", "Redis",
+                "WorkerCommon", "TestSupport", "Processes", "Hosting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -743,6 +744,7 @@ let package = Package(
             dependencies: [
                 "LocalStack", "LocalServices", "Hosting", "Kafka", "Redis", "Topology", "TestSupport", "Processes",
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -18,6 +18,10 @@ public struct APIError: Error, Sendable, Hashable {
         /// No decision about the event or transaction is known (404): not seen yet, or older
         /// than the audit window.
         public static let notFound = Code(rawValue: "not_found")
+        /// A request body that is not what the operation takes (400), or larger than it allows (413).
+        public static let invalidBody = Code(rawValue: "invalid_body")
+        /// No offer key is configured for the app, or it lacks what the kind needs (404).
+        public static let noOfferKey = Code(rawValue: "no_offer_key")
         /// Redis did not answer (503): retry.
         public static let unavailable = Code(rawValue: "unavailable")
     }

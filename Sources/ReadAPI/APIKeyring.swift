@@ -6,19 +6,31 @@ public import Foundation
 /// (SHA-256), so the file (or the Kubernetes Secret it comes from) never holds a usable key.
 ///
 /// ```
-/// # name          hash                                                                     apps
-/// backend-game    sha256:5e88489…(64 hex)                                                   com.example.game
-/// support         sha256:…                                                                 *
+/// # name          hash                        apps               scopes (default read)
+/// backend-game    sha256:5e88489…(64 hex)      com.example.game   read,sign
+/// support         sha256:…                    *
 /// ```
 public struct APIKeyring: Sendable {
+    /// What a key may do with the apps it holds.
+    public enum Scope: String, CaseIterable, Hashable, Sendable {
+        /// The customer, status and history routes.
+        case read
+        /// Offer signatures: handing out discounts is a power of its own, so a support tool's
+        /// read-everything key does not have it unless its line says so.
+        case sign
+    }
+
     public struct Key: Sendable, Hashable {
         /// Who holds the key, for logs and metrics (the key itself is never logged).
         public let name: String
         let digest: [UInt8]
-        /// The bundle ids the key may read; nil for every app (`*`).
+        /// The bundle ids the key may use; nil for every app (`*`).
         public let apps: Set<String>?
+        public let scopes: Set<Scope>
 
-        public func mayRead(bundleId: String) -> Bool { apps?.contains(bundleId) ?? true }
+        public func may(_ scope: Scope, bundleId: String) -> Bool {
+            scopes.contains(scope) && (apps?.contains(bundleId) ?? true)
+        }
     }
 
     public let keys: [Key]
@@ -45,8 +57,9 @@ public struct APIKeyring: Sendable {
             let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
             if fields.isEmpty { continue }
             let at = "\(source):\(index + 1)"
-            guard fields.count == 3 else {
-                throw APIKeyringError("\(at): expected `<name> sha256:<hex> <apps>`, found \(fields.count) fields")
+            guard fields.count == 3 || fields.count == 4 else {
+                throw APIKeyringError(
+                    "\(at): expected `<name> sha256:<hex> <apps> [<scopes>]`, found \(fields.count) fields")
             }
             guard fields[1].hasPrefix("sha256:"), let digest = Self.hex(fields[1].dropFirst(7)), digest.count == 32
             else {
@@ -56,7 +69,18 @@ public struct APIKeyring: Sendable {
                 throw APIKeyringError("\(at): the name '\(fields[0])' is used twice")
             }
             let apps = fields[2] == "*" ? nil : Set(fields[2].split(separator: ",").map(String.init))
-            keys.append(Key(name: fields[0], digest: digest, apps: apps))
+            var scopes: Set<Scope> = [.read]
+            if fields.count == 4 {
+                let named = fields[3].split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                let known = named.compactMap(Scope.init(rawValue:))
+                guard known.count == named.count, !known.isEmpty else {
+                    throw APIKeyringError(
+                        "\(at): scopes are a comma-separated list of \(Scope.allCases.map(\.rawValue).joined(separator: ", ")); found '\(fields[3])'"
+                    )
+                }
+                scopes = Set(known)
+            }
+            keys.append(Key(name: fields[0], digest: digest, apps: apps, scopes: scopes))
         }
         return APIKeyring(keys: keys)
     }
@@ -74,14 +98,17 @@ public struct APIKeyring: Sendable {
         return found
     }
 
-    /// A new random key and its keys-file line (what `iap api-key new` prints).
-    public static func newKey(name: String, apps: String) -> (key: String, line: String) {
+    /// A new random key and its keys-file line (what `iap api-key new` prints); the scopes field
+    /// is written only when it is not the default `read`.
+    public static func newKey(name: String, apps: String, scopes: Set<Scope> = [.read]) -> (key: String, line: String) {
         let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         let key =
             "iapk_"
             + Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        return (key, "\(name) \(hashed(key)) \(apps)")
+        let scopesField =
+            scopes == [.read] ? "" : " " + Scope.allCases.filter(scopes.contains).map(\.rawValue).joined(separator: ",")
+        return (key, "\(name) \(hashed(key)) \(apps)\(scopesField)")
     }
 
     /// `sha256:<hex>` of a key, as the keys file holds it.

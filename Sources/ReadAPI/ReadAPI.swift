@@ -35,12 +35,15 @@ public struct ReadAPI: HostedProcess {
         configured[metadataKey: "component"] = "api"
         let logger = configured
         let keyring = try APIKeyring.load(path: settings.keysFile)
+        let offers = try settings.offerKeysFile.map { path throws(OfferKeyringError) in
+            try OfferKeyring.load(path: path)
+        }
         let catalog = try settings.catalogPath.map { path throws(CatalogError) in try CatalogFile.load(path: path) }
         let redis = RedisClient(configuration: try settings.redis.configuration(), logger: logger)
         let readiness = ReadinessFlag()
         let routes = ReadRoutes(
             keyring: keyring, store: RedisCustomerStore(client: redis), audit: RedisAuditIndex(client: redis),
-            catalog: catalog ?? .empty,
+            catalog: catalog ?? .empty, offers: offers ?? .empty,
             metrics: ReadAPIMetrics(factory: PrometheusMetricsFactory(registry: registry), logger: logger),
             logger: logger, renderCacheEntries: settings.renderCacheEntries)
         let address = BindAddress.hostname(settings.host, port: settings.port)
@@ -64,6 +67,7 @@ public struct ReadAPI: HostedProcess {
             "read API configured",
             metadata: [
                 "keys": "\(keyring.keys.count)", "catalog": "\(settings.catalogPath ?? "none")",
+                "offer_keys": "\((offers ?? .empty).bundleIds.joined(separator: ","))",
             ])
         self.registry = registry
         self.redis = redis

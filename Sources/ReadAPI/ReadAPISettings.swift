@@ -13,6 +13,8 @@ public struct ReadAPISettings: Sendable {
     public var port: Int
     public var keysFile: String
     public var catalogPath: String?
+    /// The offer keys file (``OfferKeyring``); none: no app can have offers signed.
+    public var offerKeysFile: String?
     /// Customer answers kept rendered (``RenderCache``); 0 turns the cache off.
     public var renderCacheEntries: Int
     public var redis: RedisSettings
@@ -24,6 +26,7 @@ public struct ReadAPISettings: Sendable {
         port = try reader.value(ReadAPIKeys.listenPort)
         keysFile = try reader.required(ReadAPIKeys.keysFile, by: "iap-api")
         catalogPath = try reader.optional(ProductCatalogKeys.file)
+        offerKeysFile = try reader.optional(ReadAPIKeys.offerKeysFile)
         renderCacheEntries = try reader.value(ReadAPIKeys.renderCacheEntries)
         redis = try RedisSettings(reader: reader)
     }

@@ -17,6 +17,8 @@ public import WorkerCommon
 ///   (D51), optionally waiting for its end (``PurchaseRoutes``).
 /// - `GET /v1/apps/{bundleId}/transactions/{transactionId}/history`: every stage's decision about
 ///   a transaction (D51).
+/// - `POST /v1/apps/{bundleId}/offers/signatures`: a StoreKit offer signature made with the
+///   app's offer key (``OfferKeyring``, D54), for keys with the `sign` scope.
 ///
 /// Authentication comes first, then the parameters, then the lookup: a caller without a valid
 /// key learns nothing, not even whether its ids are well formed.
@@ -24,11 +26,13 @@ public struct ReadRoutes: Sendable {
     public static let customerPath = "/v1/apps/{bundleId}/customers/{userId}"
     public static let purchasePath = "/v1/apps/{bundleId}/purchases/{eventId}"
     public static let historyPath = "/v1/apps/{bundleId}/transactions/{transactionId}/history"
+    public static let offerSignaturePath = "/v1/apps/{bundleId}/offers/signatures"
 
     let keyring: APIKeyring
     let store: RedisCustomerStore
     let audit: RedisAuditIndex
     let catalog: ProductCatalog
+    let offers: OfferKeyring
     let metrics: ReadAPIMetrics
     let logger: Logger
     let now: @Sendable () -> Timestamp
@@ -39,13 +43,15 @@ public struct ReadRoutes: Sendable {
 
     public init(
         keyring: APIKeyring, store: RedisCustomerStore, audit: RedisAuditIndex, catalog: ProductCatalog,
-        metrics: ReadAPIMetrics, logger: Logger, now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
+        offers: OfferKeyring = .empty, metrics: ReadAPIMetrics, logger: Logger,
+        now: @escaping @Sendable () -> Timestamp = { Timestamp(Date()) },
         pollInterval: Duration = .milliseconds(200), renderCacheEntries: Int = 0
     ) {
         self.keyring = keyring
         self.store = store
         self.audit = audit
         self.catalog = catalog
+        self.offers = offers
         self.metrics = metrics
         self.logger = logger
         self.now = now
@@ -69,6 +75,11 @@ public struct ReadRoutes: Sendable {
         router.get(Self.routerPath(Self.historyPath)) { request, context in
             await routes.answer(route: "history", request) { key in
                 try await routes.history(request, context: context, key: key)
+            }
+        }
+        router.post(Self.routerPath(Self.offerSignaturePath)) { request, context in
+            await routes.answer(route: "offer_signature", request) { key in
+                try await routes.offerSignature(request, context: context, key: key)
             }
         }
         return router
@@ -139,9 +150,12 @@ public struct ReadRoutes: Sendable {
         return Self.json(render, request: request)
     }
 
-    static func authorize(_ key: APIKeyring.Key, bundleId: String) throws(APIError) {
-        guard key.mayRead(bundleId: bundleId) else {
-            throw APIError(.forbidden, .forbidden, "this API key may not read app \(bundleId)")
+    static func authorize(_ key: APIKeyring.Key, _ scope: APIKeyring.Scope = .read, bundleId: String)
+        throws(APIError)
+    {
+        guard key.may(scope, bundleId: bundleId) else {
+            let doing = scope == .read ? "read" : "sign offers for"
+            throw APIError(.forbidden, .forbidden, "this API key may not \(doing) app \(bundleId)")
         }
     }
 

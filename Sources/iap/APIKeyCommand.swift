@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import ReadAPI
 
 /// `iap api-key new`: a new key for the read API and the line of its keys file. The key is
@@ -19,6 +19,10 @@ struct APIKeyCommand: ParsableCommand {
             name: .customLong("app"),
             help: "A bundle id the key may read (repeatable); omit for every app (a support tool's key).")
         var apps: [String] = []
+        @Option(
+            name: .customLong("scope"),
+            help: "What the key may do (repeatable): read (the default) and sign (offer signatures).")
+        var scopes: [APIKeyring.Scope] = [.read]
 
         func validate() throws {
             guard !name.isEmpty, !name.contains(where: \.isWhitespace) else {
@@ -30,9 +34,13 @@ struct APIKeyCommand: ParsableCommand {
         }
 
         func run() {
-            let (key, line) = APIKeyring.newKey(name: name, apps: apps.isEmpty ? "*" : apps.joined(separator: ","))
+            let (key, line) = APIKeyring.newKey(
+                name: name, apps: apps.isEmpty ? "*" : apps.joined(separator: ","), scopes: Set(scopes))
             print("key (give it to the backend; it is not stored anywhere): \(key)")
             print("keys file line: \(line)")
         }
     }
 }
+
+/// `--scope read`, `--scope sign`.
+extension APIKeyring.Scope: ExpressibleByArgument {}

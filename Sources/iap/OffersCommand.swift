@@ -1,27 +1,18 @@
 import AppStore
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import Hosting
 
 /// `iap offers sign …`: the signatures StoreKit asks an app's server for (``OfferSigner``),
 /// printed as JSON. The key is read from a file and never printed.
 struct OffersCommand: ParsableCommand {
+    typealias Kind = OfferSignatureRequest.Kind
+
     static let configuration = CommandConfiguration(
         commandName: "offers",
         abstract: "Sign StoreKit offers and requests with the app's In-App Purchase key (docs/offers.md).",
         subcommands: [Sign.self]
     )
-
-    enum Kind: String, ExpressibleByArgument, CaseIterable {
-        /// StoreKit 1 `SKPaymentDiscount`.
-        case promotional
-        /// StoreKit 2 promotional offer JWS.
-        case promotionalJWS = "promotional-jws"
-        /// StoreKit 2 introductory-offer eligibility JWS.
-        case introductoryEligibility = "introductory-eligibility"
-        /// StoreKit 2 Advanced Commerce in-app request JWS.
-        case advancedCommerce = "advanced-commerce"
-    }
 
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -59,7 +50,7 @@ struct OffersCommand: ParsableCommand {
             case .advancedCommerce:
                 guard requestFile != nil else { throw ValidationError("advanced-commerce needs --request-file") }
             }
-            if kind != .promotional, issuerId == nil {
+            if kind.needsIssuer, issuerId == nil {
                 throw ValidationError("\(kind.rawValue) needs --issuer-id (a StoreKit 2 JWS names the key's issuer)")
             }
         }
@@ -67,28 +58,26 @@ struct OffersCommand: ParsableCommand {
         func run() throws {
             let pem = try String(contentsOfFile: keyFile, encoding: .utf8)
             let signer = try OfferSigner(privateKeyPEM: pem, keyId: keyId, issuerId: issuerId, bundleId: bundleId)
+            try CLIInput.printJSON(try signer.sign(try request()))
+        }
+
+        /// The flags as the request ``validate()`` made sure they form.
+        private func request() throws -> OfferSignatureRequest {
             switch kind {
             case .promotional:
-                try CLIInput.printJSON(
-                    try signer.promotionalOffer(
-                        productId: productId!, offerId: offerId!, applicationUsername: applicationUsername))
+                .promotional(productId: productId!, offerId: offerId!, applicationUsername: applicationUsername)
             case .promotionalJWS:
-                try CLIInput.printJSON(
-                    [
-                        "signature": try signer.promotionalOfferJWS(
-                            productId: productId!, offerId: offerId!, transactionId: transactionId)
-                    ])
+                .promotionalJWS(productId: productId!, offerId: offerId!, transactionId: transactionId)
             case .introductoryEligibility:
-                try CLIInput.printJSON(
-                    [
-                        "signature": try signer.introductoryOfferEligibilityJWS(
-                            productId: productId!, allowIntroductoryOffer: allowIntroductoryOffer!,
-                            transactionId: transactionId!)
-                    ])
+                .introductoryEligibility(
+                    productId: productId!, allowIntroductoryOffer: allowIntroductoryOffer!,
+                    transactionId: transactionId!)
             case .advancedCommerce:
-                let request = Array(try CLIInput.read(file: requestFile!).utf8)
-                try CLIInput.printJSON(["signature": try signer.advancedCommerceInAppJWS(request: request)])
+                .advancedCommerce(request: Array(try CLIInput.read(file: requestFile!).utf8))
             }
         }
     }
 }
+
+/// The kind as `iap offers sign` takes it: `promotional`, `promotional-jws`, …
+extension OfferSignatureRequest.Kind: ExpressibleByArgument {}

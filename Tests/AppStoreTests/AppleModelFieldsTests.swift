@@ -1,6 +1,7 @@
 import AppStoreModels
 import Foundation
 import Processes
+import TestSupport
 import Testing
 
 /// The 2026 fields of Apple's transaction and renewal info (`commitmentInfo`,

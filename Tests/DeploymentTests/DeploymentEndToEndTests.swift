@@ -194,6 +194,13 @@ struct DeploymentEndToEndTests {
             "iap-api-keys": [
                 "keys": FileManager.default.contents(atPath: DeploymentFiles.path("deploy/compose/api-keys")) ?? Data()
             ],
+            // `--from-file=offer-keys=offer-keys --from-file=AuthKey_SIM.p8`: the list names its
+            // key file without a path (components/offer-keys).
+            "iap-offer-keys": [
+                "offer-keys": Data(
+                    "com.example.game SIMOFFER1 57246542-96fe-1a63-e053-0824d011072a AuthKey_SIM.p8\n".utf8),
+                "AuthKey_SIM.p8": simulatorState["AuthKey.p8"] ?? Data(),
+            ],
         ]
     }
 

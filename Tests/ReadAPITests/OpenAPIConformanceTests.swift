@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Hosting
 import Logging
@@ -8,10 +9,12 @@ import Testing
 import WorkerCommon
 
 /// The server against its OpenAPI document (docs/openapi.yaml), by schemathesis (PyPI): every
-/// documented operation called with generated valid and invalid parameters, with and without the
-/// key; every answer's status, headers and body must be what the document says. The key may read
-/// every app, so generated bundle ids reach the lookup rather than stopping at 403 (schemathesis
-/// warns "returned only 401/403" otherwise). Removing the 400 response from a copy of the
+/// documented operation called with generated valid and invalid parameters and bodies, with and
+/// without the key; every answer's status, headers and body must be what the document says. The
+/// key may read and sign for every app, so generated bundle ids reach the lookup rather than
+/// stopping at 403 (schemathesis warns "returned only 401/403" otherwise). Offer signatures are
+/// asked of the demo's app, which has an offer key: generated bodies reach the signer, and a body
+/// the document refuses (a stray field, a null, a string too long) must be refused with a 4xx. Removing the 400 response from a copy of the
 /// document makes it fail with "ST103 Undocumented status code".
 ///
 /// The status and history routes answer 404 for every id nobody published, so their ids are
@@ -30,6 +33,10 @@ import WorkerCommon
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try ReadAPIFixture.keysFile.write(toFile: directory + "/keys", atomically: true, encoding: .utf8)
+            try P256.Signing.PrivateKey().pemRepresentation.write(
+                toFile: directory + "/AuthKey.p8", atomically: true, encoding: .utf8)
+            try ReadAPIFixture.offerKeysFile(keyFile: "AuthKey.p8").write(
+                toFile: directory + "/offer-keys", atomically: true, encoding: .utf8)
             try await withClient(try database.configuration()) { client in
                 try await ReadAPIFixture.saveCustomer(RedisCustomerStore(client: client))
                 try await ReadAPIFixture.saveAudit(RedisAuditIndex(client: client))
@@ -47,12 +54,18 @@ import WorkerCommon
                 [operations.parameters]
                 "path.bundleId" = "com.example.game"
                 "path.transactionId" = "\(ReadAPIFixture.auditedTransactionId)"
+
+                [[operations]]
+                include-operation-id = "signOffer"
+                [operations.parameters]
+                "path.bundleId" = "com.example.game"
                 """
             try configuration.write(toFile: directory + "/schemathesis.toml", atomically: true, encoding: .utf8)
 
             let settings = try ReadAPISettings(environment: [
                 "IAP_API_HOST": "127.0.0.1", "IAP_API_PORT": "0", "IAP_OPS_HOST": "127.0.0.1", "IAP_OPS_PORT": "0",
-                "IAP_API_KEYS_FILE": directory + "/keys", "REDIS_URL": database.url,
+                "IAP_API_KEYS_FILE": directory + "/keys", "IAP_OFFER_KEYS_FILE": directory + "/offer-keys",
+                "REDIS_URL": database.url,
             ])
             let (ports, listening) = AsyncStream.makeStream(of: Int.self)
             let api = try ReadAPI(
@@ -68,7 +81,7 @@ import WorkerCommon
                     "--config-file", directory + "/schemathesis.toml",
                     "run", Self.document, "--url", "http://127.0.0.1:\(port)", "--checks", "all",
                     "--exclude-checks", "unsupported_method",
-                    "--header", "Authorization: Bearer \(ReadAPIFixture.supportKey)", "--max-examples", "25",
+                    "--header", "Authorization: Bearer \(ReadAPIFixture.everythingKey)", "--max-examples", "25",
                     "--generation-deterministic", "--no-color",
                 ],
                 environment: ProcessInfo.processInfo.environment, timeout: .seconds(150))

@@ -1,5 +1,6 @@
 import AppStoreModels
 import Contracts
+import Crypto
 import Customers
 import Foundation
 import Hummingbird
@@ -18,12 +19,32 @@ struct ReadAPIFixture {
     static let otherKey = "iapk_test-other-key-9876543210"
     /// May read every app (`*`), as a support tool's key would.
     static let supportKey = "iapk_test-support-key-5555555555"
+    /// May sign offers for the two apps, and read nothing.
+    static let signingKey = "iapk_test-signing-key-7777777777"
+    /// May read and sign for every app: the conformance run's, which calls every operation.
+    static let everythingKey = "iapk_test-everything-key-8888888888"
     static let keysFile = """
         # name   hash   apps
         game     \(APIKeyring.hashed(gameKey))   com.example.game
         other    \(APIKeyring.hashed(otherKey))  com.example.other
         support  \(APIKeyring.hashed(supportKey))  *
+        offers   \(APIKeyring.hashed(signingKey))  com.example.game,com.example.other,com.example.sk1 sign
+        all      \(APIKeyring.hashed(everythingKey))  *  read,sign
         """
+
+    /// The offer keys of the demo's app (with an issuer) and of `com.example.sk1` (without, so
+    /// StoreKit 1 signatures only), both `key`; `com.example.other` has none.
+    static func offerKeysFile(keyFile: String) -> String {
+        """
+        # bundle id        key id                           issuer id                           key file
+        com.example.game   \(ApplesOfferCheck.keyId)   \(ApplesOfferCheck.issuerId)   \(keyFile)
+        com.example.sk1    \(ApplesOfferCheck.keyId)   -   \(keyFile)
+        """
+    }
+
+    static func offers(_ key: P256.Signing.PrivateKey) throws -> OfferKeyring {
+        try OfferKeyring.parse(offerKeysFile(keyFile: "AuthKey.p8")) { _ in key.pemRepresentation }
+    }
     static let now = Timestamp(millisecondsSince1970: 1_780_000_000_000 + 10 * 86_400_000)
 
     static let catalog = try! CatalogFile.parse(
@@ -97,11 +118,12 @@ struct ReadAPIFixture {
 
     /// The routes with the render cache on, as deployed.
     static func routes(
-        _ client: RedisClient, logger: Logger, now clock: @escaping @Sendable () -> Timestamp = { now }
+        _ client: RedisClient, logger: Logger, now clock: @escaping @Sendable () -> Timestamp = { now },
+        offers: OfferKeyring = .empty
     ) throws -> ReadRoutes {
         ReadRoutes(
             keyring: try APIKeyring.parse(keysFile), store: RedisCustomerStore(client: client),
-            audit: RedisAuditIndex(client: client), catalog: catalog,
+            audit: RedisAuditIndex(client: client), catalog: catalog, offers: offers,
             metrics: ReadAPIMetrics(
                 factory: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()), logger: logger),
             logger: logger, now: clock, renderCacheEntries: 100)

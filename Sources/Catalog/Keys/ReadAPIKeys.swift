@@ -8,7 +8,11 @@ public enum ReadAPIKeys {
     public static let listenPort = Setting<Int>.port("IAP_API_PORT", "Port of the read API's listener", default: 8081)
     public static let keysFile = Setting<String>.text(
         "IAP_API_KEYS_FILE",
-        "The API keys file: one `<name> sha256:<hex> <bundleId>[,<bundleId>…]|*` per line, keys stored hashed (docs/api.md)"
+        "The API keys file: one `<name> sha256:<hex> <bundleId>[,<bundleId>…]|* [read|sign|read,sign]` per line, keys stored hashed (docs/api.md)"
+    )
+    public static let offerKeysFile = Setting<String>.text(
+        "IAP_OFFER_KEYS_FILE",
+        "The offer keys file: one `<bundleId> <keyId> <issuerId|-> <.p8 file>` per line, a relative key file next to it (docs/offers.md); none: no offer signatures"
     )
 
     public static let renderCacheEntries = Setting<Int>.integer(
@@ -18,5 +22,8 @@ public enum ReadAPIKeys {
 
     public static let section = SettingsSection(
         "Read API", readBy: "iap-api",
-        [listenHost.descriptor, listenPort.descriptor, keysFile.descriptor, renderCacheEntries.descriptor])
+        [
+            listenHost.descriptor, listenPort.descriptor, keysFile.descriptor, offerKeysFile.descriptor,
+            renderCacheEntries.descriptor,
+        ])
 }
