@@ -116,6 +116,7 @@ public final class AppStoreSimulatorServer: Service {
             .register(on: api)
             ConsumptionAPI(store: store, environment: environment, authenticator: authenticator, log: consumption)
                 .register(on: api)
+            ServerActionsAPI(store: store, environment: environment, authenticator: authenticator).register(on: api)
             let verify = router.group(RouterPath(prefix))
                 .add(middleware: TrafficStatsMiddleware(stats: stats, surface: .verifyReceipt))
                 .add(

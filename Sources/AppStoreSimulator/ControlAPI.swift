@@ -59,6 +59,10 @@ struct ControlAPI: Sendable {
             let response = try await store.revoke(transactionId: id, familySharing: true)
             return try JSONResponse.make(body: response)
         }
+        group.get("transactions/:transactionId/finished") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            return try JSONResponse.make(body: ["finished": await store.isFinished(id)])
+        }
         group.get("root.pem") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/x-pem-file"],

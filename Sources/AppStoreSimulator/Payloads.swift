@@ -116,6 +116,8 @@ public enum AppleValues {
         public static let consumptionRequest = "CONSUMPTION_REQUEST"
         public static let didFailToRenew = "DID_FAIL_TO_RENEW"
         public static let gracePeriodExpired = "GRACE_PERIOD_EXPIRED"
+        public static let renewalExtended = "RENEWAL_EXTENDED"
+        public static let renewalExtension = "RENEWAL_EXTENSION"
     }
 
     public enum Subtype {
@@ -126,5 +128,30 @@ public enum AppleValues {
         public static let autoRenewDisabled = "AUTO_RENEW_DISABLED"
         public static let gracePeriod = "GRACE_PERIOD"
         public static let billingRecovery = "BILLING_RECOVERY"
+        public static let summary = "SUMMARY"
     }
+}
+
+/// The AppTransaction Apple signs for the customer of an app (Get App Transaction Info): the
+/// app's own purchase, as StoreKit's `AppTransaction.shared` shows it on the device.
+struct SimulatedAppTransactionPayload: Codable, Sendable, Equatable {
+    var receiptType: String
+    var appAppleId: Int64
+    var bundleId: String
+    var applicationVersion: String
+    var versionExternalIdentifier: Int64
+    var receiptCreationDate: Int64
+    var originalPurchaseDate: Int64
+    var originalApplicationVersion: String
+    var appTransactionId: String
+    var originalPlatform: String
+}
+
+/// A request of Extend Renewal Dates for All Active Subscribers, as its status reports it.
+struct MassExtension: Sendable {
+    var requestIdentifier: String
+    var productId: String
+    var completeDate: Int64
+    var succeededCount: Int
+    var failedCount: Int
 }

@@ -55,6 +55,12 @@ actor Store {
     private var notifications: [NotificationRecord] = []
     private var notificationIndex: [String: Int] = [:]
     private var testNotifications: [String: String] = [:]
+    /// Transactions a Finish Transaction call finished.
+    private var finished: Set<String> = []
+    /// Each subscription's individual extensions, by originalTransactionId (at most two a year).
+    private var extensions: [String: [Int64]] = [:]
+    /// Mass extension requests, by `<productId>|<requestIdentifier>`.
+    private var massExtensions: [String: MassExtension] = [:]
     private var ids: IdentifierGenerator
 
     init(
@@ -401,6 +407,111 @@ actor Store {
         return notificationIndex[uuid].map { notifications[$0] }
     }
 
+    // MARK: Server API actions (Finish Transaction, Set App Account Token, App Transaction, extensions)
+
+    /// Finish Transaction: Apple answers 200 for a transaction finished before too.
+    func finish(_ transaction: SimulatedTransactionPayload) {
+        finished.insert(transaction.transactionId)
+    }
+
+    /// Whether Finish Transaction was called for `transactionId` (the control API's view).
+    func isFinished(_ transactionId: String) -> Bool { finished.contains(transactionId) }
+
+    /// Set App Account Token: the purchase line of `original` and its later renewals carry `token`.
+    func setAppAccountToken(_ original: SimulatedTransactionPayload, token: String) throws {
+        guard original.transactionId == original.originalTransactionId else {
+            throw AppleAPIError.transactionIdNotOriginalTransactionId
+        }
+        guard UUID(uuidString: token) != nil else { throw AppleAPIError.invalidAppAccountTokenUUID }
+        guard original.inAppOwnershipType != AppleValues.OwnershipType.familyShared else {
+            throw AppleAPIError.familyTransactionNotSupported
+        }
+        for id in chains[original.originalTransactionId]?.transactionIds ?? [original.transactionId] {
+            guard var transaction = transactions[id] else { continue }
+            transaction.appAccountToken = token.lowercased()
+            insert(transaction)
+        }
+    }
+
+    /// Get App Transaction Info: the app's purchase by the customer who made `transaction`, the
+    /// customer's first transaction standing in for the app's download.
+    func appTransaction(of transaction: SimulatedTransactionPayload) throws -> String {
+        let first = customerTransactions(of: transaction).first ?? transaction
+        return try signer.sign(
+            SimulatedAppTransactionPayload(
+                receiptType: transaction.environment, appAppleId: settings.appAppleId,
+                bundleId: transaction.bundleId, applicationVersion: settings.bundleVersion,
+                versionExternalIdentifier: 0, receiptCreationDate: Self.milliseconds(Date()),
+                originalPurchaseDate: first.originalPurchaseDate, originalApplicationVersion: "1",
+                appTransactionId: transaction.appTransactionId, originalPlatform: "iOS"))
+    }
+
+    /// Extend a Subscription Renewal Date: the current period of an active subscription ends
+    /// `days` later (1–90, at most twice in 365 days), and RENEWAL_EXTENDED tells the server.
+    /// Returns the extended transaction.
+    func extend(_ transaction: SimulatedTransactionPayload, days: Int, reason: Int, requestIdentifier: String) throws
+        -> SimulatedTransactionPayload
+    {
+        try Self.checkExtension(days: days, reason: reason, requestIdentifier: requestIdentifier)
+        guard transaction.inAppOwnershipType != AppleValues.OwnershipType.familyShared else {
+            throw AppleAPIError.familySharedSubscriptionExtensionIneligible
+        }
+        guard let chain = chains[transaction.originalTransactionId], let latestId = chain.transactionIds.last,
+            var latest = transactions[latestId], latest.type == AppleValues.ProductType.autoRenewable,
+            status(of: chain, latest: latest) == 1
+        else { throw AppleAPIError.subscriptionExtensionIneligible }
+        let now = Self.milliseconds(Date())
+        let recent = (extensions[transaction.originalTransactionId] ?? []).filter { now - $0 < 365 * 86_400_000 }
+        guard recent.count < 2 else { throw AppleAPIError.subscriptionMaxExtension }
+        extensions[transaction.originalTransactionId] = recent + [now]
+        latest.expiresDate = (latest.expiresDate ?? now) + Int64(days) * 86_400_000
+        insert(latest)
+        _ = try notify(type: AppleValues.NotificationType.renewalExtended, subtype: nil, transaction: latest)
+        return latest
+    }
+
+    /// Extend Renewal Dates for All Active Subscribers: every active subscription to
+    /// `productId` in the app and environment (in `storefronts`, when given) is extended at once;
+    /// the request's status is complete immediately, and RENEWAL_EXTENSION (SUMMARY) says so.
+    func massExtend(
+        productId: String, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?,
+        bundleId: String, environment: String
+    ) throws {
+        try Self.checkExtension(days: days, reason: reason, requestIdentifier: requestIdentifier)
+        guard !productId.isEmpty else { throw AppleAPIError.generalBadRequest }
+        var succeeded = 0
+        var failed = 0
+        for original in chains.keys.sorted() {
+            guard let latest = chains[original]?.transactionIds.last.flatMap({ transactions[$0] }),
+                latest.productId == productId, latest.bundleId == bundleId, latest.environment == environment,
+                storefronts.map({ $0.contains(latest.storefront) }) ?? true
+            else { continue }
+            do {
+                _ = try extend(latest, days: days, reason: reason, requestIdentifier: requestIdentifier)
+                succeeded += 1
+            } catch {
+                failed += 1
+            }
+        }
+        massExtensions[productId + "|" + requestIdentifier] = MassExtension(
+            requestIdentifier: requestIdentifier, productId: productId, completeDate: Self.milliseconds(Date()),
+            succeededCount: succeeded, failedCount: failed)
+    }
+
+    /// Get Status of Subscription Renewal Date Extensions.
+    func massExtension(productId: String, requestIdentifier: String) throws -> MassExtension {
+        guard let request = massExtensions[productId + "|" + requestIdentifier] else {
+            throw AppleAPIError.statusRequestNotFound
+        }
+        return request
+    }
+
+    private static func checkExtension(days: Int, reason: Int, requestIdentifier: String) throws {
+        guard (1...90).contains(days) else { throw AppleAPIError.invalidExtendByDays }
+        guard (0...3).contains(reason) else { throw AppleAPIError.invalidExtendReasonCode }
+        guard (1...128).contains(requestIdentifier.count) else { throw AppleAPIError.invalidRequestIdentifier }
+    }
+
     // MARK: Receipts
 
     /// The base64 app receipt the customer of `transaction` would hold now.
@@ -413,8 +524,16 @@ actor Store {
 
     // MARK: Helpers
 
+    /// Stores a new or changed transaction, indexed under its customer's token (moved when Set
+    /// App Account Token changed it).
     private func insert(_ transaction: SimulatedTransactionPayload) {
-        transactions[transaction.transactionId] = transaction
+        let previous = transactions.updateValue(transaction, forKey: transaction.transactionId)
+        guard previous?.appAccountToken != transaction.appAccountToken || previous == nil else { return }
+        if let old = previous?.appAccountToken {
+            customers[
+                Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: old)]?
+                .removeAll { $0 == transaction.transactionId }
+        }
         if let token = transaction.appAccountToken {
             customers[
                 Self.customerKey(bundleId: transaction.bundleId, environment: transaction.environment, token: token),

@@ -1,5 +1,5 @@
 public import AppStoreModels
-import Foundation
+public import Foundation
 
 /// Client of the App Store Server API.
 ///
@@ -163,6 +163,74 @@ public struct AppStoreServerAPIClient: Sendable {
             body: body, as: EmptyBody.self, fallback: true
         )
         return AppStoreAPIResponse(value: (), environment: response.environment)
+    }
+
+    /// Finish Transaction (API 1.20): tells Apple the content was delivered, as the app's
+    /// `transaction.finish()` would. Apple answers 200 for a transaction finished before too.
+    public func finishTransaction(transactionId: String) async throws(AppStoreAPIError) -> AppStoreAPIResponse<Void> {
+        let response = try await self.send(
+            "POST", "/inApps/v1/transactions/\(Self.segment(transactionId))/finish", as: EmptyBody.self, fallback: true)
+        return AppStoreAPIResponse(value: (), environment: response.environment)
+    }
+
+    /// Set App Account Token (API 1.16): the purchase line's transactions and its later
+    /// renewals carry `token`. Not for family-shared purchases (4000185).
+    public func setAppAccountToken(originalTransactionId: String, token: UUID) async throws(AppStoreAPIError)
+        -> AppStoreAPIResponse<Void>
+    {
+        let response = try await self.send(
+            "PUT", "/inApps/v1/transactions/\(Self.segment(originalTransactionId))/appAccountToken",
+            body: try self.encode(UpdateAppAccountTokenRequest(appAccountToken: token), "app account token request"),
+            as: EmptyBody.self, fallback: true)
+        return AppStoreAPIResponse(value: (), environment: response.environment)
+    }
+
+    /// Get App Transaction Info: the signed AppTransaction of the customer of any of their
+    /// transactions (or their appTransactionId).
+    public func getAppTransactionInfo(anyTransactionId: String) async throws(AppStoreAPIError)
+        -> AppStoreAPIResponse<AppTransactionInfoResponse>
+    {
+        try await self.send(
+            "GET", "/inApps/v1/transactions/appTransactions/\(Self.segment(anyTransactionId))",
+            as: AppTransactionInfoResponse.self, fallback: true)
+    }
+
+    /// Extend a Subscription Renewal Date.
+    public func extendSubscriptionRenewalDate(
+        originalTransactionId: String, _ request: ExtendRenewalDateRequest
+    ) async throws(AppStoreAPIError) -> AppStoreAPIResponse<ExtendRenewalDateResponse> {
+        try await self.send(
+            "PUT", "/inApps/v1/subscriptions/extend/\(Self.segment(originalTransactionId))",
+            body: try self.encode(request, "extension request"), as: ExtendRenewalDateResponse.self, fallback: true)
+    }
+
+    /// Extend Renewal Dates for All Active Subscribers of a product (1 a second, production).
+    public func extendRenewalDateForAllActiveSubscribers(_ request: MassExtendRenewalDateRequest)
+        async throws(AppStoreAPIError) -> AppStoreAPIResponse<MassExtendRenewalDateResponse>
+    {
+        try await self.send(
+            "POST", "/inApps/v1/subscriptions/extend/mass", body: try self.encode(request, "mass extension request"),
+            as: MassExtendRenewalDateResponse.self, fallback: false)
+    }
+
+    /// Get Status of Subscription Renewal Date Extensions: how a mass extension went.
+    public func getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: String, productId: String)
+        async throws(AppStoreAPIError) -> AppStoreAPIResponse<MassExtendRenewalDateStatusResponse>
+    {
+        try await self.send(
+            "GET",
+            "/inApps/v1/subscriptions/extend/mass/\(Self.segment(productId))/\(Self.segment(requestIdentifier))",
+            as: MassExtendRenewalDateStatusResponse.self, fallback: false)
+    }
+
+    private func encode(_ value: some Encodable, _ what: String) throws(AppStoreAPIError) -> [UInt8] {
+        do {
+            return Array(try JSONEncoder().encode(value))
+        } catch {
+            throw AppStoreAPIError(
+                outcome: .terminal(TerminalReason(.requestNotEncodable, "\(what) does not encode: \(error)")),
+                environment: self.configuration.environment)
+        }
     }
 
     // MARK: - Transport
