@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "iap-match", targets: ["iap-match"]),
         .executable(name: "iap-grant", targets: ["iap-grant"]),
         .executable(name: "iap-state", targets: ["iap-state"]),
+        .executable(name: "iap-confirm", targets: ["iap-confirm"]),
         .executable(name: "iap-api", targets: ["iap-api"]),
         .executable(name: "iap-reconcile", targets: ["iap-reconcile"]),
         .library(name: "Kafka", targets: ["Kafka"]),
@@ -449,6 +450,9 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "iap-state", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "iap-confirm", dependencies: ["Catalog", "Settings", "Topology", "Workers"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "iap-reconcile", dependencies: ["Catalog", "Reconcile", "Settings"], swiftSettings: strictSettings),

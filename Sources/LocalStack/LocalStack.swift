@@ -130,6 +130,8 @@ public final class LocalStack: Sendable {
             StageSettings.appleRateLimitKey.name: String(configuration.appleRateLimit),
             StageSettings.deployment.name: "Production",
             StageSettings.acceptSandbox.name: "true",
+            // The server finishes what it granted (D55), so the demo shows Finish Transaction.
+            StageKeys.confirmFinishTransactions.name: "true",
             HostSettings.shutdownGrace.name: String(Int(configuration.shutdownGrace / .seconds(1))),
             WorkerSettings.lagInterval.name: "2",
             // The mock cluster runs in this process: rebalance quickly when a child restarts.

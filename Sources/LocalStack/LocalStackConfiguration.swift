@@ -7,7 +7,7 @@ import Topology
 /// The defaults are a laptop's: few partitions, sub-second retry backoffs and a short
 /// unmatched window, so scenarios that take hours in production finish in seconds.
 public struct LocalStackConfiguration: Sendable {
-    /// The five workers, in pipeline order; `workers` picks a subset.
+    /// The six workers, in pipeline order; `workers` picks a subset.
     public static let allWorkers = StageName.allCases.map(\.executable)
 
     /// Pipeline file the dev topology is derived from.

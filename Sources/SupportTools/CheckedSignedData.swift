@@ -32,6 +32,12 @@ public struct CheckedRenewalInfo: Encodable, Sendable {
     public var renewalInfo: JWSRenewalInfoDecodedPayload?
 }
 
+/// A signed AppTransaction from Apple and its check.
+public struct CheckedAppTransaction: Encodable, Sendable {
+    public var verification: Verification
+    public var appTransaction: AppTransaction?
+}
+
 /// A notification's signed payload and its check.
 public struct CheckedNotification: Encodable, Sendable {
     public var verification: Verification

@@ -86,6 +86,29 @@ public struct SignedDataChecker: Sendable {
         }
     }
 
+    /// A signed AppTransaction (the app's own purchase), checked by the verifier of its
+    /// `receiptType`.
+    public func appTransaction(_ jws: String) async -> CheckedAppTransaction {
+        let claimed: AppTransaction
+        do throws(VerificationError) {
+            claimed = try UnverifiedJWS(jws).decodePayload(as: AppTransaction.self)
+        } catch {
+            return CheckedAppTransaction(verification: .refused(error.description), appTransaction: nil)
+        }
+        switch verifier(for: claimed.receiptType) {
+        case .failure(let refusal):
+            return CheckedAppTransaction(verification: .refused(refusal.description), appTransaction: claimed)
+        case .success(let verifier):
+            switch await verifier.verifyAndDecodeAppTransaction(jws) {
+            case .valid(let payload): return CheckedAppTransaction(verification: .verified, appTransaction: payload)
+            case .invalid(let error):
+                return CheckedAppTransaction(verification: .refused(error.description), appTransaction: claimed)
+            case .retryable(let error):
+                return CheckedAppTransaction(verification: .undecided(error.description), appTransaction: claimed)
+            }
+        }
+    }
+
     private func verifier(for environment: AppStoreEnvironment?) -> Result<SignedDataVerifier, Rejection> {
         guard let environment else { return .failure(Rejection(.wrongEnvironment, "payload names no environment")) }
         if let refusal = policy.refusal(for: environment) { return .failure(refusal) }

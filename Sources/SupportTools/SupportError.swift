@@ -11,6 +11,8 @@ public struct SupportError: Error, Sendable, CustomStringConvertible {
         public static let appleError = Code(rawValue: "apple_error")
         /// `--republish` of a purchase grant never saw, without `--user-id`.
         public static let userIdRequired = Code(rawValue: "user_id_required")
+        /// `--user-id` without a token scheme that can encode it.
+        public static let tokenSchemeRequired = Code(rawValue: "token_scheme_required")
         /// The pipeline file names a topic the cluster does not have.
         public static let topicMissing = Code(rawValue: "topic_missing")
     }

@@ -40,6 +40,17 @@ public struct SupportSettings: Sendable {
             checker: try SignedDataChecker(configuration: try verify.verifyConfiguration(), logger: logger))
     }
 
+    /// Apple's server actions with verify's key and environment, asking the shared Apple gate in
+    /// `redis` (the workers' budget) before each call.
+    public func serverActions(
+        redis: RedisClient, logger: Logger, onWait: @escaping @Sendable (Duration) -> Void = { _ in }
+    ) throws -> AppleServerActions {
+        let lookups = try appleLookups(logger: logger)
+        return AppleServerActions(
+            client: lookups.client, checker: lookups.checker,
+            gate: RedisAppleCallGate(client: redis, callsPerSecond: Double(verify.appleRateLimit)), onWait: onWait)
+    }
+
     /// Grant's Redis (its entitlement states).
     public func redisClient(logger: Logger) throws -> RedisClient {
         RedisClient(configuration: try redis.configuration(), logger: logger)

@@ -44,7 +44,7 @@ extension DeploymentEndToEndTests {
                 fromSecret == ["IAP_KAFKA_SASL_USERNAME": "username", "IAP_KAFKA_SASL_PASSWORD": "password"],
                 "Deployment \(name) does not read its Kafka credentials from the Secret iap-kafka")
         }
-        #expect(processes == 8, "the five workers, iap-reconcile, the gateway and the lag exporter")
+        #expect(processes == 9, "the six workers, iap-reconcile, the gateway and the lag exporter")
         #expect(kafkaFree == 1, "the read API")
 
         // KEDA reads the same Secret, in its own terms.

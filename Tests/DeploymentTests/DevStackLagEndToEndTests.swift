@@ -32,7 +32,7 @@ struct DevStackLagEndToEndTests {
             environment: ["PATH": "/usr/bin:/bin", "KAFKA_BROKERS": kafka], timeout: .seconds(90))
         #expect(code == 0, "iap lag failed:\n\(output)")
         #expect(output.contains("showing the groups of pipelines/iap.yaml instead"), "\(output)")
-        for group in ["iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state"] {
+        for group in ["iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state", "iap-confirm"] {
             #expect(output.contains("\n" + group + " "), "\(group) is not in:\n\(output)")
         }
         #expect(output.contains("total lag: "))

@@ -68,7 +68,8 @@ struct KafkaSettingsEndToEndTests {
             ["iap", "reconcile", "--json"],
             // Its Kafka reader is made before Apple is asked for anything.
             ["iap", "notifications", "test", "--timeout", "5"],
-            ["iap-intake"], ["iap-verify"], ["iap-match"], ["iap-grant"], ["iap-state"], ["iap-reconcile"],
+            ["iap-intake"], ["iap-verify"], ["iap-match"], ["iap-grant"], ["iap-state"], ["iap-confirm"],
+            ["iap-reconcile"],
             ["iap-gateway"],
         ]
         for command in commands {

@@ -35,7 +35,8 @@ struct DeployedProcess {
 /// gives them, host names, ports and mounted paths rewritten.
 final class NativeStack {
     static let workerExecutables: Set<String> = [
-        "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state", "iap-reconcile", "iap-gateway",
+        "iap-intake", "iap-verify", "iap-match", "iap-grant", "iap-state", "iap-confirm", "iap-reconcile",
+        "iap-gateway",
     ]
     /// Processes that talk to no Kafka (the read API reads Redis only): no `iap config check`
     /// stage, no producer to flush on shutdown, no Kafka credentials.

@@ -17,7 +17,7 @@ import Testing
         "ReadAPI", "Pipeline", "WorkerCommon",
         "Workers",
         "Reconcile", "Gateway", "Catalog", "SupportTools", "iap", "iap-intake", "iap-verify", "iap-match",
-        "iap-grant", "iap-state", "iap-reconcile", "iap-gateway", "iap-api",
+        "iap-grant", "iap-state", "iap-confirm", "iap-reconcile", "iap-gateway", "iap-api",
     ]
 
     /// The stand-ins for what production talks to: librdkafka's mock cluster and the
@@ -43,7 +43,7 @@ import Testing
         "iap-gateway": ["Pipeline", "Workers", "WorkerCommon", "Reconcile", "Purchases", "Redis", "AppStore"],
         "iap-intake": ["Reconcile", "Gateway"], "iap-verify": ["Reconcile", "Gateway"],
         "iap-match": ["Reconcile", "Gateway"], "iap-grant": ["Reconcile", "Gateway"],
-        "iap-state": ["Reconcile", "Gateway"],
+        "iap-state": ["Reconcile", "Gateway"], "iap-confirm": ["Reconcile", "Gateway"],
         "iap-api": ["Workers", "Reconcile", "Gateway"],
         "iap-reconcile": ["Workers", "Gateway"],
     ]

@@ -11,7 +11,7 @@ import Topology
 
     @Test func loadsTheSampleTopology() throws {
         let file = try PipelineFile.load(path: Self.samplePath)
-        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant", "state"])
+        #expect(file.stages.map(\.name) == ["intake", "verify", "match", "grant", "state", "confirm"])
         #expect(
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",

@@ -5,6 +5,8 @@ import Redis
 import TestSupport
 import Testing
 
+/// Locks of two minutes: none of these tests waits for one to expire, and a loaded machine
+/// once stalled a test past a 5 s lock, which then rightly freed it.
 @Suite(.timeLimit(.minutes(2))) struct RedisStoresTests {
     @Test func idempotencyGuardRemembersCompletedWorkAcrossClients() async throws {
         try await withRedisDatabase { server in
@@ -12,20 +14,20 @@ import Testing
             let second = RedisClient(configuration: try server.configuration())
             let guardA = RedisIdempotencyGuard(client: first, stage: "s")
             let guardB = RedisIdempotencyGuard(client: second, stage: "s")
-            guard case .acquired(let token) = try await guardA.begin("txn-1", lockTTL: .seconds(5), attempt: 0) else {
+            guard case .acquired(let token) = try await guardA.begin("txn-1", lockTTL: .seconds(120), attempt: 0) else {
                 Issue.record("first begin must acquire")
                 return
             }
-            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5), attempt: 0) == .busy)
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(120), attempt: 0) == .busy)
             try await guardA.complete("txn-1", token: token, retention: .seconds(9 * 24 * 3600))
-            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(5), attempt: 0) == .alreadyDone)
+            #expect(try await guardB.begin("txn-1", lockTTL: .seconds(120), attempt: 0) == .alreadyDone)
 
-            guard case .acquired(let other) = try await guardB.begin("txn-2", lockTTL: .seconds(5), attempt: 0) else {
+            guard case .acquired(let other) = try await guardB.begin("txn-2", lockTTL: .seconds(120), attempt: 0) else {
                 Issue.record("a different id is free")
                 return
             }
             try await guardB.abandon("txn-2", token: other)
-            guard case .acquired = try await guardA.begin("txn-2", lockTTL: .seconds(5), attempt: 0) else {
+            guard case .acquired = try await guardA.begin("txn-2", lockTTL: .seconds(120), attempt: 0) else {
                 Issue.record("an abandoned id can be taken again")
                 return
             }
@@ -49,21 +51,22 @@ import Testing
             }
             let guardA = RedisIdempotencyGuard(client: first, stage: "s")
             let guardB = RedisIdempotencyGuard(client: second, stage: "s")
-            guard case .acquired(let token) = try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 0) else {
+            guard case .acquired(let token) = try await guardA.begin("txn-9", lockTTL: .seconds(120), attempt: 0) else {
                 Issue.record("first begin did not acquire")
                 return
             }
             try await guardA.postpone("txn-9", token: token, untilAttempt: 1, ttl: .seconds(60))
             #expect(
-                try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .superseded, "the replayed copy")
-            guard case .acquired(let retryToken) = try await guardB.begin("txn-9", lockTTL: .seconds(5), attempt: 1)
+                try await guardB.begin("txn-9", lockTTL: .seconds(120), attempt: 0) == .superseded, "the replayed copy")
+            guard case .acquired(let retryToken) = try await guardB.begin("txn-9", lockTTL: .seconds(120), attempt: 1)
             else {
                 Issue.record("the scheduled retry did not take the lock over")
                 return
             }
-            #expect(try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 1) == .busy, "one holder at a time")
+            #expect(
+                try await guardA.begin("txn-9", lockTTL: .seconds(120), attempt: 1) == .busy, "one holder at a time")
             try await guardB.complete("txn-9", token: retryToken, retention: .seconds(60))
-            #expect(try await guardA.begin("txn-9", lockTTL: .seconds(5), attempt: 0) == .alreadyDone)
+            #expect(try await guardA.begin("txn-9", lockTTL: .seconds(120), attempt: 0) == .alreadyDone)
         }
     }
 

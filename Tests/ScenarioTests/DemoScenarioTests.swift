@@ -41,7 +41,10 @@ extension ScenarioTests {
             }
             #expect(report.unmatched >= 1)
             // Every stage processed records and ended with nothing left to read.
-            #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant", "state"])
+            #expect(report.stages.map(\.stage) == ["intake", "verify", "match", "grant", "state", "confirm"])
+            // The confirm stage finished every granted and renewed transaction at Apple (D55).
+            let finished = try #require(report.finished)
+            #expect(finished.owed > 0 && finished.unfinished.isEmpty, "\(finished)")
             for stage in report.stages {
                 #expect(stage.lag == 0, "\(stage.stage) lag \(stage.lag)")
                 #expect(stage.outcomes["produced", default: 0] > 0, "\(stage.stage) produced nothing")

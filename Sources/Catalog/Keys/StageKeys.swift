@@ -59,7 +59,8 @@ public enum StageKeys {
     )
     public static let appleRateLimit = Setting<Int>.integer(
         "IAP_APPLE_RATE_LIMIT",
-        "Apple calls per second shared by all verify replicas (sandbox gets 10 %); 0 turns it off", default: 40,
+        "Apple calls per second shared by all replicas per endpoint, never above Apple's own limit for it (sandbox gets 10 %); 0 turns it off",
+        default: 40,
         in: 0...Int.max
     )
     public static let appleWaitInPlace = Setting<Duration>.milliseconds(
@@ -112,6 +113,18 @@ public enum StageKeys {
         "IAP_CONSUMPTION_CONSUMABLES_CONSUMED",
         "A delivered consumable counts as fully consumed (off: `consumptionPercentage` left out)", default: true)
 
+    // MARK: Confirm (issue 22 item 2, decision D55)
+    public static let confirmFinishTransactions = Setting<Bool>.flag(
+        "IAP_CONFIRM_FINISH_TRANSACTIONS",
+        "Finish Transaction at Apple for every granted or renewed transaction, after the change is committed"
+            + " (iap-confirm then needs IAP_BUNDLE_ID and the IAP_APPLE_ key settings)",
+        default: false)
+    public static let confirmAppAccountToken = Setting<Bool>.flag(
+        "IAP_CONFIRM_APP_ACCOUNT_TOKEN",
+        "Set App Account Token on a purchase matched by order or user, to the token IAP_TOKEN_SCHEME derives"
+            + " from the user (required with it), so renewals carry it",
+        default: false)
+
     /// The keys each stage reads, as the settings table lists them.
     public static let sections: [SettingsSection] = [
         SettingsSection("Intake", readBy: "iap-intake", [maximumEventBytes.descriptor]),
@@ -133,5 +146,7 @@ public enum StageKeys {
                 consumptionRefundPreference.descriptor, consumptionSampleContent.descriptor,
                 consumptionConsumablesConsumed.descriptor,
             ]),
+        SettingsSection(
+            "Confirm", readBy: "iap-confirm", [confirmFinishTransactions.descriptor, confirmAppAccountToken.descriptor]),
     ]
 }

@@ -12,6 +12,6 @@ public enum WorkerKeys {
     )
 
     public static let section = SettingsSection(
-        "Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant, iap-state",
+        "Workers", readBy: "iap-intake, iap-verify, iap-match, iap-grant, iap-state, iap-confirm",
         [lagInterval.descriptor, generationCheckInterval.descriptor])
 }

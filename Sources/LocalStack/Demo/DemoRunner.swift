@@ -39,6 +39,17 @@ public struct DemoRunner: Sendable {
         public var statuses: [PurchaseStatus] = []
         /// The published events the API has no terminal status for (should be none).
         public var withoutEnd: [String] = []
+        /// Granted and renewed transactions the simulator says were finished by `iap-confirm`
+        /// (D55), of how many; nil when the stack runs no `iap-confirm`.
+        public var finished: Finished?
+    }
+
+    /// Finish Transaction's count at the end of the demo.
+    public struct Finished: Codable, Sendable {
+        public var finished: Int
+        public var owed: Int
+        /// Granted or renewed transactions Apple was not told were finished (should be none).
+        public var unfinished: [String]
     }
 
     private let stack: LocalStack
@@ -115,15 +126,32 @@ public struct DemoRunner: Sendable {
         let outcomes = Outcomes(records: observer.records, topics: resultTopics)
         let customer = try await Self.readOneCustomer(stack, granted: outcomes)
         let (statuses, withoutEnd) = try await Self.readStatuses(stack, of: context.published.all)
+        let finished = try await Self.finished(stack, context.simulator, granted: outcomes)
         await observer.close()
         await producer.close()
         return Report(
-            passed: results.allSatisfy(\.passed) && withoutEnd.isEmpty, seconds: (clock.now - started) / .seconds(1),
+            passed: results.allSatisfy(\.passed) && withoutEnd.isEmpty && (finished?.unfinished.isEmpty ?? true),
+            seconds: (clock.now - started) / .seconds(1),
             scenarios: results, entitlements: outcomes.distinctEntitlements.count,
             rejected: Dictionary(grouping: outcomes.rejected, by: \.reason).mapValues(\.count),
             unmatched: outcomes.unmatched.count,
-            stages: stages, customer: customer, statuses: statuses, withoutEnd: withoutEnd
+            stages: stages, customer: customer, statuses: statuses, withoutEnd: withoutEnd, finished: finished
         )
+    }
+
+    /// Whether the simulator saw Finish Transaction for every transaction the demo granted or
+    /// renewed, once the stages drained: the confirm stage's work, as Apple would see it.
+    private static func finished(_ stack: LocalStack, _ simulator: SimulatorClient, granted outcomes: Outcomes)
+        async throws -> Finished?
+    {
+        guard stack.configuration.workers.contains(StageName.confirm.executable) else { return nil }
+        let owed = Set(
+            outcomes.distinctEntitlements.filter { $0.action == "grant" || $0.action == "renew" }.map(\.transactionId))
+        var unfinished: [String] = []
+        for transactionId in owed.sorted() where try await !simulator.isFinished(transactionId: transactionId) {
+            unfinished.append(transactionId)
+        }
+        return Finished(finished: owed.count - unfinished.count, owed: owed.count, unfinished: unfinished)
     }
 
     /// The read API's answer for the user with the most grants, once the customer state holds

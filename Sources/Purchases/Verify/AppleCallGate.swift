@@ -63,6 +63,30 @@ public struct AppleCall: Hashable, Sendable {
         case notificationHistory
         /// Get All Subscription Statuses (reconcile's sweep).
         case subscriptionStatuses
+        /// Finish Transaction (confirm, after a grant).
+        case finishTransaction
+        /// Set App Account Token (confirm, after a match by order or user; `iap support`).
+        case setAppAccountToken
+        /// Get App Transaction Info (`iap support`).
+        case appTransactionInfo
+        /// Extend a Subscription Renewal Date (`iap support extend`).
+        case extendRenewalDate
+        /// Extend Renewal Dates for All Active Subscribers and its status (`iap support extend`).
+        case massExtension
+
+        /// Apple's own limit for the endpoint in production, calls per second (Apple's
+        /// "Identifying rate limits"; sandbox gets 10 %): the gate never books faster, whatever
+        /// `IAP_APPLE_RATE_LIMIT` says. nil where Apple publishes none (verifyReceipt).
+        public var appleLimit: Double? {
+            switch self {
+            case .transactionInfo, .consumption, .notificationHistory, .subscriptionStatuses, .finishTransaction,
+                .appTransactionInfo:
+                50
+            case .setAppAccountToken, .extendRenewalDate: 20
+            case .massExtension: 1
+            case .verifyReceipt: nil
+            }
+        }
     }
 
     public var endpoint: Endpoint

@@ -156,7 +156,8 @@ extension TransactionVerifier {
     ) -> Rejection {
         let why = switched ? "\(next) was asked already" : "\(next) is not accepted"
         switch endpoint {
-        case .transactionInfo, .consumption, .notificationHistory, .subscriptionStatuses:
+        case .transactionInfo, .consumption, .notificationHistory, .subscriptionStatuses, .finishTransaction,
+            .setAppAccountToken, .appTransactionInfo, .extendRenewalDate, .massExtension:
             return Rejection(.transactionNotFound, "\(subject): not found in \(environment); \(why)")
         case .verifyReceipt:
             if !switched, let refusal = policy.refusal(for: next) {

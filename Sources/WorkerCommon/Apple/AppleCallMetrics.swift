@@ -89,6 +89,11 @@ public final class AppleCallMetrics: Sendable {
         case .consumption: "send_consumption_information"
         case .notificationHistory: "get_notification_history"
         case .subscriptionStatuses: "get_all_subscription_statuses"
+        case .finishTransaction: "finish_transaction"
+        case .setAppAccountToken: "set_app_account_token"
+        case .appTransactionInfo: "get_app_transaction_info"
+        case .extendRenewalDate: "extend_subscription_renewal_date"
+        case .massExtension: "extend_renewal_dates_for_all_active_subscribers"
         }
     }
 
@@ -99,6 +104,12 @@ public final class AppleCallMetrics: Sendable {
         let routes: [(String, String)] = [
             ("/inApps/v2/transactions/consumption/", "send_consumption_information"),
             ("/inApps/v1/transactions/consumption/", "send_consumption_information"),
+            ("/inApps/v1/transactions/appTransactions/", "get_app_transaction_info"),
+            ("/finish", "finish_transaction"),
+            ("/appAccountToken", "set_app_account_token"),
+            ("/inApps/v1/subscriptions/extend/mass/", "get_status_of_subscription_renewal_date_extensions"),
+            ("/inApps/v1/subscriptions/extend/mass", "extend_renewal_dates_for_all_active_subscribers"),
+            ("/inApps/v1/subscriptions/extend/", "extend_subscription_renewal_date"),
             ("/inApps/v1/transactions/", "get_transaction_info"),
             ("/inApps/v2/history/", "get_transaction_history"),
             ("/inApps/v1/history/", "get_transaction_history"),

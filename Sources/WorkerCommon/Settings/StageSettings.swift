@@ -87,6 +87,8 @@ public struct StageSettings: Sendable {
     public var tokenScheme: AppAccountTokenScheme?
     /// Set when grant answers consumption requests.
     public var consumption: ConsumptionConfiguration?
+    /// What confirm tells Apple (both off by default).
+    public var confirm = ConfirmConfiguration()
 
     /// Reads `stage`'s keys; a key the stage cannot run without is an error naming it.
     public init(stage: StageName, reader: SettingsReader) throws(SettingsError) {
@@ -125,6 +127,13 @@ public struct StageSettings: Sendable {
             try readAppleAPI(reader, by: by)
         case .state:
             break
+        case .confirm:
+            confirm.finishTransactions = try reader.value(StageKeys.confirmFinishTransactions)
+            if try reader.value(StageKeys.confirmAppAccountToken) {
+                confirm.appAccountTokenScheme = try reader.required(
+                    Self.tokenSchemeKey, by: "\(user) with IAP_CONFIRM_APP_ACCOUNT_TOKEN")
+            }
+            if confirm.isEnabled { try readAppleAPI(reader, by: user) }
         }
     }
 

@@ -74,7 +74,11 @@ public struct RedisAppleCallGate: AppleCallGate {
     private func run(_ call: AppleCall, _ script: RedisScript, _ arguments: [RedisValue]) async throws
         -> GateDecision
     {
-        let rules = call.environment == .production ? production : sandbox
+        var rules = call.environment == .production ? production : sandbox
+        if let limit = call.endpoint.appleLimit, callsPerSecond > limit {
+            let share = call.environment == .production ? 1 : sandboxRate / callsPerSecond
+            rules = GateTimeline.Rules(callsPerSecond: max(limit * share, 0.001), lateness: rules.lateness)
+        }
         let key = keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)
         let fields = try await client.execute(
             EVALSHA<[Int64]>(

@@ -108,6 +108,14 @@ struct StageAssembly {
             }
         case .state:
             try await runCustomerState()
+        case .confirm:
+            let configuration = stageSettings.confirm
+            try await run { resources in
+                ConfirmHandler(
+                    confirmer: try confirmer(configuration, resources), configuration: configuration,
+                    metrics: ConfirmMetrics(factory: resources.metricsFactory),
+                    appleMetrics: AppleCallMetrics(factory: resources.metricsFactory), logger: resources.logger)
+            }
         }
     }
 
@@ -182,6 +190,34 @@ struct StageAssembly {
         return ConsumptionStep(
             answerer: answerer, metrics: ConsumptionMetrics(factory: resources.metricsFactory),
             appleMetrics: appleMetrics, logger: resources.logger)
+    }
+
+    /// Confirm's calls to Apple: the same credentials, HTTP client and shared rate gate as
+    /// verify's. With both settings off it makes none, and needs no credentials.
+    private func confirmer(_ configuration: ConfirmConfiguration, _ resources: WorkerResources) throws
+        -> AppleConfirmer
+    {
+        let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
+        let sender: any ConfirmationSender =
+            configuration.isEnabled
+            ? try AppStoreConfirmationSender(
+                api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),
+                executor: MeteredAppleHTTPExecutor(
+                    AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics))
+            : NoConfirmationSender()
+        return AppleConfirmer(
+            configuration: configuration, sender: sender,
+            gate: MeteredAppleCallGate(
+                base: RedisAppleCallGate(
+                    client: resources.redis, keys: resources.keyspace,
+                    callsPerSecond: Double(stageSettings.appleRateLimit)),
+                metrics: appleMetrics),
+            waitInPlace: stageSettings.appleWaitInPlace)
+    }
+
+    /// What confirm sends with both settings off: nothing is ever planned, so never called.
+    private struct NoConfirmationSender: ConfirmationSender {
+        func send(_ action: ConfirmAction) async throws(AppleCallFailure) {}
     }
 
     private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {

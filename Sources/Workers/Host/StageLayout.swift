@@ -33,6 +33,7 @@ public struct StageLayout: Sendable {
             StageLayout(
                 outputs: ["customers"], durable: ["customers"], inputs: ["entitlements", "audit"],
                 windows: ["audit": RedisAuditIndex.defaultRetention])
+        case .confirm: StageLayout(outputs: [])
         }
     }
 

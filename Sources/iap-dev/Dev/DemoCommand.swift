@@ -101,6 +101,13 @@ struct DemoCommand: AsyncParsableCommand {
             }
             for eventId in report.withoutEnd { print("    ✘ \(eventId): no terminal status") }
         }
+        if let finished = report.finished {
+            print("")
+            print(
+                "finished at Apple by iap-confirm (POST /inApps/v1/transactions/{id}/finish): "
+                    + "\(finished.finished) of \(finished.owed) granted or renewed transactions")
+            for transactionId in finished.unfinished { print("    ✘ \(transactionId): not finished") }
+        }
         print("")
         let rejected = report.rejected.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         print(

@@ -14,7 +14,8 @@ import WorkerCommon
 struct SupportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "support",
-        abstract: "Look a customer up with Apple: orders, refunds, transaction history, subscription statuses.",
+        abstract:
+            "Look a customer up with Apple (orders, refunds, history, statuses) and act there (finish, app account token, app transaction, extensions).",
         discussion: """
             Reads verify's settings (IAP_BUNDLE_ID, IAP_APPLE_KEY_ID, IAP_APPLE_ISSUER_ID, IAP_APPLE_PRIVATE_KEY_PATH, \
             IAP_APPLE_ROOT_CERTIFICATES, IAP_ENVIRONMENT, …), KAFKA_BROKERS, REDIS_URL (grant's) and IAP_PIPELINE \
@@ -23,7 +24,8 @@ struct SupportCommand: AsyncParsableCommand {
             """,
         subcommands: [
             SupportOrderCommand.self, SupportRefundsCommand.self, SupportHistoryCommand.self,
-            SupportStatusCommand.self,
+            SupportStatusCommand.self, SupportFinishCommand.self, SupportAppAccountTokenCommand.self,
+            SupportAppTransactionCommand.self, SupportExtendCommand.self, SupportExtendStatusCommand.self,
         ]
     )
 }

@@ -184,4 +184,33 @@ import WorkerCommon
             #expect(try await client.send("DBSIZE").integer == 0)
         }
     }
+
+    /// Apple's own limit of an endpoint caps the budget: a setting above it (100/s here) never
+    /// books Extend Renewal Dates for All Active Subscribers faster than Apple's 1 a second, nor
+    /// Set App Account Token faster than its 20, nor Get Transaction Info faster than its 50.
+    /// Read from the spacing of two slots booked one after the other, which the clock does not
+    /// move (a loaded machine refills a burst between calls, and then the calls just proceed).
+    @Test func anEndpointsOwnLimitCapsTheBudget() async throws {
+        try await withRedisClient { _, client throws in
+            let gate = RedisAppleCallGate(client: client, callsPerSecond: 100)
+            func spacing(_ endpoint: AppleCall.Endpoint) async throws -> Int64? {
+                var previous: GateSlot?
+                for _ in 0..<500 {
+                    guard
+                        case .wait(let slot) = try await gate.acquire(
+                            AppleCall(endpoint, environment: .production), holding: nil)
+                    else {
+                        previous = nil
+                        continue
+                    }
+                    if let previous { return slot.booking.at - previous.booking.at }
+                    previous = slot
+                }
+                return nil
+            }
+            #expect(try await spacing(.massExtension) == 1_000)
+            #expect(try await spacing(.setAppAccountToken) == 50)
+            #expect(try await spacing(.transactionInfo) == 20)
+        }
+    }
 }

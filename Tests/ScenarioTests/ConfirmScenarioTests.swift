@@ -1,0 +1,57 @@
+import Foundation
+import LocalStack
+import PipelineHarness
+import TestSupport
+import Testing
+
+extension ScenarioTests {
+    /// The confirm stage in the embedded stack (D55), in process: what grant committed is told to
+    /// Apple after the fact, and Apple failing delays only that, never the grant.
+    @Suite(.timeLimit(.minutes(5))) struct ConfirmScenarioTests {
+        /// The dev stack turns finishing on; with a token scheme, a purchase matched by its
+        /// publisher's user hint gets that user's token at Apple, and its renewals carry it.
+        static let tokenSettings = ["IAP_TOKEN_SCHEME": "numericPaddedF", "IAP_CONFIRM_APP_ACCOUNT_TOKEN": "true"]
+
+        @Test func aGrantIsFinishedAndItsUsersTokenSetAtApple() async throws {
+            try await ReconcilingStack.with(.inProcess, environment: Self.tokenSettings) { pipeline in
+                let purchase = try await pipeline.subscribe("4242")
+                _ = try await eventually("Apple was told the purchase was finished", timeout: .seconds(60)) {
+                    try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) ? true : nil
+                }
+                _ = try await eventually(
+                    "the user's token set on the purchase line", timeout: .seconds(60), every: .seconds(1)
+                ) {
+                    let renewal = try await pipeline.simulator.renew(
+                        originalTransactionId: purchase.originalTransactionId)
+                    let token = try Self.appAccountToken(renewal.signedTransaction)
+                    return token == "ffffffff-ffff-ffff-ffff-ffffffff4242" ? true : nil
+                }
+            }
+        }
+
+        @Test func appleFailingDelaysTheFinishNeverTheGrant() async throws {
+            try await ReconcilingStack.with(.inProcess) { pipeline in
+                try await pipeline.simulator.setFaults(["rate": 1, "kinds": ["5000001"]])
+                let purchase = try await pipeline.subscribe("patient")
+                #expect(
+                    try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) == false,
+                    "granted while Apple fails every call")
+                try await pipeline.simulator.setFaults([:])
+                _ = try await eventually("finished once Apple answers again", timeout: .seconds(90)) {
+                    try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) ? true : nil
+                }
+            }
+        }
+
+        static func appAccountToken(_ jws: String) throws -> String? {
+            let parts = jws.split(separator: ".")
+            guard parts.count == 3 else { return nil }
+            var payload = String(parts[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(
+                of: "_", with: "/")
+            while payload.count % 4 != 0 { payload += "=" }
+            let object =
+                try JSONSerialization.jsonObject(with: Data(base64Encoded: payload) ?? Data()) as? [String: Any]
+            return object?["appAccountToken"] as? String
+        }
+    }
+}
