@@ -734,8 +734,9 @@ let package = Package(
         .testTarget(
             name: "SupportToolsTests",
             dependencies: [
-                "SupportTools", "LocalStack", "PipelineHarness", "AppStoreModels", "Contracts", "Purchases", "Kafka",
-                "Redis", "Settings", "Topology", "WorkerCommon", "TestSupport",
+                "SupportTools", "LocalStack", "PipelineHarness", "AppStore", "AppStoreModels", "Contracts", "Purchases",
+                "Kafka",
+                "Pipeline", "Redis", "Settings", "Topology", "WorkerCommon", "TestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings

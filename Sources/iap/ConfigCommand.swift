@@ -46,13 +46,13 @@ struct ConfigCommand: AsyncParsableCommand {
         )
 
         enum Process: String, ExpressibleByArgument, CaseIterable {
-            case intake, verify, match, grant, state, gateway, reconcile
+            case intake, verify, match, grant, state, confirm, gateway, reconcile
         }
 
         @Option(
             name: .long,
             help:
-                "Check only this process (repeatable): \(Process.allCases.map(\.rawValue).joined(separator: ", ")). Default: the five workers and the gateway."
+                "Check only this process (repeatable): \(Process.allCases.map(\.rawValue).joined(separator: ", ")). Default: the six workers and the gateway."
         )
         var stage: [Process] = []
 
@@ -67,7 +67,7 @@ struct ConfigCommand: AsyncParsableCommand {
             }
             attempt { try SettingsCatalog.pipeline.refuseUnknownNames(in: reader) }
             if let file = reader.filePath { print("settings file: \(file)") }
-            let processes = stage.isEmpty ? [.intake, .verify, .match, .grant, .state, .gateway] : stage
+            let processes = stage.isEmpty ? [.intake, .verify, .match, .grant, .state, .confirm, .gateway] : stage
             var file: PipelineFile?
             let path = try pipeline ?? reader.value(ClusterSettings.pipeline)
             attempt { file = try PipelineFile.load(path: path) }
@@ -137,6 +137,9 @@ struct ConfigCommand: AsyncParsableCommand {
             case .grant:
                 let consumption = StageSettings.sections.filter { $0.title == "Consumption" }
                 return common + [RedisSettings.section, WorkerSettings.section] + consumption
+            case .confirm:
+                let confirm = StageSettings.sections.filter { $0.title == "Confirm" || $0.title == "Verify" }
+                return common + [RedisSettings.section, WorkerSettings.section] + confirm
             case .reconcile:
                 let verify = StageSettings.sections.filter { $0.title == "Verify" }
                 return common + [RedisSettings.section, WorkerSettings.section] + verify + [ReconcileSettings.section]

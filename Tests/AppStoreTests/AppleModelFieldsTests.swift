@@ -35,6 +35,17 @@ import Testing
         #expect(decoded.advancedCommerceInfo?.items?.first?.refunds?.first?.refundType == "PRORATED")
     }
 
+    /// An external purchase token's `tokenType` (Apple's library fixture
+    /// `signedExternalPurchaseTokenNotificationWithTokenType.json`): the one field of Apple's
+    /// signed-data fixtures `iap jws verify` dropped when measured (docs/performance.md).
+    @Test func anExternalPurchaseTokensTypeComesBack() throws {
+        let notification = #"""
+            {"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"UNREPORTED","notificationUUID":"002e14d5-51f5-4503-b5a8-c3a1af68eb20","version":"2.0","signedDate":1698148900000,"externalPurchaseToken":{"externalPurchaseId":"b2158121-7af9-49d4-9561-1f588205523e","tokenCreationDate":1698148950000,"appAppleId":55555,"bundleId":"com.example","tokenType":"ACQUISITION"}}
+            """#
+        let (original, back) = try Self.roundTrip(ResponseBodyV2DecodedPayload.self, notification)
+        #expect(back == original)
+    }
+
     @Test func applesModelsTakeTheSamePayload() async throws {
         let run = try await ApplesPythonLibrary.check(
             Self.roundTripThroughApplesModels,

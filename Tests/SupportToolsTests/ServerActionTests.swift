@@ -1,11 +1,18 @@
 import AppStore
 import AppStoreModels
+import Contracts
 import Foundation
+import Kafka
 import LocalStack
+import Pipeline
+import Purchases
 import Redis
 import SupportTools
 import Synchronization
+import TestSupport
 import Testing
+import Topology
+import WorkerCommon
 
 extension SupportToolsTests {
     /// `iap support finish|app-account-token|app-transaction|extend|extend-status` against the
@@ -61,6 +68,44 @@ extension SupportToolsTests {
                     Issue.record("an unknown transaction was finished")
                 } catch let error as SupportError {
                     #expect(error.code == .appleError && error.detail.contains("4040010"), "\(error)")
+                }
+            }
+        }
+
+        /// An extension the operator asks for reaches the customer: Apple's RENEWAL_EXTENDED comes
+        /// through the gateway and grant moves the purchase's end to Apple's new date.
+        @Test func anExtensionReachesTheEntitlement() async throws {
+            try await SupportStack.with { stack, settings in
+                let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
+                let purchase = try await simulator.purchase(
+                    productId: "vip_monthly", type: "Auto-Renewable Subscription", bundleId: stack.endpoints.bundleId)
+                let producer = try KafkaProducer(
+                    configuration: KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka),
+                    logger: SupportStack.logger)
+                let event = PurchaseEvent(
+                    eventId: "ext-1", bundleId: stack.endpoints.bundleId, userId: "ext-user",
+                    payload: .signedTransaction(purchase.signedTransaction), source: .storeKit2)
+                _ = try await producer.send([try ContractTopics(pipeline: settings.pipeline).record(event)])
+                await producer.close()
+                let redis = try settings.redisClient(logger: SupportStack.logger)
+                defer { Task { await redis.shutdown() } }
+                try await SupportStack.withGrants(settings) { grants in
+                    let granted = try await eventually("the subscription granted", timeout: .seconds(60)) {
+                        try await grants.state(originalTransactionId: purchase.originalTransactionId)
+                    }
+                    let actions = try settings.serverActions(redis: redis, logger: SupportStack.logger)
+                    let extended = try await actions.extend(
+                        originalTransactionId: purchase.originalTransactionId,
+                        ExtendRenewalDateRequest(
+                            extendByDays: 5, extendReasonCode: .serviceIssueOrOutage, requestIdentifier: "outage-7"))
+                    let newEnd = try #require(extended.effectiveDate)
+                    #expect(
+                        newEnd.millisecondsSince1970 - (granted.expiresDate?.millisecondsSince1970 ?? 0) == 5
+                            * 86_400_000)
+                    _ = try await eventually("grant moved the end to Apple's new date", timeout: .seconds(60)) {
+                        try await grants.state(originalTransactionId: purchase.originalTransactionId)?.expiresDate
+                            == newEnd ? true : nil
+                    }
                 }
             }
         }

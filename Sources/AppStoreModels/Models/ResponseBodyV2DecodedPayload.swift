@@ -55,6 +55,8 @@ public struct ExternalPurchaseToken: Codable, Hashable, Sendable {
     public var tokenCreationDate: Timestamp?
     public var appAppleId: Int64?
     public var bundleId: String?
+    /// `ACQUISITION` or `SERVICES` (Apple's `ExternalPurchaseTokenType`), kept as Apple spells it.
+    public var tokenType: String?
 
     public init() {}
 
