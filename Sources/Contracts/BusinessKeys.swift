@@ -11,6 +11,7 @@ public import AppStoreModels
 /// | ``VerifiedTransaction/recordKey`` | `<transactionId>\|n:<notificationUUID>` or `<transactionId>\|e:<eventId>` | match and grant: the runtime's guard (``MatchedTransaction/idempotencyKey``); match's waiting store | one processing of one delivery of a transaction (a retry copy, a re-published waiting record), while a new notification of it (a refund) or a new purchase event is new |
 /// | ``effectKey(transactionId:effect:date:)`` | `<transactionId>\|<effect>`; `renew` and `grace` add `\|<access end ms>`, `revoke` `\|<revocationDate ms>`, `reinstate` `\|<reversal's signedDate ms>` | grant: names each change (`EntitlementChange.idempotencyKey`); whether a change is new is decided by grant's state, not by this key | one change per (transaction, effect, Apple's date of it): a renewal extended again, a second refund after a reversal are changes of their own; the input of its eventId |
 /// | ``entitlementEventId(effectKey:)`` | UUIDv8 of SHA-256(effect key) | `iap.entitlement.v1` `eventId` | the same change published again (consumers dedupe on it) |
+/// | ``subscriptionEventId(notificationUUID:transactionId:)`` | UUIDv8 of SHA-256(`subscription-event\|<notificationUUID>\|<transactionId>`) | `iap.subscription-event.v1` `eventId` | the same notification's signal published again (consumers dedupe on it) |
 /// | ``republishedPurchaseEventId(orderId:transactionId:)`` | UUIDv8 of SHA-256(`support-order\|<orderId>\|<transactionId>`) | `iap support order --republish`: the `iap.purchase.v1` `eventId` | the same transaction of the same order republished again (intake also drops it by its dedupe key: the payload is the bare transaction id) |
 /// | ``idempotencyId(stage:key:)`` | `<stage>:<key>` | the runtime (`RedisIdempotencyGuard`, under the Redis key `Keyspace` makes of it): lock, scheduled-retry marker and done marker in one key | a business id of the rows above already done by this stage |
 ///
@@ -43,6 +44,13 @@ public enum BusinessKeys {
     /// transaction of an order: re-running the republish publishes the same event again.
     public static func republishedPurchaseEventId(orderId: String, transactionId: String) -> String {
         Digest.uuid(fromSHA256Of: "support-order|\(orderId)|\(transactionId)")
+    }
+
+    /// The `eventId` of the subscription event of one notification about one transaction
+    /// (`iap.subscription-event.v1`, D56): Apple's retries of the notification, reconcile's copy
+    /// of it and a replay all carry the same id.
+    public static func subscriptionEventId(notificationUUID: String, transactionId: String) -> String {
+        Digest.uuid(fromSHA256Of: "subscription-event|\(notificationUUID)|\(transactionId)")
     }
 
     /// What a stage's lock and "done" marker for one business key are named by: `<stage>:<key>`.

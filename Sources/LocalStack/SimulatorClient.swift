@@ -80,6 +80,12 @@ public struct SimulatorClient: Sendable {
             body: gracePeriodSeconds.map { ["gracePeriodSeconds": $0] } ?? [:])
     }
 
+    /// The customer turns auto-renew off or on (DID_CHANGE_RENEWAL_STATUS, AUTO_RENEW_DISABLED or
+    /// AUTO_RENEW_ENABLED).
+    public func setAutoRenew(originalTransactionId: String, enabled: Bool) async throws -> Notification {
+        try await exchange("/sim/v1/subscriptions/\(originalTransactionId)/auto-renew", body: ["enabled": enabled])
+    }
+
     /// The billing grace period ends with no recovery (GRACE_PERIOD_EXPIRED).
     public func endGracePeriod(originalTransactionId: String) async throws -> Notification {
         try await exchange("/sim/v1/subscriptions/\(originalTransactionId)/grace-period-expired", body: [:])

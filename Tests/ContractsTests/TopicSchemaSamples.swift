@@ -119,6 +119,33 @@ enum TopicSchemaSamples {
 
     static let ownership = [OwnershipBinding(originalTransactionId: "2000000000000001", userId: "u-123")]
 
+    /// Each signal grant publishes, one with every field set and one bare, and every match rule.
+    static func subscriptionEvents(rules: [MatchedBy]) -> [SubscriptionEvent] {
+        let renewal = RenewalDetails(
+            autoRenewProductId: "vip_yearly", autoRenewStatus: .off, expirationIntent: .billingError,
+            isInBillingRetryPeriod: true, gracePeriodExpiresDate: at(9), offerType: .promotionalOffer,
+            offerIdentifier: "WINBACK")
+        func event(
+            _ type: NotificationTypeV2, _ subtype: NotificationSubtype?, rule: MatchedBy = .ownership,
+            renewal: RenewalDetails? = nil
+        ) -> SubscriptionEvent {
+            SubscriptionEvent(
+                eventId: BusinessKeys.subscriptionEventId(
+                    notificationUUID: "n-\(type.rawValue)", transactionId: "2000000000000001"),
+                notificationType: type, subtype: subtype, notificationUUID: "n-\(type.rawValue)", signedDate: at(5),
+                userId: "u-1", bundleId: "com.example.game", productId: "vip_monthly",
+                transactionId: "2000000000000001",
+                originalTransactionId: "2000000000000001", environment: .production, expiresDate: at(8),
+                matchedBy: rule, renewal: renewal)
+        }
+        var bare = event(.refundDeclined, nil)
+        bare.signedDate = nil
+        bare.expiresDate = nil
+        return [event(.didChangeRenewalStatus, .autoRenewDisabled, renewal: renewal), bare]
+            + SubscriptionSignals.types.sorted { $0.rawValue < $1.rawValue }.map { event($0, nil, renewal: renewal) }
+            + rules.map { event(.didFailToRenew, .gracePeriod, rule: $0) }
+    }
+
     static func states(statuses: [EntitlementStatus]) -> [EntitlementStateRecord] {
         let bare = EntitlementState(
             originalTransactionId: "2000000000000009", userId: "u-1", orderId: nil, productId: "gems_100",

@@ -35,6 +35,7 @@ import Topology
                 TopicSchemaSamples.entitlements(
                     actions: try Self.known(EntitlementAction.self), statuses: statuses, sources: sources, rules: rules)
             case "iap.ownership": TopicSchemaSamples.ownership
+            case "iap.subscription-events": TopicSchemaSamples.subscriptionEvents(rules: rules)
             case "iap.entitlement-states": TopicSchemaSamples.states(statuses: statuses)
             case "iap.customers": TopicSchemaSamples.customers(statuses: statuses)
             case "iap.audit":
@@ -51,7 +52,7 @@ import Topology
     static let contractTopics = [
         "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified", "iap.matched",
         "iap.unmatched", "iap.entitlements", "iap.ownership", "iap.entitlement-states", "iap.customers",
-        "iap.audit",
+        "iap.audit", "iap.subscription-events",
     ]
 
     @Test(arguments: contractTopics) func everyShapeAWriterProducesMeetsTheTopicSchema(topic: String) async throws {
@@ -97,6 +98,7 @@ import Topology
             ("EntitlementStatus", "iap.entitlements", ["properties", "status"]),
             ("EntitlementStatus", "iap.entitlement-states", ["$defs", "state", "properties", "status"]),
             ("MatchedBy", "iap.entitlements", ["properties", "matchedBy"]),
+            ("MatchedBy", "iap.subscription-events", ["properties", "matchedBy"]),
             ("MatchedBy", "iap.matched", ["properties", "matchedBy"]),
             ("MatchWarning", "iap.entitlements", ["properties", "warnings", "items"]),
             ("MatchWarning", "iap.matched", ["properties", "warnings", "items"]),

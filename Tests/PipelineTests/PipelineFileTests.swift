@@ -16,7 +16,7 @@ import Topology
             Set(file.topics.map(\.name)) == [
                 "iap.purchases", "iap.orders", "iap.notifications", "iap.verify", "iap.verified",
                 "iap.matched", "iap.entitlements", "iap.unmatched", "iap.rejected", "iap.ownership",
-                "iap.entitlement-states", "iap.customers", "iap.audit",
+                "iap.entitlement-states", "iap.customers", "iap.audit", "iap.subscription-events",
             ])
         let orders = try #require(file.topics.first { $0.name == "iap.orders" })
         #expect(orders.cleanupPolicy == .compact)
@@ -59,8 +59,8 @@ import Topology
             ])
         #expect(
             try file.topics(for: "grant").map(\.name) == [
-                "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.rejected", "iap.audit",
-                "iap.matched.dlq", "iap-grant.delayed",
+                "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.subscription-events", "iap.rejected",
+                "iap.audit", "iap.matched.dlq", "iap-grant.delayed",
             ])
     }
 

@@ -103,7 +103,9 @@ struct StageAssembly {
                     rules: GrantRules(
                         store: RedisEntitlementStateStore(
                             client: resources.redis, keys: resources.keyspace, fence: resources.fence)),
-                    entitlementsTopic: output, stateTopic: stateTopic, consumption: try consumptionStep(resources),
+                    entitlementsTopic: output, stateTopic: stateTopic,
+                    subscriptionEventsTopic: spec.outputRoles["subscriptionEvents"],
+                    consumption: try consumptionStep(resources),
                     audit: audit)
             }
         case .state:
