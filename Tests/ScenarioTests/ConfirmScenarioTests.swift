@@ -29,16 +29,26 @@ extension ScenarioTests {
             }
         }
 
-        @Test func appleFailingDelaysTheFinishNeverTheGrant() async throws {
-            try await ReconcilingStack.with(.inProcess) { pipeline in
+        /// Apple failing every Server API call: the purchase is granted at once, and both calls
+        /// (Finish Transaction, Set App Account Token) are made once Apple answers again.
+        @Test func appleFailingDelaysTheConfirmationsNeverTheGrant() async throws {
+            try await ReconcilingStack.with(.inProcess, environment: Self.tokenSettings) { pipeline in
                 try await pipeline.simulator.setFaults(["rate": 1, "kinds": ["5000001"]])
-                let purchase = try await pipeline.subscribe("patient")
+                let purchase = try await pipeline.subscribe("7007")
                 #expect(
                     try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) == false,
                     "granted while Apple fails every call")
                 try await pipeline.simulator.setFaults([:])
                 _ = try await eventually("finished once Apple answers again", timeout: .seconds(90)) {
                     try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) ? true : nil
+                }
+                _ = try await eventually(
+                    "the token set once Apple answers again", timeout: .seconds(60), every: .seconds(1)
+                ) {
+                    let renewal = try await pipeline.simulator.renew(
+                        originalTransactionId: purchase.originalTransactionId)
+                    return try Self.appAccountToken(renewal.signedTransaction) == "ffffffff-ffff-ffff-ffff-ffffffff7007"
+                        ? true : nil
                 }
             }
         }

@@ -26,7 +26,7 @@ extension ScenarioTests {
             }
             // The scenarios write to every topic, and publish malformed events the schemas refuse.
             for (topic, count) in schemas.checked { #expect(count > 0, "no record on \(topic) was checked") }
-            #expect(schemas.checked.count == 13)
+            #expect(schemas.checked.count == 14)
             #expect(schemas.refused >= 2)
             for scenario in report.scenarios {
                 #expect(scenario.passed, "\(scenario.name): \(scenario.problems)")
