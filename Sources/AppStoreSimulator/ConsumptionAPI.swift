@@ -6,7 +6,7 @@ import Synchronization
 /// Send Consumption Information v2 (`PUT /inApps/v2/transactions/consumption/{transactionId}`):
 /// checks the body as Apple documents it, answers 202 and keeps what it accepted in the
 /// ``ConsumptionLog`` for `GET /sim/v1/consumption`.
-struct ConsumptionAPI: Sendable {
+struct ConsumptionAPI: ServerAPIRoutes {
     let store: Store
     let environment: String
     let authenticator: BearerTokenAuthenticator
@@ -30,11 +30,8 @@ struct ConsumptionAPI: Sendable {
     func register(on group: RouterGroup<some RequestContext>) {
         group.put("inApps/v2/transactions/consumption/:transactionId") { request, context in
             guard let bundleId = authenticator.authenticate(request) else { return Response(status: .unauthorized) }
-            let id = context.parameters.get("transactionId") ?? ""
-            guard !id.isEmpty, id.allSatisfy(\.isNumber) else { throw AppleAPIError.invalidTransactionId }
-            guard let transaction = await store.transaction(id, environment: environment, bundleId: bundleId) else {
-                throw AppleAPIError.transactionIdNotFound
-            }
+            let transaction = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
+            let id = transaction.transactionId
             let body: Body
             do {
                 body = try await JSONResponse.decode(Body.self, from: request)

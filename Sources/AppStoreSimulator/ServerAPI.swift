@@ -5,7 +5,7 @@ import Hummingbird
 ///
 /// Every call needs a valid bearer token (else a bare 401, as Apple); the token's `bid` selects
 /// the app. Transactions of the other environment or another app are 4040010, as on Apple's side.
-struct ServerAPI: Sendable {
+struct ServerAPI: ServerAPIRoutes {
     let store: Store
     let environment: String
     let appAppleId: Int64
@@ -76,21 +76,6 @@ struct ServerAPI: Sendable {
     }
 
     // MARK: Handlers
-
-    private func authenticated(_ request: Request, _ handler: (String) async throws -> Response) async throws
-        -> Response
-    {
-        guard let bundleId = authenticator.authenticate(request) else { return Response(status: .unauthorized) }
-        return try await handler(bundleId)
-    }
-
-    private func lookUp(_ id: String?, bundleId: String) async throws -> SimulatedTransactionPayload {
-        guard let id, !id.isEmpty, id.allSatisfy(\.isNumber) else { throw AppleAPIError.invalidTransactionId }
-        guard let transaction = await store.transaction(id, environment: environment, bundleId: bundleId) else {
-            throw AppleAPIError.transactionIdNotFound
-        }
-        return transaction
-    }
 
     private struct HistoryResponse: Encodable {
         var revision: String

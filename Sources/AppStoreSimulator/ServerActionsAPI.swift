@@ -6,7 +6,7 @@ import Hummingbird
 /// Subscription Renewal Date, Extend Renewal Dates for All Active Subscribers and its status.
 /// Paths and bodies as Apple's server libraries send them (`api_client.py` of
 /// app-store-server-library 3.1); errors as Apple's codes.
-struct ServerActionsAPI: Sendable {
+struct ServerActionsAPI: ServerAPIRoutes {
     let store: Store
     let environment: String
     let authenticator: BearerTokenAuthenticator
@@ -102,21 +102,6 @@ struct ServerActionsAPI: Sendable {
                         succeededCount: status.succeededCount, failedCount: status.failedCount))
             }
         }
-    }
-
-    private func authenticated(_ request: Request, _ handler: (String) async throws -> Response) async throws
-        -> Response
-    {
-        guard let bundleId = authenticator.authenticate(request) else { return Response(status: .unauthorized) }
-        return try await handler(bundleId)
-    }
-
-    private func lookUp(_ id: String?, bundleId: String) async throws -> SimulatedTransactionPayload {
-        guard let id, !id.isEmpty, id.allSatisfy(\.isNumber) else { throw AppleAPIError.invalidTransactionId }
-        guard let transaction = await store.transaction(id, environment: environment, bundleId: bundleId) else {
-            throw AppleAPIError.transactionIdNotFound
-        }
-        return transaction
     }
 
     /// A body Apple would refuse as 4000000 when it does not decode.

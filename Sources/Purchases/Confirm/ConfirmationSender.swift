@@ -1,6 +1,4 @@
 public import AppStore
-public import AppStoreModels
-public import Foundation
 
 /// Sends the confirm stage's calls to Apple, in the environment the transaction belongs to.
 public protocol ConfirmationSender: Sendable {
@@ -10,32 +8,26 @@ public protocol ConfirmationSender: Sendable {
 /// ``ConfirmationSender`` over `AppStoreServerAPIClient`: one client per environment with the
 /// fallback off, since the transaction's signed `environment` says where it lives.
 public struct AppStoreConfirmationSender: ConfirmationSender {
-    private let production: AppStoreServerAPIClient
-    private let sandbox: AppStoreServerAPIClient
+    private let clients: PinnedServerAPIClients
 
     /// - Parameter api: credentials and endpoints; its `environment` and `sandboxFallback` are ignored.
     public init(api: AppStoreServerAPIConfiguration, executor: any AppleHTTPExecutor = AsyncHTTPClientExecutor())
         throws(ConfigurationError)
     {
-        self.production = try AppStoreServerAPIClient(configuration: api.pinned(to: .production), executor: executor)
-        self.sandbox = try AppStoreServerAPIClient(configuration: api.pinned(to: .sandbox), executor: executor)
+        self.clients = try PinnedServerAPIClients(api: api, executor: executor)
     }
 
     public func send(_ action: ConfirmAction) async throws(AppleCallFailure) {
         do throws(AppStoreAPIError) {
             switch action {
             case .finish(let transactionId, let environment):
-                _ = try await client(environment).finishTransaction(transactionId: transactionId)
+                _ = try await clients.client(for: environment).finishTransaction(transactionId: transactionId)
             case .setAppAccountToken(let originalTransactionId, let token, let environment):
-                _ = try await client(environment).setAppAccountToken(
+                _ = try await clients.client(for: environment).setAppAccountToken(
                     originalTransactionId: originalTransactionId, token: token)
             }
         } catch {
             throw AppleCallFailure(error.outcome)
         }
-    }
-
-    private func client(_ environment: AppStoreEnvironment) -> AppStoreServerAPIClient {
-        environment == .sandbox ? self.sandbox : self.production
     }
 }

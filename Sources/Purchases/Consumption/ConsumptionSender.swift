@@ -10,23 +10,21 @@ public protocol ConsumptionSender: Sendable {
 /// ``ConsumptionSender`` over `AppStoreServerAPIClient`: one client per environment with the
 /// fallback off, since the transaction's signed `environment` says where it lives.
 public struct AppStoreConsumptionSender: ConsumptionSender {
-    private let production: AppStoreServerAPIClient
-    private let sandbox: AppStoreServerAPIClient
+    private let clients: PinnedServerAPIClients
 
     /// - Parameter api: credentials and endpoints; its `environment` and `sandboxFallback` are ignored.
     public init(api: AppStoreServerAPIConfiguration, executor: any AppleHTTPExecutor = AsyncHTTPClientExecutor())
         throws(ConfigurationError)
     {
-        self.production = try AppStoreServerAPIClient(configuration: api.pinned(to: .production), executor: executor)
-        self.sandbox = try AppStoreServerAPIClient(configuration: api.pinned(to: .sandbox), executor: executor)
+        self.clients = try PinnedServerAPIClients(api: api, executor: executor)
     }
 
     public func send(_ request: ConsumptionRequest, transactionId: String, environment: AppStoreEnvironment)
         async throws(AppleCallFailure)
     {
-        let client = environment == .sandbox ? self.sandbox : self.production
         do throws(AppStoreAPIError) {
-            _ = try await client.sendConsumptionInformation(transactionId: transactionId, request)
+            _ = try await clients.client(for: environment).sendConsumptionInformation(
+                transactionId: transactionId, request)
         } catch {
             throw AppleCallFailure(error.outcome)
         }
