@@ -140,14 +140,21 @@ public struct SoakRunner: Sendable {
         let published = clock.now
         report.publishSeconds = (published - started) / .seconds(1)
 
-        // Drain: every purchase granted, every bad input rejected, every group at its log end.
+        // Drain: every purchase granted, every bad input rejected, every group at the log end
+        // the topics had once that was so. Records keep arriving while the soak drains (expiries,
+        // renewals), each consumed by several groups: "every group at the log end at one instant"
+        // may never come, while every group reaching a fixed end always does unless one is stuck.
         let deadline = published + configuration.drainTimeout
+        var ends: [String: Int64]?
         while clock.now < deadline {
-            if outstanding(observer, workload, results, badInputs: report.badInputs) == 0,
-                try await stuckOffsets(stack).isEmpty
-            {
-                report.settled = true
-                break
+            if outstanding(observer, workload, results, badInputs: report.badInputs) == 0 {
+                let fixed: [String: Int64]
+                if let ends { fixed = ends } else { fixed = try await logEnds(stack) }
+                ends = fixed
+                if try await stuckOffsets(stack, short: fixed).isEmpty {
+                    report.settled = true
+                    break
+                }
             }
             progress("draining · " + settledLine(observer, workload, results))
             try await Task.sleep(for: .seconds(1))
@@ -167,7 +174,7 @@ public struct SoakRunner: Sendable {
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
         tally(&report, observer: observer, workload: workload, results: results, audit: auditTopic)
-        report.stuckOffsets = try await stuckOffsets(stack)
+        report.stuckOffsets = try await stuckOffsets(stack, short: ends ?? [:])
         report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
         let stats = try await simulator.stats()
@@ -389,13 +396,19 @@ public struct SoakRunner: Sendable {
         }
     }
 
-    /// Partitions of the running stages' groups whose commit is short of the log end.
-    private func stuckOffsets(_ stack: LocalStack) async throws -> [SoakReport.Offsets] {
+    /// Partitions of the running stages' groups whose commit is short of the log end, or of `ends` (by
+    /// ``offsetKey(group:topic:partition:)``) where it names one.
+    private func stuckOffsets(_ stack: LocalStack, short ends: [String: Int64] = [:]) async throws
+        -> [SoakReport.Offsets]
+    {
         let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         var stuck: [SoakReport.Offsets] = []
         for stage in stack.runningStages {
             for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
-            where lag.highWatermark > (lag.committedOffset ?? 0) {
+            where
+                (ends[Self.offsetKey(group: lag.group, topic: lag.topic, partition: lag.partition)]
+                ?? lag.highWatermark) > (lag.committedOffset ?? 0)
+            {
                 stuck.append(
                     SoakReport.Offsets(
                         group: lag.group, topic: lag.topic, partition: lag.partition, committed: lag.committedOffset,
@@ -403,6 +416,22 @@ public struct SoakRunner: Sendable {
             }
         }
         return stuck
+    }
+
+    /// Every stage's input partitions' log ends now.
+    private func logEnds(_ stack: LocalStack) async throws -> [String: Int64] {
+        let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
+        var ends: [String: Int64] = [:]
+        for stage in stack.runningStages {
+            for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs) {
+                ends[Self.offsetKey(group: lag.group, topic: lag.topic, partition: lag.partition)] = lag.highWatermark
+            }
+        }
+        return ends
+    }
+
+    private static func offsetKey(group: String, topic: String, partition: Int32) -> String {
+        "\(group)|\(topic)|\(partition)"
     }
 
     // MARK: Plumbing
