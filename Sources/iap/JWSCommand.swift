@@ -17,6 +17,7 @@ struct JWSCommand: AsyncParsableCommand {
 enum JWSKind: String, ExpressibleByArgument, CaseIterable {
     case auto, transaction, renewal, notification
     case appTransaction = "app-transaction"
+    case realtimeRequest = "realtime-request"
 
     static func detect(_ jws: String) -> JWSKind {
         switch SignedPayloadKind(detecting: jws) {
@@ -24,6 +25,7 @@ enum JWSKind: String, ExpressibleByArgument, CaseIterable {
         case .renewal: .renewal
         case .notification: .notification
         case .appTransaction: .appTransaction
+        case .realtimeRequest: .realtimeRequest
         }
     }
 }
@@ -56,7 +58,7 @@ struct JWSVerifyCommand: AsyncParsableCommand {
     var validateAt: ValidateAt = .signedDate
     @Flag(help: "Check revocation with OCSP (validates at now).")
     var onlineChecks = false
-    @Option(help: "Payload kind: auto, transaction, renewal, notification, app-transaction.")
+    @Option(help: "Payload kind: auto, transaction, renewal, notification, app-transaction, realtime-request.")
     var kind: JWSKind = .auto
 
     func run() async throws {
@@ -83,6 +85,7 @@ struct JWSVerifyCommand: AsyncParsableCommand {
         case .notification: try Self.report(await verifier.verifyAndDecodeNotification(jws))
         case .renewal: try Self.report(await verifier.verifyAndDecodeRenewalInfo(jws))
         case .appTransaction: try Self.report(await verifier.verifyAndDecodeAppTransaction(jws))
+        case .realtimeRequest: try Self.report(await verifier.verifyAndDecodeRealtimeRequest(jws))
         case .transaction, .auto: try Self.report(await verifier.verifyAndDecodeTransaction(jws))
         }
     }

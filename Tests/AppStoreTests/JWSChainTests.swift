@@ -257,4 +257,51 @@ import X509
             await productionVerifier.verifyAndDecodeAppTransaction(try chain.sign(production)).error?.code
                 == .invalidAppIdentifier)
     }
+
+    /// A rescind-consent notification's `appData.signedAppTransactionInfo` is verified and decoded
+    /// beside it, as a notification's nested transaction is; a nested one that does not verify
+    /// refuses the notification.
+    @Test func aNotificationsNestedAppTransactionIsVerified() async throws {
+        let chain = try TestSigningChain()
+        let app: [String: Any] = [
+            "receiptType": "Sandbox", "bundleId": "com.example.game", "appAppleId": 42,
+            "receiptCreationDate": Self.signedDate, "appTransactionId": "71134",
+        ]
+        func notification(_ nested: String) -> [String: Any] {
+            [
+                "notificationType": "RESCIND_CONSENT", "notificationUUID": "n-7", "signedDate": Self.signedDate,
+                "appData": [
+                    "appAppleId": 42, "bundleId": "com.example.game", "environment": "Sandbox",
+                    "signedAppTransactionInfo": nested,
+                ],
+            ]
+        }
+        let verifier = try Self.verifier(trusting: chain)
+        let decoded = try #require(
+            await verifier.verifyAndDecodeNotification(try chain.sign(notification(try chain.sign(app)))).payload)
+        #expect(decoded.appTransaction?.appTransactionId == "71134")
+        let stranger = try TestSigningChain()
+        #expect(
+            await verifier.verifyAndDecodeNotification(try chain.sign(notification(try stranger.sign(app)))).error?.code
+                == .invalidChain)
+    }
+
+    /// Retention Messaging's real-time request names no bundle id: its app Apple id (production)
+    /// and its environment are checked, as Apple's libraries do.
+    @Test func aRealtimeRequestIsCheckedByAppAppleIdAndEnvironment() async throws {
+        let chain = try TestSigningChain()
+        let request: [String: Any] = [
+            "originalTransactionId": "99371282", "appAppleId": 531412, "productId": "com.example.product",
+            "userLocale": "en-US", "requestIdentifier": "3db5c98d-8acf-4e29-831e-8e1f82f9f6e9",
+            "environment": "Production", "signedDate": Self.signedDate,
+        ]
+        let jws = try chain.sign(request)
+        #expect(SignedPayloadKind(detecting: jws) == .realtimeRequest)
+        let production = try Self.verifier(trusting: chain, environment: .production, appAppleId: 531412)
+        #expect(try #require(await production.verifyAndDecodeRealtimeRequest(jws).payload).userLocale == "en-US")
+        let otherApp = try Self.verifier(trusting: chain, environment: .production, appAppleId: 1)
+        #expect(await otherApp.verifyAndDecodeRealtimeRequest(jws).error?.code == .invalidAppIdentifier)
+        let sandbox = try Self.verifier(trusting: chain, environment: .sandbox)
+        #expect(await sandbox.verifyAndDecodeRealtimeRequest(jws).error?.code == .invalidEnvironment)
+    }
 }

@@ -7,21 +7,26 @@ public struct VerifiedNotification: Codable, Sendable, Hashable {
     public var transaction: JWSTransactionDecodedPayload?
     /// `data.signedRenewalInfo`, verified with the same verifier.
     public var renewalInfo: JWSRenewalInfoDecodedPayload?
+    /// `appData.signedAppTransactionInfo` (RESCIND_CONSENT), verified with the same verifier.
+    public var appTransaction: AppTransaction?
 
     public init(
         payload: ResponseBodyV2DecodedPayload,
         transaction: JWSTransactionDecodedPayload? = nil,
-        renewalInfo: JWSRenewalInfoDecodedPayload? = nil
+        renewalInfo: JWSRenewalInfoDecodedPayload? = nil,
+        appTransaction: AppTransaction? = nil
     ) {
         self.payload = payload
         self.transaction = transaction
         self.renewalInfo = renewalInfo
+        self.appTransaction = appTransaction
     }
 }
 
 extension SignedDataVerifier {
     /// Verifies a notification's `signedPayload`, then the transaction and renewal info nested
-    /// in `data`: a notification is only as trustworthy as everything it carries.
+    /// in `data` and the app transaction in `appData`: a notification is only as trustworthy as
+    /// everything it carries.
     public func verifyAndDecodeNotification(_ signedPayload: String) async -> VerificationResult<VerifiedNotification> {
         let outer = await self.verifySignature(signedPayload, as: ResponseBodyV2DecodedPayload.self)
         guard case .valid(let notification) = outer else { return outer.map { VerifiedNotification(payload: $0) } }
@@ -43,6 +48,13 @@ extension SignedDataVerifier {
             case .valid(let renewal): verified.renewalInfo = renewal
             case .invalid(let error): return .invalid(Self.nested(error, "signedRenewalInfo"))
             case .retryable(let error): return .retryable(Self.nested(error, "signedRenewalInfo"))
+            }
+        }
+        if let signedApp = notification.appData?.signedAppTransactionInfo {
+            switch await self.verifyAndDecodeAppTransaction(signedApp) {
+            case .valid(let app): verified.appTransaction = app
+            case .invalid(let error): return .invalid(Self.nested(error, "signedAppTransactionInfo"))
+            case .retryable(let error): return .retryable(Self.nested(error, "signedAppTransactionInfo"))
             }
         }
         return .valid(verified)

@@ -79,6 +79,22 @@ public struct SignedDataVerifier: Sendable {
         return result
     }
 
+    /// Verifies a Retention Messaging real-time request. It names no bundle id: as Apple's
+    /// libraries check it, its `appAppleId` (production) and its environment.
+    public func verifyAndDecodeRealtimeRequest(_ jws: String) async -> VerificationResult<DecodedRealtimeRequestBody> {
+        let result = await self.verifySignature(jws, as: DecodedRealtimeRequestBody.self)
+        guard case .valid(let request) = result else { return result }
+        if self.configuration.environment == .production, request.appAppleId != self.configuration.appAppleId {
+            return .invalid(
+                VerificationError(
+                    .invalidAppIdentifier,
+                    "payload appAppleId \(request.appAppleId.map(String.init) ?? "missing") is not \(self.configuration.appAppleId.map(String.init) ?? "configured")"
+                ))
+        }
+        if let refusal = self.checkEnvironment(request.environment) { return .invalid(refusal) }
+        return result
+    }
+
     /// Checks signature and chain only and decodes the payload as `type`, without identity
     /// checks. For payload kinds this type has no dedicated method for.
     public func verifySignature<Payload: SignedPayload>(

@@ -6,8 +6,10 @@ import Foundation
 public enum SignedPayloadKind: String, Sendable, CaseIterable {
     case transaction, renewal, notification
     case appTransaction = "app-transaction"
+    case realtimeRequest = "realtime-request"
 
-    /// A notification has `notificationType`, an app transaction `receiptType`, renewal info
+    /// A notification has `notificationType`, an app transaction `receiptType`, a Retention
+    /// Messaging real-time request `requestIdentifier` and `userLocale`, renewal info
     /// `autoRenewStatus` or `autoRenewProductId` and no `transactionId`; anything else, an
     /// undecodable JWS included, is taken for a transaction.
     public init(detecting jws: String) {
@@ -21,6 +23,8 @@ public enum SignedPayloadKind: String, Sendable, CaseIterable {
             self = .notification
         } else if object["receiptType"] != nil {
             self = .appTransaction
+        } else if object["requestIdentifier"] != nil, object["userLocale"] != nil {
+            self = .realtimeRequest
         } else if object["transactionId"] == nil,
             object["autoRenewStatus"] != nil || object["autoRenewProductId"] != nil
         {

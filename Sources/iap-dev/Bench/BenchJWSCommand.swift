@@ -34,6 +34,7 @@ struct BenchJWSCommand: AsyncParsableCommand {
             case .renewal: await self.verifier.verifyAndDecodeRenewalInfo(self.jws).payload != nil
             case .appTransaction: await self.verifier.verifyAndDecodeAppTransaction(self.jws).payload != nil
             case .transaction: await self.verifier.verifyAndDecodeTransaction(self.jws).payload != nil
+            case .realtimeRequest: await self.verifier.verifyAndDecodeRealtimeRequest(self.jws).payload != nil
             }
         }
     }
