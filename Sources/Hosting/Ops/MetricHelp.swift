@@ -59,6 +59,10 @@ public enum MetricHelp {
         "iap_consumption_failed_total":
             "Consumption answers Apple did not accept, by kind (retry: the record is tried again; terminal: refused"
             + " for good).",
+        // Confirm (iap-confirm, decision D55)
+        "iap_apple_confirmations_total":
+            "Calls telling Apple what grant committed, by action (finish_transaction, set_app_account_token) and"
+            + " outcome (done; refused: for good, logged; retry: the record is tried again).",
         // Reconcile (iap-reconcile, decision D32)
         "iap_reconcile_pages_total": "Notification history pages reconcile read and published, by app and environment.",
         "iap_reconcile_notifications_published_total":
