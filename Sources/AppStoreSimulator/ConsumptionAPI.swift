@@ -32,12 +32,7 @@ struct ConsumptionAPI: ServerAPIRoutes {
             guard let bundleId = authenticator.authenticate(request) else { return Response(status: .unauthorized) }
             let transaction = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
             let id = transaction.transactionId
-            let body: Body
-            do {
-                body = try await JSONResponse.decode(Body.self, from: request)
-            } catch {
-                throw AppleAPIError.generalBadRequest
-            }
+            let body = try await body(Body.self, request)
             let accepted = try Self.check(body, productType: transaction.type)
             log.append(
                 ReceivedConsumption(

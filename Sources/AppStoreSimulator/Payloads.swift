@@ -117,7 +117,6 @@ public enum AppleValues {
         public static let didFailToRenew = "DID_FAIL_TO_RENEW"
         public static let gracePeriodExpired = "GRACE_PERIOD_EXPIRED"
         public static let renewalExtended = "RENEWAL_EXTENDED"
-        public static let renewalExtension = "RENEWAL_EXTENSION"
     }
 
     public enum Subtype {
@@ -128,7 +127,6 @@ public enum AppleValues {
         public static let autoRenewDisabled = "AUTO_RENEW_DISABLED"
         public static let gracePeriod = "GRACE_PERIOD"
         public static let billingRecovery = "BILLING_RECOVERY"
-        public static let summary = "SUMMARY"
     }
 }
 

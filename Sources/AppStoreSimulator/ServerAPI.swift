@@ -237,12 +237,7 @@ struct ServerAPI: ServerAPIRoutes {
 
     /// Get Notification History: body filters, 20 per page, `paginationToken` query parameter.
     private func notificationHistory(_ request: Request, bundleId: String) async throws -> Response {
-        let filter: NotificationHistoryRequest
-        do {
-            filter = try await JSONResponse.decode(NotificationHistoryRequest.self, from: request)
-        } catch {
-            throw AppleAPIError.generalBadRequest
-        }
+        let filter = try await body(NotificationHistoryRequest.self, request)
         if filter.transactionId != nil, filter.notificationType != nil { throw AppleAPIError.multipleFilters }
         var originalTransactionId: String?
         if let id = filter.transactionId {

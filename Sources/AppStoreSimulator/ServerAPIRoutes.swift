@@ -1,8 +1,9 @@
 import Hummingbird
 
 /// What every Server API route of one environment starts with: the caller's app from its bearer
-/// token (a bare 401 without a valid one, as Apple answers), and the transaction it names, as this
-/// environment and app see it (another environment's or app's is 4040010, as on Apple's side).
+/// token (a bare 401 without a valid one, as Apple answers), the transaction it names, as this
+/// environment and app see it (another environment's or app's is 4040010, as on Apple's side),
+/// and its body.
 protocol ServerAPIRoutes: Sendable {
     var store: Store { get }
     var environment: String { get }
@@ -21,5 +22,14 @@ extension ServerAPIRoutes {
             throw AppleAPIError.transactionIdNotFound
         }
         return transaction
+    }
+
+    /// A request body, which Apple refuses as 4000000 when it does not decode.
+    func body<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
+        do {
+            return try await JSONResponse.decode(type, from: request)
+        } catch {
+            throw AppleAPIError.generalBadRequest
+        }
     }
 }

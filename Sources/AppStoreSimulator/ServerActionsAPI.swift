@@ -52,7 +52,7 @@ struct ServerActionsAPI: ServerAPIRoutes {
         group.put("inApps/v1/transactions/:transactionId/appAccountToken") { request, context in
             try await authenticated(request) { bundleId in
                 let original = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
-                let body = try await Self.body(AppAccountTokenBody.self, request)
+                let body = try await body(AppAccountTokenBody.self, request)
                 try await store.setAppAccountToken(original, token: body.appAccountToken)
                 return Response(status: .ok)
             }
@@ -70,7 +70,7 @@ struct ServerActionsAPI: ServerAPIRoutes {
         group.put("inApps/v1/subscriptions/extend/:transactionId") { request, context in
             try await authenticated(request) { bundleId in
                 let transaction = try await lookUp(context.parameters.get("transactionId"), bundleId: bundleId)
-                let body = try await Self.body(ExtendBody.self, request)
+                let body = try await body(ExtendBody.self, request)
                 let extended = try await store.extend(
                     transaction, days: body.extendByDays, reason: body.extendReasonCode,
                     requestIdentifier: body.requestIdentifier)
@@ -83,7 +83,7 @@ struct ServerActionsAPI: ServerAPIRoutes {
         }
         group.post("inApps/v1/subscriptions/extend/mass") { request, _ in
             try await authenticated(request) { bundleId in
-                let body = try await Self.body(MassExtendBody.self, request)
+                let body = try await body(MassExtendBody.self, request)
                 try await store.massExtend(
                     productId: body.productId, days: body.extendByDays, reason: body.extendReasonCode,
                     requestIdentifier: body.requestIdentifier, storefronts: body.storefrontCountryCodes,
@@ -101,15 +101,6 @@ struct ServerActionsAPI: ServerAPIRoutes {
                         requestIdentifier: status.requestIdentifier, complete: true, completeDate: status.completeDate,
                         succeededCount: status.succeededCount, failedCount: status.failedCount))
             }
-        }
-    }
-
-    /// A body Apple would refuse as 4000000 when it does not decode.
-    private static func body<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
-        do {
-            return try await JSONResponse.decode(type, from: request)
-        } catch {
-            throw AppleAPIError.generalBadRequest
         }
     }
 }

@@ -471,8 +471,9 @@ actor Store {
     }
 
     /// Extend Renewal Dates for All Active Subscribers: every active subscription to
-    /// `productId` in the app and environment (in `storefronts`, when given) is extended at once;
-    /// the request's status is complete immediately, and RENEWAL_EXTENSION (SUMMARY) says so.
+    /// `productId` in the app and environment (in `storefronts`, when given) is extended at once,
+    /// each with its RENEWAL_EXTENDED; the request's status is complete immediately. (Apple's
+    /// RENEWAL_EXTENSION summary notification is not sent.)
     func massExtend(
         productId: String, days: Int, reason: Int, requestIdentifier: String, storefronts: [String]?,
         bundleId: String, environment: String

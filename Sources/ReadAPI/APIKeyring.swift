@@ -52,11 +52,7 @@ public struct APIKeyring: Sendable {
 
     public static func parse(_ text: String, source: String = "keys file") throws(APIKeyringError) -> APIKeyring {
         var keys: [Key] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            if fields.isEmpty { continue }
-            let at = "\(source):\(index + 1)"
+        for (at, fields) in KeysFileLines.fields(of: text, source: source) {
             guard fields.count == 3 || fields.count == 4 else {
                 throw APIKeyringError(
                     "\(at): expected `<name> sha256:<hex> <apps> [<scopes>]`, found \(fields.count) fields")

@@ -51,11 +51,7 @@ public struct OfferKeyring: Sendable {
         readKey: (String) throws(OfferKeyringError) -> String
     ) throws(OfferKeyringError) -> OfferKeyring {
         var signers: [String: OfferSigner] = [:]
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-            let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
-            if fields.isEmpty { continue }
-            let at = "\(source):\(index + 1)"
+        for (at, fields) in KeysFileLines.fields(of: text, source: source) {
             guard fields.count == 4 else {
                 throw OfferKeyringError(
                     "\(at): expected `<bundleId> <keyId> <issuerId|-> <key file>`, found \(fields.count) fields")

@@ -3,7 +3,7 @@ import AppStoreModels
 public import Kafka
 public import Logging
 public import Pipeline
-import Purchases
+public import Purchases
 public import Redis
 public import Settings
 public import Topology
@@ -17,9 +17,13 @@ public struct SupportSettings: Sendable {
     public var kafka: KafkaCluster
     public var redis: RedisSettings
     public var pipeline: PipelineFile
+    /// How the app derives `appAccountToken` from a user id (`IAP_TOKEN_SCHEME`, match's), for
+    /// `iap support app-account-token --user-id`; nil when none is set.
+    public var tokenScheme: AppAccountTokenScheme?
 
     public init(reader: SettingsReader) throws {
         verify = try StageSettings(stage: .verify, reader: reader)
+        tokenScheme = try StageSettings(stage: .match, reader: reader).tokenScheme
         kafka = KafkaCluster(
             bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
             properties: ClusterSettings.kafkaProperties(reader))

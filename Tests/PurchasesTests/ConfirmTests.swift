@@ -22,6 +22,11 @@ import Testing
     }
 
     static let everything = ConfirmConfiguration(finishTransactions: true, appAccountTokenScheme: .numericPaddedF)
+
+    /// What a change of `action` owes Apple with both settings on.
+    static func plan(_ action: EntitlementAction) -> [ConfirmAction] {
+        ConfirmRules.plan(event(action), configuration: everything)
+    }
     static let token = UUID(uuidString: "ffffffff-ffff-ffff-ffff-ffffffff4242")!
 
     @Test func aGrantMatchedByItsUserIsFinishedAndGetsTheUsersToken() {
@@ -68,9 +73,8 @@ import Testing
 
     @Test func aRefusalForGoodIsNotedAndTheOtherCallStillMade() async throws {
         let sender = Sender([.terminal(TerminalReason(.transactionNotFound, "4040010"))])
-        let outcome = try await AppleConfirmer(
-            configuration: Self.everything, sender: sender, gate: InMemoryAppleCallGate(callsPerSecond: 0)
-        ).confirm(Self.event(.grant))
+        let outcome = try await AppleConfirmer(sender: sender, gate: InMemoryAppleCallGate(callsPerSecond: 0))
+            .confirm(Self.plan(.grant))
         guard case .done(let done, let refused) = outcome else {
             Issue.record("\(outcome)")
             return
@@ -82,15 +86,13 @@ import Testing
     @Test func apples5xxIsRetriedAndIts429PausesTheCall() async throws {
         let retry = RetryReason(.serverError, "500")
         let failing = try await AppleConfirmer(
-            configuration: Self.everything, sender: Sender([.retry(after: .seconds(3), reason: retry)]),
-            gate: InMemoryAppleCallGate(callsPerSecond: 0)
-        ).confirm(Self.event(.grant))
+            sender: Sender([.retry(after: .seconds(3), reason: retry)]), gate: InMemoryAppleCallGate(callsPerSecond: 0)
+        ).confirm(Self.plan(.grant))
         #expect(failing == .retry(after: .seconds(3), reason: retry))
         let limited = try await AppleConfirmer(
-            configuration: Self.everything,
             sender: Sender([.retry(after: .seconds(30), reason: RetryReason(.rateLimited, "429"))]),
             gate: InMemoryAppleCallGate(callsPerSecond: 0)
-        ).confirm(Self.event(.grant))
+        ).confirm(Self.plan(.grant))
         guard case .wait(let slot) = limited else {
             Issue.record("a 429 was not a wait: \(limited)")
             return

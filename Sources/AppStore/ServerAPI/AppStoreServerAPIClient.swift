@@ -108,19 +108,10 @@ public struct AppStoreServerAPIClient: Sendable {
         _ request: NotificationHistoryRequest,
         paginationToken: String? = nil
     ) async throws(AppStoreAPIError) -> AppStoreAPIResponse<NotificationHistoryResponse> {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(request))
-        } catch {
-            throw AppStoreAPIError(
-                outcome: .terminal(
-                    TerminalReason(.requestNotEncodable, "notification history request does not encode: \(error)")),
-                environment: self.configuration.environment
-            )
-        }
-        return try await self.send(
+        try await self.send(
             "POST", "/inApps/v1/notifications/history",
-            query: paginationToken.map { [("paginationToken", $0)] } ?? [], body: body,
+            query: paginationToken.map { [("paginationToken", $0)] } ?? [],
+            body: try self.encode(request, "notification history request"),
             as: NotificationHistoryResponse.self, fallback: false
         )
     }
@@ -148,19 +139,9 @@ public struct AppStoreServerAPIClient: Sendable {
         transactionId: String,
         _ request: ConsumptionRequest
     ) async throws(AppStoreAPIError) -> AppStoreAPIResponse<Void> {
-        let body: [UInt8]
-        do {
-            body = Array(try JSONEncoder().encode(request))
-        } catch {
-            throw AppStoreAPIError(
-                outcome: .terminal(
-                    TerminalReason(.requestNotEncodable, "consumption request does not encode: \(error)")),
-                environment: self.configuration.environment
-            )
-        }
         let response = try await self.send(
             "PUT", "/inApps/v2/transactions/consumption/\(Self.segment(transactionId))",
-            body: body, as: EmptyBody.self, fallback: true
+            body: try self.encode(request, "consumption request"), as: EmptyBody.self, fallback: true
         )
         return AppStoreAPIResponse(value: (), environment: response.environment)
     }
@@ -223,6 +204,7 @@ public struct AppStoreServerAPIClient: Sendable {
             as: MassExtendRenewalDateStatusResponse.self, fallback: false)
     }
 
+    /// A request body as JSON; one that does not encode is a terminal failure naming `what`.
     private func encode(_ value: some Encodable, _ what: String) throws(AppStoreAPIError) -> [UInt8] {
         do {
             return Array(try JSONEncoder().encode(value))

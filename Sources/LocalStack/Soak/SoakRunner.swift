@@ -148,10 +148,10 @@ public struct SoakRunner: Sendable {
         var ends: [String: Int64]?
         while clock.now < deadline {
             if outstanding(observer, workload, results, badInputs: report.badInputs) == 0 {
-                let fixed: [String: Int64]
-                if let ends { fixed = ends } else { fixed = try await logEnds(stack) }
+                let lags = try await consumerLags(stack)
+                let fixed = ends ?? Self.logEnds(lags)
                 ends = fixed
-                if try await stuckOffsets(stack, short: fixed).isEmpty {
+                if Self.stuckOffsets(lags, short: fixed).isEmpty {
                     report.settled = true
                     break
                 }
@@ -174,7 +174,7 @@ public struct SoakRunner: Sendable {
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
         tally(&report, observer: observer, workload: workload, results: results, audit: auditTopic)
-        report.stuckOffsets = try await stuckOffsets(stack, short: ends ?? [:])
+        report.stuckOffsets = Self.stuckOffsets(try await consumerLags(stack), short: ends ?? [:])
         report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
         let stats = try await simulator.stats()
@@ -396,38 +396,34 @@ public struct SoakRunner: Sendable {
         }
     }
 
-    /// Partitions of the running stages' groups whose commit is short of the log end, or of `ends` (by
-    /// ``offsetKey(group:topic:partition:)``) where it names one.
-    private func stuckOffsets(_ stack: LocalStack, short ends: [String: Int64] = [:]) async throws
-        -> [SoakReport.Offsets]
-    {
+    /// Every running stage's lag on each of its input partitions.
+    private func consumerLags(_ stack: LocalStack) async throws -> [ConsumerLag] {
         let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
-        var stuck: [SoakReport.Offsets] = []
+        var lags: [ConsumerLag] = []
         for stage in stack.runningStages {
-            for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
-            where
-                (ends[Self.offsetKey(group: lag.group, topic: lag.topic, partition: lag.partition)]
-                ?? lag.highWatermark) > (lag.committedOffset ?? 0)
-            {
-                stuck.append(
-                    SoakReport.Offsets(
-                        group: lag.group, topic: lag.topic, partition: lag.partition, committed: lag.committedOffset,
-                        logEnd: lag.highWatermark))
-            }
+            lags += try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
         }
-        return stuck
+        return lags
     }
 
-    /// Every stage's input partitions' log ends now.
-    private func logEnds(_ stack: LocalStack) async throws -> [String: Int64] {
-        let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
-        var ends: [String: Int64] = [:]
-        for stage in stack.runningStages {
-            for lag in try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs) {
-                ends[Self.offsetKey(group: lag.group, topic: lag.topic, partition: lag.partition)] = lag.highWatermark
-            }
+    /// The partitions whose commit is short of the log end, or of `ends` (by
+    /// ``offsetKey(group:topic:partition:)``) where it names one.
+    private static func stuckOffsets(_ lags: [ConsumerLag], short ends: [String: Int64]) -> [SoakReport.Offsets] {
+        lags.filter { lag in
+            (ends[offsetKey(group: lag.group, topic: lag.topic, partition: lag.partition)] ?? lag.highWatermark)
+                > (lag.committedOffset ?? 0)
+        }.map { lag in
+            SoakReport.Offsets(
+                group: lag.group, topic: lag.topic, partition: lag.partition, committed: lag.committedOffset,
+                logEnd: lag.highWatermark)
         }
-        return ends
+    }
+
+    /// The log ends of `lags`' partitions, by ``offsetKey(group:topic:partition:)``.
+    private static func logEnds(_ lags: [ConsumerLag]) -> [String: Int64] {
+        Dictionary(
+            lags.map { (offsetKey(group: $0.group, topic: $0.topic, partition: $0.partition), $0.highWatermark) },
+            uniquingKeysWith: { $1 })
     }
 
     private static func offsetKey(group: String, topic: String, partition: Int32) -> String {

@@ -2,30 +2,26 @@ public import AppStore
 public import Contracts
 import Foundation
 
-/// Runs the calls an entitlement change owes Apple (``ConfirmRules``) through the shared rate
-/// gate, in order. Every call is idempotent at Apple (a transaction finished twice stays
+/// Makes the calls an entitlement change owes Apple (``ConfirmRules/plan(_:configuration:)``)
+/// through the shared rate gate, in order. Every call is idempotent at Apple (a transaction finished twice stays
 /// finished; a token set twice is the same token), so a record retried after a partial success
 /// simply makes its calls again.
 public struct AppleConfirmer: Sendable {
-    private let configuration: ConfirmConfiguration
     private let sender: any ConfirmationSender
     private let gate: any AppleCallGate
     /// The longest wait for a slot slept with the record in hand; a later one parks it.
     private let waitInPlace: Duration
 
-    public init(
-        configuration: ConfirmConfiguration, sender: any ConfirmationSender, gate: any AppleCallGate,
-        waitInPlace: Duration = .seconds(2)
-    ) {
-        self.configuration = configuration
+    public init(sender: any ConfirmationSender, gate: any AppleCallGate, waitInPlace: Duration = .seconds(2)) {
         self.sender = sender
         self.gate = gate
         self.waitInPlace = waitInPlace
     }
 
     /// `booking`: the slot the record waited for (an earlier ``ConfirmOutcome/wait(_:)``).
-    public func confirm(_ event: EntitlementEvent, holding booking: GateBooking? = nil) async throws -> ConfirmOutcome {
-        let actions = ConfirmRules.plan(event, configuration: configuration)
+    public func confirm(_ actions: [ConfirmAction], holding booking: GateBooking? = nil) async throws
+        -> ConfirmOutcome
+    {
         var done: [ConfirmAction] = []
         var refused: [ConfirmOutcome.Refusal] = []
         for action in actions {

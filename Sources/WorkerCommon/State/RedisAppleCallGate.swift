@@ -24,8 +24,9 @@ public struct RedisAppleCallGate: AppleCallGate {
     public let callsPerSecond: Double
     /// The sandbox budget per endpoint (``callsPerSecond`` × the share); 0 when the budget is off.
     public let sandboxRate: Double
-    private let production: GateTimeline.Rules
-    private let sandbox: GateTimeline.Rules
+    /// Each endpoint's rules, production and every other environment: the budget, capped at
+    /// Apple's own limit for the endpoint (``AppleCall/Endpoint/appleLimit``) and its share.
+    private let rules: [AppleCall.Endpoint: (production: GateTimeline.Rules, sandbox: GateTimeline.Rules)]
     private let client: RedisClient
     private let keys: Keyspace
 
@@ -53,8 +54,20 @@ public struct RedisAppleCallGate: AppleCallGate {
         self.keys = keys
         self.callsPerSecond = callsPerSecond
         self.sandboxRate = callsPerSecond > 0 ? max(callsPerSecond * sandboxShare, 0.001) : 0
-        self.production = GateTimeline.Rules(callsPerSecond: callsPerSecond, lateness: lateness)
-        self.sandbox = GateTimeline.Rules(callsPerSecond: sandboxRate, lateness: lateness)
+        let production = GateTimeline.Rules(callsPerSecond: callsPerSecond, lateness: lateness)
+        let sandbox = GateTimeline.Rules(callsPerSecond: sandboxRate, lateness: lateness)
+        var rules: [AppleCall.Endpoint: (production: GateTimeline.Rules, sandbox: GateTimeline.Rules)] = [:]
+        for endpoint in AppleCall.Endpoint.allCases {
+            guard let limit = endpoint.appleLimit, callsPerSecond > limit else {
+                rules[endpoint] = (production, sandbox)
+                continue
+            }
+            rules[endpoint] = (
+                GateTimeline.Rules(callsPerSecond: limit, lateness: lateness),
+                GateTimeline.Rules(callsPerSecond: max(limit * sandboxRate / callsPerSecond, 0.001), lateness: lateness)
+            )
+        }
+        self.rules = rules
     }
 
     public func acquire(_ call: AppleCall, holding booking: GateBooking?) async throws -> GateDecision {
@@ -74,11 +87,10 @@ public struct RedisAppleCallGate: AppleCallGate {
     private func run(_ call: AppleCall, _ script: RedisScript, _ arguments: [RedisValue]) async throws
         -> GateDecision
     {
-        var rules = call.environment == .production ? production : sandbox
-        if let limit = call.endpoint.appleLimit, callsPerSecond > limit {
-            let share = call.environment == .production ? 1 : sandboxRate / callsPerSecond
-            rules = GateTimeline.Rules(callsPerSecond: max(limit * share, 0.001), lateness: rules.lateness)
+        guard let endpoint = self.rules[call.endpoint] else {
+            preconditionFailure("every endpoint's rules are made at init")
         }
+        let rules = call.environment == .production ? endpoint.production : endpoint.sandbox
         let key = keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)
         let fields = try await client.execute(
             EVALSHA<[Int64]>(

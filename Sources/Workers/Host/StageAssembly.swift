@@ -113,10 +113,11 @@ struct StageAssembly {
         case .confirm:
             let configuration = stageSettings.confirm
             try await run { resources in
-                ConfirmHandler(
-                    confirmer: try confirmer(configuration, resources), configuration: configuration,
-                    metrics: ConfirmMetrics(factory: resources.metricsFactory),
-                    appleMetrics: AppleCallMetrics(factory: resources.metricsFactory), logger: resources.logger)
+                let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
+                return ConfirmHandler(
+                    confirmer: try confirmer(configuration, resources, appleMetrics: appleMetrics),
+                    configuration: configuration, metrics: ConfirmMetrics(factory: resources.metricsFactory),
+                    appleMetrics: appleMetrics, logger: resources.logger)
             }
         }
     }
@@ -196,10 +197,9 @@ struct StageAssembly {
 
     /// Confirm's calls to Apple: the same credentials, HTTP client and shared rate gate as
     /// verify's. With both settings off it makes none, and needs no credentials.
-    private func confirmer(_ configuration: ConfirmConfiguration, _ resources: WorkerResources) throws
-        -> AppleConfirmer
-    {
-        let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
+    private func confirmer(
+        _ configuration: ConfirmConfiguration, _ resources: WorkerResources, appleMetrics: AppleCallMetrics
+    ) throws -> AppleConfirmer {
         let sender: any ConfirmationSender =
             configuration.isEnabled
             ? try AppStoreConfirmationSender(
@@ -208,7 +208,7 @@ struct StageAssembly {
                     AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics))
             : NoConfirmationSender()
         return AppleConfirmer(
-            configuration: configuration, sender: sender,
+            sender: sender,
             gate: MeteredAppleCallGate(
                 base: RedisAppleCallGate(
                     client: resources.redis, keys: resources.keyspace,

@@ -38,7 +38,7 @@ public struct ConfirmHandler: MessageHandler {
     public func handle(_ event: EntitlementEvent, message: InboundMessage) async throws -> StageOutcome {
         let planned = ConfirmRules.plan(event, configuration: configuration)
         guard !planned.isEmpty else { return .skip(reason: "nothing to tell Apple about this change") }
-        let outcome = try await confirmer.confirm(event, holding: message.waitMemo.flatMap(GateBooking.init))
+        let outcome = try await confirmer.confirm(planned, holding: message.waitMemo.flatMap(GateBooking.init))
         metrics?.record(outcome, planned: planned)
         let metadata: Logger.Metadata = [
             "transactionId": "\(event.transactionId)", "eventId": "\(event.eventId)",

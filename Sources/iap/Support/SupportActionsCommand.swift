@@ -5,9 +5,7 @@ import Foundation
 import Hosting
 import Purchases
 import Redis
-import Settings
 import SupportTools
-import Topology
 import WorkerCommon
 
 /// `iap support finish|app-account-token|app-transaction|extend|extend-status`: what an operator
@@ -88,8 +86,7 @@ struct SupportAppAccountTokenCommand: AsyncParsableCommand {
                 if let token {
                     uuid = UUID(uuidString: token)!
                 } else {
-                    let reader = try await SettingsReader.load()
-                    guard let scheme = try StageSettings(stage: .match, reader: reader).tokenScheme else {
+                    guard let scheme = settings.tokenScheme else {
                         throw SupportError(.tokenSchemeRequired, "--user-id needs IAP_TOKEN_SCHEME")
                     }
                     guard
