@@ -377,6 +377,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Yams", package: "Yams"),
             ],
             // Unoptimized even in release (decision D45): since the typed Redis commands (D44),
             // Swift 6.3.1's LLVM crashes (signal 11 in CoroSplit) optimizing the state stores'
@@ -779,7 +780,7 @@ let package = Package(
             name: "ReconcileTests",
             dependencies: [
                 "Reconcile", "WorkerCommon", "Contracts", "Purchases", "Kafka", "AppStore", "AppStoreModels", "Redis",
-                "TestSupport", "AppStoreSimulator", "LocalStack",
+                "TestSupport", "AppStoreSimulator", "LocalStack", "Settings",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

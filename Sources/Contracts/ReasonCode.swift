@@ -16,6 +16,8 @@ public struct ReasonCode: OpenEnumeration {
     public static let invalidSignature = Self(rawValue: "invalid_signature")
     public static let invalidCertificate = Self(rawValue: "invalid_certificate")
     public static let wrongBundle = Self(rawValue: "wrong_bundle")
+    /// An event of an app the deployment does not serve (`IAP_BUNDLE_ID`, `IAP_APPS`; D57).
+    public static let unknownApp = Self(rawValue: "unknown_app")
     public static let wrongEnvironment = Self(rawValue: "wrong_environment")
     public static let receiptInvalid = Self(rawValue: "receipt_invalid")
     public static let transactionNotFound = Self(rawValue: "transaction_not_found")

@@ -91,7 +91,8 @@ public final class LocalStack: Sendable {
         let gatewayURL = gatewayPort.map { "http://127.0.0.1:\($0)" }
         let apiRuns = runs(configuration.api, "iap-api")
         let apiPort = apiRuns ? try LocalRedisServer.freeLoopbackPort() : nil
-        let readKey = apiRuns ? APIKeyring.newKey(name: "dev", apps: configuration.bundleId) : nil
+        let apps = [configuration.bundleId] + configuration.otherApps
+        let readKey = apiRuns ? APIKeyring.newKey(name: "dev", apps: apps.joined(separator: ",")) : nil
 
         let keyPath = directory + "/apple-api-key.p8"
         let apiKey = try ServerAPIKey.loadOrCreateP8(keyId: "LOCALSTACK", issuerId: "local-issuer", path: keyPath)
@@ -117,8 +118,6 @@ public final class LocalStack: Sendable {
             RedisSettings.url.name: redis.url,
             ClusterSettings.pipeline.name: pipelinePath,
             HostSettings.opsHost.name: "127.0.0.1",
-            StageSettings.bundleIdKey.name: configuration.bundleId,
-            StageSettings.appAppleIdKey.name: String(AppStoreSimulatorConfiguration().appAppleId),
             StageSettings.rootCertificates.name: simulator.rootCertificatePath,
             StageSettings.appleAPIURLKey.name: simulatorURL + "/production",
             StageSettings.appleSandboxAPIURLKey.name: simulatorURL + "/sandbox",
@@ -144,6 +143,17 @@ public final class LocalStack: Sendable {
             // Process plumbing, not a setting: the children search the same path as the stack.
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
+        if configuration.otherApps.isEmpty {
+            base[StageSettings.bundleIdKey.name] = configuration.bundleId
+            base[StageSettings.appAppleIdKey.name] = String(AppStoreSimulatorConfiguration().appAppleId)
+        } else {
+            // The simulator signs every app's data with one app id, as one Apple account would.
+            let appAppleId = AppStoreSimulatorConfiguration().appAppleId
+            let appsPath = directory + "/apps.yaml"
+            try ("apps:\n" + apps.map { "  - {bundleId: \($0), appAppleId: \(appAppleId)}\n" }.joined())
+                .write(toFile: appsPath, atomically: true, encoding: .utf8)
+            base[StageSettings.appsKey.name] = appsPath
+        }
         base.merge(configuration.workerEnvironment) { _, new in new }
 
         var environments: [String: [String: String]] = [:]
@@ -204,7 +214,7 @@ public final class LocalStack: Sendable {
             endpoints: LocalStackEndpoints(
                 kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL,
                 rootCertificate: simulator.rootCertificatePath,
-                bundleId: configuration.bundleId, ops: ops, gateway: gatewayURL,
+                bundleId: configuration.bundleId, apps: apps, ops: ops, gateway: gatewayURL,
                 api: apiPort.map { "http://127.0.0.1:\($0)" }, apiKey: readKey?.key, pipeline: pipelinePath, logs: logs
             ),
             cluster: cluster, redis: redis, configuration: configuration, pipeline: pipeline, baseEnvironment: base,

@@ -38,6 +38,9 @@ public struct LocalStackConfiguration: Sendable {
     public var stateDirectory: String?
     /// Bundle id of the simulated app.
     public var bundleId = "com.example.game"
+    /// Further apps the stack serves besides ``bundleId`` (the demo's second app, D57): with
+    /// any, the workers read them and ``bundleId`` from an `IAP_APPS` file.
+    public var otherApps: [String] = []
     /// First retry delay and cap of every stage in the dev pipeline file.
     public var retryInitialBackoff: Duration = .milliseconds(250)
     public var retryMaxBackoff: Duration = .seconds(2)

@@ -10,13 +10,15 @@ public struct LocalStackEndpoints: Codable, Sendable {
     /// PEM of the simulator's root, which the workers trust instead of Apple's.
     public var rootCertificate: String
     public var bundleId: String
+    /// Every app the stack serves, ``bundleId`` first.
+    public var apps: [String]
     /// Ops base URL (`/metrics`, `/healthz`, `/readyz`) of every worker process by instance name.
     public var ops: [String: String]
     /// `iap-gateway`'s base URL, when it runs.
     public var gateway: String?
     /// `iap-api`'s base URL, when it runs (`/v1/apps/{bundleId}/customers/{userId}`).
     public var api: String?
-    /// A development API key that may read ``bundleId`` (`Authorization: Bearer <apiKey>`);
+    /// A development API key that may read every app of ``apps`` (`Authorization: Bearer <apiKey>`);
     /// the stack's keys file holds only its hash.
     public var apiKey: String?
     /// The derived dev pipeline file the workers read.

@@ -60,7 +60,7 @@ struct NotificationHistoryPager: Sendable {
             let request = NotificationHistoryRequest(
                 startDate: window.start, endDate: window.end, onlyFailures: onlyFailures ? true : nil)
             let token = window.paginationToken
-            let page = try await apple.call(.notificationHistory, environment: scope.environment) {
+            let page = try await apple.call(.notificationHistory, environment: scope.environment, app: scope.bundleId) {
                 () async throws(AppStoreAPIError) in
                 try await client.getNotificationHistory(request, paginationToken: token).value
             }

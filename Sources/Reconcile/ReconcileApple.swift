@@ -7,25 +7,35 @@ public import Purchases
 /// pauses the endpoint for every replica and is slept through too (waiting is not failing);
 /// any other `retry` outcome (5xx, a timeout) waits what the classifier says, at least, and
 /// tries again, up to ``attempts`` failures; then the run fails and the next one resumes from
-/// the checkpoint.
+/// the checkpoint. Each app's calls go through its own gate (Apple's limits are per app; D57).
 public struct ReconcileApple: Sendable {
-    let gate: any AppleCallGate
+    let gates: @Sendable (_ bundleId: String) -> any AppleCallGate
     let attempts: Int
     let sleep: @Sendable (Duration) async throws -> Void
 
+    /// - Parameter gates: the gate of each app's calls, by bundle id.
     public init(
-        gate: any AppleCallGate, attempts: Int = 5,
+        gates: @escaping @Sendable (_ bundleId: String) -> any AppleCallGate, attempts: Int = 5,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
-        self.gate = gate
+        self.gates = gates
         self.attempts = max(1, attempts)
         self.sleep = sleep
     }
 
+    /// Every app's calls through one gate.
+    public init(
+        gate: any AppleCallGate, attempts: Int = 5,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
+        self.init(gates: { _ in gate }, attempts: attempts, sleep: sleep)
+    }
+
     public func call<Value: Sendable>(
-        _ endpoint: AppleCall.Endpoint, environment: AppStoreEnvironment,
+        _ endpoint: AppleCall.Endpoint, environment: AppStoreEnvironment, app bundleId: String,
         _ body: () async throws(AppStoreAPIError) -> Value
     ) async throws -> Value {
+        let gate = gates(bundleId)
         let call = AppleCall(endpoint, environment: environment)
         var failures = 0
         var booking: GateBooking?

@@ -42,8 +42,16 @@ public struct ReconcileAssembly: Sendable {
         let executor = MeteredAppleHTTPExecutor(
             AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)
         var clients: [(scope: ReconcileScope, client: AppStoreServerAPIClient)] = []
+        var gates: [String: any AppleCallGate] = [:]
         for bundleId in settings.bundleIds {
-            let api = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
+            guard let app = settings.apple.app(bundleId) else {
+                preconditionFailure("ReconcileSettings checks its apps")
+            }
+            let api = try settings.apple.serverAPIConfiguration(for: app)
+            gates[bundleId] = MeteredAppleCallGate(
+                base: RedisAppleCallGate(
+                    client: redis, callsPerSecond: Double(settings.apple.appleRateLimit), app: app.gateScope),
+                metrics: appleMetrics)
             for environment in settings.environments {
                 clients.append(
                     (
@@ -52,11 +60,12 @@ public struct ReconcileAssembly: Sendable {
                     ))
             }
         }
-        let gate = MeteredAppleCallGate(
-            base: RedisAppleCallGate(client: redis, callsPerSecond: Double(settings.apple.appleRateLimit)),
-            metrics: appleMetrics)
         self.reconciler = Reconciler(
-            clients: clients, apple: ReconcileApple(gate: gate), state: RedisReconcileState(client: redis),
+            clients: clients,
+            apple: ReconcileApple { [gates] bundleId in
+                guard let gate = gates[bundleId] else { preconditionFailure("every scope's app has its gate") }
+                return gate
+            }, state: RedisReconcileState(client: redis),
             index: RedisSubscriptionExpiryIndex(client: redis),
             entitlements: RedisEntitlementStateStore(client: redis), publisher: producer, topics: topics,
             options: settings.options, logger: logger)

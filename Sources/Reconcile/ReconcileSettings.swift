@@ -33,9 +33,16 @@ public struct ReconcileSettings: Sendable {
 
     public init(reader: SettingsReader) throws(SettingsError) {
         worker = try WorkerSettings(stage: "reconcile", reader: reader)
-        apple = try StageSettings(stage: .verify, reader: reader)
+        let apple = try StageSettings(stage: .verify, reader: reader)
+        self.apple = apple
         interval = try reader.value(Self.interval)
-        bundleIds = try reader.optional(Self.bundleIds) ?? [apple.bundleId]
+        bundleIds = try reader.optional(Self.bundleIds) ?? apple.apps.map(\.bundleId)
+        // A notification of an app verify does not serve would only be dead-lettered `unknown_app`.
+        if let stranger = bundleIds.first(where: { apple.app($0) == nil }) {
+            throw SettingsError(
+                .contradiction, key: Self.bundleIds.name,
+                "\(Self.bundleIds.name) lists '\(stranger)', not an app of the deployment (IAP_BUNDLE_ID or IAP_APPS)")
+        }
         if let names = try reader.optional(Self.environments) {
             environments = try names.map { name throws(SettingsError) in
                 guard
@@ -49,7 +56,15 @@ public struct ReconcileSettings: Sendable {
                 return environment
             }
         } else {
-            environments = apple.environmentPolicy.acceptedEnvironments.filter { $0 == .production || $0 == .sandbox }
+            // Every environment some app accepts, in the order of the first app's policy.
+            var accepted: [AppStoreEnvironment] = []
+            for app in apple.apps {
+                for environment in app.environmentPolicy.acceptedEnvironments
+                where (environment == .production || environment == .sandbox) && !accepted.contains(environment) {
+                    accepted.append(environment)
+                }
+            }
+            environments = accepted
         }
         options.lookback = try reader.value(Self.lookback)
         options.onlyFailures = try reader.value(Self.onlyFailures)

@@ -78,7 +78,9 @@ struct SubscriptionSweep: Sendable {
         for (scope, client) in clients {
             let response: StatusResponse
             do {
-                response = try await apple.call(.subscriptionStatuses, environment: scope.environment) {
+                response = try await apple.call(
+                    .subscriptionStatuses, environment: scope.environment, app: scope.bundleId
+                ) {
                     () async throws(AppStoreAPIError) in
                     try await client.getAllSubscriptionStatuses(transactionId: originalTransactionId).value
                 }

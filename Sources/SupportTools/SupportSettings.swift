@@ -14,6 +14,8 @@ public import WorkerCommon
 /// same settings layer as the workers, so the tools check and call exactly as verify does.
 public struct SupportSettings: Sendable {
     public var verify: StageSettings
+    /// The app the tools act for: `--bundle-id`, or the deployment's only app (D57).
+    public var app: AppSettings
     public var kafka: KafkaCluster
     public var redis: RedisSettings
     public var pipeline: PipelineFile
@@ -21,8 +23,17 @@ public struct SupportSettings: Sendable {
     /// `iap support app-account-token --user-id`; nil when none is set.
     public var tokenScheme: AppAccountTokenScheme?
 
-    public init(reader: SettingsReader) throws {
+    /// - Parameter bundleId: the app (`--bundle-id`); required when the deployment serves several.
+    public init(reader: SettingsReader, bundleId: String? = nil) throws {
         verify = try StageSettings(stage: .verify, reader: reader)
+        guard let app = verify.app(bundleId) else {
+            let served = verify.apps.map(\.bundleId).joined(separator: ", ")
+            throw SettingsError(
+                .invalidValue, key: StageSettings.appsKey.name,
+                bundleId.map { "app '\($0)' is not one this deployment serves (\(served))" }
+                    ?? "this deployment serves several apps (\(served)): name one with --bundle-id")
+        }
+        self.app = app
         tokenScheme = try StageSettings(stage: .match, reader: reader).tokenScheme
         kafka = KafkaCluster(
             bootstrapServers: try reader.value(ClusterSettings.kafkaBrokers),
@@ -36,12 +47,12 @@ public struct SupportSettings: Sendable {
     public func appleLookups(logger: Logger) throws -> AppleCustomerLookups {
         // Verify walks the environments itself; a lookup lets the client do it, starting where
         // the deployment's data lives.
-        var api = try verify.serverAPIConfiguration(bundleId: verify.bundleId)
-        api.environment = verify.environmentPolicy.deployment == .sandbox ? .sandbox : .production
-        api.sandboxFallback = verify.environmentPolicy.refusal(for: .sandbox) == nil
+        var api = try verify.serverAPIConfiguration(for: app)
+        api.environment = app.environmentPolicy.deployment == .sandbox ? .sandbox : .production
+        api.sandboxFallback = app.environmentPolicy.refusal(for: .sandbox) == nil
         return AppleCustomerLookups(
             client: try AppStoreServerAPIClient(configuration: api),
-            checker: try SignedDataChecker(configuration: try verify.verifyConfiguration(), logger: logger))
+            checker: try SignedDataChecker(configuration: try verify.verifyConfiguration(for: app), logger: logger))
     }
 
     /// Apple's server actions with verify's key and environment, asking the shared Apple gate in
@@ -52,7 +63,9 @@ public struct SupportSettings: Sendable {
         let lookups = try appleLookups(logger: logger)
         return AppleServerActions(
             client: lookups.client, checker: lookups.checker,
-            gate: RedisAppleCallGate(client: redis, callsPerSecond: Double(verify.appleRateLimit)), onWait: onWait)
+            gate: RedisAppleCallGate(
+                client: redis, callsPerSecond: Double(verify.appleRateLimit), app: app.gateScope),
+            onWait: onWait)
     }
 
     /// Grant's Redis (its entitlement states).

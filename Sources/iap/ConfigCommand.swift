@@ -100,8 +100,8 @@ struct ConfigCommand: AsyncParsableCommand {
                     attempt {
                         var settings = try ReconcileSettings(reader: reader)
                         if let pipeline { settings.worker.pipelinePath = pipeline }
-                        for bundleId in settings.bundleIds {
-                            _ = try settings.apple.serverAPIConfiguration(bundleId: bundleId)
+                        for app in settings.apple.apps where settings.bundleIds.contains(app.bundleId) {
+                            _ = try settings.apple.serverAPIConfiguration(for: app)
                         }
                         if let file { _ = (try file.topic(.notifications), try file.topic(.purchases)) }
                     }
@@ -111,7 +111,7 @@ struct ConfigCommand: AsyncParsableCommand {
                 attempt { _ = try WorkerSettings(stage: name.rawValue, reader: reader) }
                 attempt {
                     let settings = try StageSettings(stage: name, reader: reader)
-                    for path in settings.rootCertificatePaths + [settings.appleAPI?.privateKeyPath].compactMap({ $0 }) {
+                    for path in settings.rootCertificatePaths + settings.apps.compactMap(\.appleKey?.privateKeyPath) {
                         guard FileManager.default.isReadableFile(atPath: path) else {
                             throw ValidationError("\(process.rawValue): cannot read \(path)")
                         }

@@ -27,6 +27,9 @@ struct NotificationsCommand: AsyncParsableCommand {
         @Option(name: .long, help: "Seconds the hops may take from the request on.")
         var timeout: Double = 60
 
+        @Option(name: .customLong("bundle-id"), help: "The app (required when the deployment serves several).")
+        var bundleId: String?
+
         @Flag(name: .long, help: "Print the report as JSON.")
         var json = false
 
@@ -39,7 +42,7 @@ struct NotificationsCommand: AsyncParsableCommand {
         func run() async throws {
             var report: NotificationSelfCheckReport?
             try await SupportRun.run(json: json) {
-                let settings = try await SupportRun.settings()
+                let settings = try await SupportRun.settings(app: bundleId)
                 let logger = CLILogging.logger("iap.notifications")
                 let lookups = try settings.appleLookups(logger: logger)
                 let check = NotificationSelfCheck(

@@ -30,7 +30,7 @@ import Testing
             try await Task.sleep(for: delay)
         }
         let calls = Mutex(0)
-        let answer = try await apple.call(.notificationHistory, environment: .production) {
+        let answer = try await apple.call(.notificationHistory, environment: .production, app: "com.example.game") {
             () throws(AppStoreAPIError) -> String in
             let call = calls.withLock { calls in
                 calls += 1
@@ -58,7 +58,7 @@ import Testing
     @Test func applesRateLimitIsNeverChargedToTheAttempts() async throws {
         let apple = ReconcileApple(gate: NotingGate(), attempts: 2) { _ in }
         let calls = Mutex(0)
-        let answer = try await apple.call(.notificationHistory, environment: .production) {
+        let answer = try await apple.call(.notificationHistory, environment: .production, app: "com.example.game") {
             () throws(AppStoreAPIError) -> Int in
             let call = calls.withLock { calls in
                 calls += 1
@@ -79,7 +79,8 @@ import Testing
         let slept = Mutex<[Duration]>([])
         let apple = ReconcileApple(gate: gate) { delay in slept.withLock { $0.append(delay) } }
         let calls = Mutex(0)
-        _ = try await apple.call(.subscriptionStatuses, environment: .sandbox) { () throws(AppStoreAPIError) -> Int in
+        _ = try await apple.call(.subscriptionStatuses, environment: .sandbox, app: "com.example.game") {
+            () throws(AppStoreAPIError) -> Int in
             let call = calls.withLock { calls in
                 calls += 1
                 return calls

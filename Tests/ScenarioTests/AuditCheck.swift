@@ -33,13 +33,18 @@ enum AuditCheck {
 
         let api = try #require(ReadAPIClient(stack.endpoints))
         let written = try await WrittenRecords.read(stack, topics: ["iap.entitlements"])
+        // Each transaction under its own app: the demo's stack serves two (D57).
         let transactions = Set(
             try (written["iap.entitlements"] ?? []).map {
-                try EventDecoder.decode(EntitlementEvent.self, from: $0.value).transactionId
+                let change = try EventDecoder.decode(EntitlementEvent.self, from: $0.value)
+                return "\(change.bundleId) \(change.transactionId)"
             })
         #expect(!transactions.isEmpty)
-        for transactionId in transactions.sorted() {
-            let history = try await api.history(bundleId: stack.endpoints.bundleId, transactionId: transactionId)
+        #expect(Set(transactions.map { $0.split(separator: " ")[0] }).count == 2, "both apps granted")
+        for key in transactions.sorted() {
+            let parts = key.split(separator: " ").map(String.init)
+            let (bundleId, transactionId) = (parts[0], parts[1])
+            let history = try await api.history(bundleId: bundleId, transactionId: transactionId)
             let stages = Set(history?.entries.map(\.stage) ?? [])
             #expect(
                 stages.isSuperset(of: ["intake", "verify", "match", "grant"]),
@@ -71,8 +76,9 @@ enum AuditCheck {
             for member in stack.exited { try await stack.restart(member) }
             var still: [String] = []
             for eventId in missing {
-                let status = try? await api.purchase(bundleId: bundleId, eventId: eventId)
-                if status != report.statuses.first(where: { $0.eventId == eventId }) { still.append(eventId) }
+                let before = report.statuses.first { $0.eventId == eventId }
+                let status = try? await api.purchase(bundleId: before?.bundleId ?? bundleId, eventId: eventId)
+                if status != before { still.append(eventId) }
             }
             missing = still
         }

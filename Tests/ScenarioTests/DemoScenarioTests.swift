@@ -13,7 +13,11 @@ extension ScenarioTests {
     @Suite(.serialized, .timeLimit(.minutes(6))) struct DemoScenarioTests {
         @Test func everyScenarioReachesItsEndStateAndEachPurchaseIsGrantedOnce() async throws {
             // iap-reconcile too, as `iap-dev demo` runs it: one scenario's notification is lost.
-            let withReconcile = { (configuration: inout LocalStackConfiguration) in configuration.reconcile = true }
+            // And the demo's second app (D57).
+            let withReconcile = { (configuration: inout LocalStackConfiguration) in
+                configuration.reconcile = true
+                configuration.otherApps = [DemoScenario.secondApp]
+            }
             let (report, schemas) = try await PipelineHarness.withStack(.inProcess, withReconcile) { stack in
                 let report = try await DemoRunner(stack: stack, logger: PipelineHarness.logger).run(
                     timeout: .seconds(240))
@@ -36,7 +40,9 @@ extension ScenarioTests {
             let customer = try #require(report.customer)
             #expect(!customer.entitlements.isEmpty || !customer.credits.isEmpty, "\(customer)")
             // The rejection reasons the scenarios provoke, each seen.
-            for reason in ["invalid_signature", "ownership_conflict", "unsupported_schema", "malformed_event"] {
+            for reason in [
+                "invalid_signature", "ownership_conflict", "unsupported_schema", "malformed_event", "unknown_app",
+            ] {
                 #expect(report.rejected[reason, default: 0] >= 1, "no \(reason) rejection")
             }
             #expect(report.unmatched >= 1)

@@ -21,7 +21,7 @@ extension SupportToolsTests {
                 let orderId = try #require(purchase.orderId)
                 let lookups = try settings.appleLookups(logger: SupportStack.logger)
                 let republisher = OrderRepublisher(
-                    purchasesTopic: try settings.purchasesTopic(), bundleId: settings.verify.bundleId)
+                    purchasesTopic: try settings.purchasesTopic(), bundleId: settings.app.bundleId)
                 var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
                 producerConfiguration.clientId = "test-support"
                 let producer = try KafkaProducer(configuration: producerConfiguration, logger: SupportStack.logger)

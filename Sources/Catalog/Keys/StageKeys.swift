@@ -12,7 +12,12 @@ public enum StageKeys {
     )
 
     // MARK: Verify
-    public static let bundleId = Setting<String>.text("IAP_BUNDLE_ID", "The app's bundle id (required by verify)")
+    public static let bundleId = Setting<String>.text(
+        "IAP_BUNDLE_ID", "The app's bundle id (required by verify unless IAP_APPS lists the apps)")
+    public static let apps = Setting<String>.text(
+        "IAP_APPS",
+        "A YAML file of the apps one deployment serves, instead of IAP_BUNDLE_ID and IAP_APP_APPLE_ID (docs/operations.md"
+            + " \"Several apps\"); an event of another app is `unknown_app`")
     public static let appAppleId = Setting<Int>.integer(
         "IAP_APP_APPLE_ID", "The app's Apple id (required to verify production notifications)", in: 1...Int.max
     )
@@ -131,7 +136,8 @@ public enum StageKeys {
         SettingsSection(
             "Verify", readBy: "iap-verify",
             [
-                bundleId.descriptor, appAppleId.descriptor, rootCertificates.descriptor, deployment.descriptor,
+                bundleId.descriptor, apps.descriptor, appAppleId.descriptor, rootCertificates.descriptor,
+                deployment.descriptor,
                 acceptSandbox.descriptor, acceptXcode.descriptor, appleKeyId.descriptor, appleIssuerId.descriptor,
                 applePrivateKeyPath.descriptor, appleAPIURL.descriptor, appleSandboxAPIURL.descriptor,
                 receiptValidation.descriptor, verifyReceiptURL.descriptor, verifyReceiptSandboxURL.descriptor,

@@ -10,6 +10,8 @@ import Synchronization
 public struct DemoContext: Sendable {
     public let simulator: SimulatorClient
     public let bundleId: String
+    /// The stack's second app (D57), nil when it serves one.
+    public let secondApp: String?
     /// Makes ids unique per run, so runs against one stack never collide.
     public let runId: String
     let topics: ContractTopics
@@ -24,12 +26,14 @@ public struct DemoContext: Sendable {
 
     public func user(_ name: String) -> String { "\(name)-\(runId)" }
 
+    /// - Parameter app: the event's app; the stack's first app by default.
     public func purchaseEvent(
         _ payload: PurchasePayload, user: String, orderId: String? = nil, appAccountToken: String? = nil,
-        eventId: String? = nil
+        eventId: String? = nil, app: String? = nil
     ) -> PurchaseEvent {
         PurchaseEvent(
-            eventId: eventId ?? "evt-\(UUID().uuidString.prefix(13).lowercased())", bundleId: bundleId, userId: user,
+            eventId: eventId ?? "evt-\(UUID().uuidString.prefix(13).lowercased())", bundleId: app ?? bundleId,
+            userId: user,
             payload: payload,
             orderId: orderId, appAccountToken: appAccountToken,
             source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
@@ -38,7 +42,7 @@ public struct DemoContext: Sendable {
 
     public func publish(_ purchase: PurchaseEvent) async throws {
         _ = try await producer.send([try topics.record(purchase)])
-        published.note(purchase.eventId)
+        published.note(purchase.eventId, of: purchase.bundleId)
     }
 
     public func publish(_ order: OrderEvent) async throws {
@@ -72,12 +76,12 @@ public struct DemoContext: Sendable {
     }
 }
 
-/// The eventIds a run published, in order.
+/// The eventIds a run published, with their apps, in order.
 final class PublishedEvents: Sendable {
-    private let ids = Mutex<[String]>([])
+    private let ids = Mutex<[(bundleId: String, eventId: String)]>([])
 
-    func note(_ eventId: String) { ids.withLock { $0.append(eventId) } }
-    var all: [String] { ids.withLock { $0 } }
+    func note(_ eventId: String, of bundleId: String) { ids.withLock { $0.append((bundleId, eventId)) } }
+    var all: [(bundleId: String, eventId: String)] { ids.withLock { $0 } }
 }
 
 /// One realistic situation the pipeline must handle, with the end states it must reach.

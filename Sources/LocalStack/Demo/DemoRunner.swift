@@ -75,6 +75,7 @@ public struct DemoRunner: Sendable {
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
         let context = DemoContext(
             simulator: SimulatorClient(baseURL: stack.endpoints.simulator), bundleId: stack.endpoints.bundleId,
+            secondApp: stack.endpoints.apps.dropFirst().first,
             runId: String(UUID().uuidString.prefix(6)).lowercased(),
             topics: try ContractTopics(pipeline: stack.pipeline), producer: producer,
             observer: observer,
@@ -166,15 +167,16 @@ public struct DemoRunner: Sendable {
     }
 
     /// Each published event's status through the read API, waiting a little for those not at
-    /// their end yet: what each publisher would have been told.
-    private static func readStatuses(_ stack: LocalStack, of eventIds: [String]) async throws -> (
-        [PurchaseStatus], [String]
-    ) {
+    /// their end yet: what each publisher would have been told. An app the stack does not
+    /// serve has no API key to ask with (its events are `unknown_app` on `iap.rejected`).
+    private static func readStatuses(_ stack: LocalStack, of events: [(bundleId: String, eventId: String)])
+        async throws -> ([PurchaseStatus], [String])
+    {
         guard let api = ReadAPIClient(stack.endpoints) else { return ([], []) }
         var statuses: [PurchaseStatus] = []
         var withoutEnd: [String] = []
-        for eventId in eventIds {
-            let status = try await api.purchase(bundleId: stack.endpoints.bundleId, eventId: eventId, wait: 10)
+        for (bundleId, eventId) in events where stack.endpoints.apps.contains(bundleId) {
+            let status = try await api.purchase(bundleId: bundleId, eventId: eventId, wait: 10)
             if let status { statuses.append(status) }
             if status?.terminal != true { withoutEnd.append(eventId) }
         }

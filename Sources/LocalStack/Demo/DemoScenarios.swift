@@ -7,8 +7,12 @@ import Purchases
 /// duplicates from both StoreKit paths, a transaction before its order, an order whose
 /// purchase never comes, a forged JWS, a receipt replayed by another user, a userId hint that
 /// loses to the signed token, sandbox purchases,
-/// a notification for a purchase no backend reported, and malformed events.
+/// a notification for a purchase no backend reported, a second app and one the deployment does
+/// not serve, and malformed events.
 extension DemoScenario {
+    /// The second app the demo's stack serves (`LocalStackConfiguration.otherApps`, D57).
+    public static let secondApp = "com.example.puzzle"
+
     public static let catalogue: [DemoScenario] = [
         DemoScenario("StoreKit 2 consumable, order first (matched by appAccountToken)") { context in
             let user = context.user("alice")
@@ -263,6 +267,32 @@ extension DemoScenario {
                 .entitlement(
                     transactionId: purchase.transactionId, action: "grant", userId: user, environment: "Sandbox")
             ]
+        },
+        DemoScenario("a second app of the same deployment (its own Apple token, gate and customers)") { context in
+            guard let app = context.secondApp else {
+                throw LocalStackError("the stack serves one app; the demo runs with a second (otherApps)")
+            }
+            let user = context.user("sam")
+            let hints = try await context.simulator.purchase(productId: "hints_10", type: "Consumable", bundleId: app)
+            try await context.publish(
+                context.purchaseEvent(.transactionId(hints.transactionId), user: user, app: app))
+            let pass = try await context.simulator.purchase(
+                productId: "puzzle_pass", type: "Non-Consumable", bundleId: app)
+            try await context.publish(
+                context.purchaseEvent(.signedTransaction(pass.signedTransaction), user: user, app: app))
+            return [
+                .entitlement(transactionId: hints.transactionId, action: "grant", userId: user),
+                .entitlement(transactionId: pass.transactionId, action: "grant", userId: user),
+            ]
+        },
+        DemoScenario("an app this deployment does not serve (unknown_app)") { context in
+            let user = context.user("stranger")
+            let app = "com.example.stranger"
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: app)
+            let event = context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user, app: app)
+            try await context.publish(event)
+            return [.rejected(eventId: event.eventId, reason: "unknown_app"), .nothingFor(userId: user)]
         },
         DemoScenario("a notification for a purchase no backend reported") { context in
             let purchase = try await context.simulator.purchase(

@@ -16,6 +16,7 @@ public struct StageSettings: Sendable {
 
     // MARK: Verify
     public static let bundleIdKey = StageKeys.bundleId
+    public static let appsKey = StageKeys.apps
     public static let appAppleIdKey = StageKeys.appAppleId
     public static let rootCertificates = StageKeys.rootCertificates
     public static let deployment = StageKeys.deployment
@@ -59,19 +60,11 @@ public struct StageSettings: Sendable {
     /// The keys each stage reads, as the settings table lists them.
     public static let sections = StageKeys.sections
 
-    /// What verify needs to call Apple.
-    public struct AppleAPI: Sendable {
-        public var keyId: String
-        public var issuerId: String
-        public var privateKeyPath: String
-    }
-
     public var maximumEventBytes = 1 << 20
-    public var bundleId = ""
-    public var appAppleId: Int64?
+    /// The apps the deployment serves (D57): `IAP_APPS`, or the one app of `IAP_BUNDLE_ID`;
+    /// empty for stages that never tell apps apart (intake, match, state).
+    public var apps: [AppSettings] = []
     public var rootCertificatePaths: [String] = []
-    public var environmentPolicy = EnvironmentPolicy()
-    public var appleAPI: AppleAPI?
     public var appleAPIURL = AppStoreServerAPIConfiguration.defaultProductionBaseURL
     public var appleSandboxAPIURL = AppStoreServerAPIConfiguration.defaultSandboxBaseURL
     public var receiptValidation = VerifyConfiguration.ReceiptValidation.serverAPI
@@ -97,14 +90,7 @@ public struct StageSettings: Sendable {
         case .intake:
             maximumEventBytes = try reader.value(Self.maximumEventBytes)
         case .verify:
-            bundleId = try reader.required(Self.bundleIdKey, by: user)
-            appAppleId = try reader.optional(Self.appAppleIdKey).map(Int64.init)
             rootCertificatePaths = try reader.optional(Self.rootCertificates) ?? []
-            environmentPolicy = EnvironmentPolicy(
-                deployment: try reader.value(Self.deployment),
-                acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
-                acceptXcode: try reader.value(Self.acceptXcode)
-            )
             try readAppleAPI(reader, by: user)
             receiptValidation = try reader.value(Self.receiptValidationKey)
             verifyReceiptURL = try reader.value(Self.verifyReceiptURLKey)
@@ -137,20 +123,62 @@ public struct StageSettings: Sendable {
         }
     }
 
-    /// What a stage that calls the Server API reads: the app, the key, the endpoints, the
-    /// shared rate limit and the timeout (verify, and grant answering consumption requests).
+    /// What a stage that calls the Server API reads: the apps with their keys, the endpoints,
+    /// the shared rate limit and the timeout (verify, grant answering consumption requests,
+    /// confirm).
     private mutating func readAppleAPI(_ reader: SettingsReader, by user: String) throws(SettingsError) {
-        if bundleId.isEmpty { bundleId = try reader.required(Self.bundleIdKey, by: user) }
-        appleAPI = AppleAPI(
-            keyId: try reader.required(Self.appleKeyIdKey, by: user),
-            issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
-            privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)
-        )
+        try readApps(reader, by: user)
         appleAPIURL = try reader.value(Self.appleAPIURLKey)
         appleSandboxAPIURL = try reader.value(Self.appleSandboxAPIURLKey)
         appleRateLimit = try reader.value(Self.appleRateLimitKey)
         appleWaitInPlace = try reader.value(Self.appleWaitInPlaceKey)
         appleTimeout = try reader.value(Self.appleTimeoutKey)
+    }
+
+    /// The apps: those of `IAP_APPS` (a field left out takes the deployment's key), or the one
+    /// app of `IAP_BUNDLE_ID`, `IAP_APP_APPLE_ID` and the `IAP_APPLE_` key. Every app gets a key.
+    private mutating func readApps(_ reader: SettingsReader, by user: String) throws(SettingsError) {
+        let policy = EnvironmentPolicy(
+            deployment: try reader.value(Self.deployment),
+            acceptSandboxInProduction: try reader.value(Self.acceptSandbox),
+            acceptXcode: try reader.value(Self.acceptXcode)
+        )
+        guard let path = try reader.optional(Self.appsKey) else {
+            apps = [
+                AppSettings(
+                    bundleId: try reader.required(Self.bundleIdKey, by: user),
+                    appAppleId: try reader.optional(Self.appAppleIdKey).map(Int64.init), environmentPolicy: policy,
+                    appleKey: AppSettings.AppleKey(
+                        keyId: try reader.required(Self.appleKeyIdKey, by: user),
+                        issuerId: try reader.required(Self.appleIssuerIdKey, by: user),
+                        privateKeyPath: try reader.required(Self.applePrivateKeyPathKey, by: user)))
+            ]
+            return
+        }
+        for single in [Self.bundleIdKey.name, Self.appAppleIdKey.name] where reader.lookup(single) != nil {
+            throw SettingsError(
+                .contradiction, key: single, "\(single) is set with IAP_APPS: the apps file names each app and its id")
+        }
+        let keyNames = [Self.appleKeyIdKey, Self.appleIssuerIdKey, Self.applePrivateKeyPathKey]
+        let key = try keyNames.map { key throws(SettingsError) in try reader.optional(key) }
+        var defaultKey: AppSettings.AppleKey?
+        if let keyId = key[0], let issuerId = key[1], let privateKeyPath = key[2] {
+            defaultKey = AppSettings.AppleKey(keyId: keyId, issuerId: issuerId, privateKeyPath: privateKeyPath)
+        }
+        apps = try AppsFile.load(path: path, defaults: .init(environmentPolicy: policy, appleKey: defaultKey))
+        if let keyless = apps.first(where: { $0.appleKey == nil }) {
+            let missing = zip(keyNames, key).first { $0.1 == nil }?.0.name ?? Self.appleKeyIdKey.name
+            throw SettingsError(
+                .missing, key: missing,
+                "\(user) needs \(missing): app '\(keyless.bundleId)' of IAP_APPS has no appleKey of its own")
+        }
+    }
+
+    /// The app of an event's bundle id; nil for an app the deployment does not serve. An event
+    /// that names none (a notification without data) belongs to the only app, if there is one.
+    public func app(_ bundleId: String?) -> AppSettings? {
+        guard let bundleId else { return apps.count == 1 ? apps[0] : nil }
+        return apps.first { $0.bundleId == bundleId }
     }
 
     /// The environment alone (tests).

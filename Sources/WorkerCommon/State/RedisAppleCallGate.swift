@@ -8,7 +8,8 @@ public import Redis
 /// through Redis: one ``GateTimeline`` per endpoint and environment, kept by one script that
 /// reads the Redis server's clock, so replicas with skewed clocks book from one timeline.
 ///
-/// Key (``Keyspace``): `iap:apple-gate:{<endpoint>:<environment>}`, the string
+/// Key (``Keyspace``): `iap:apple-gate:{<endpoint>:<environment>}` (with several apps,
+/// `iap:apple-gate:{<bundleId>:<endpoint>:<environment>}`: Apple's limits are per app), the string
 /// `<next>|<pause>`: when the budget is next free and until when Apple's 429 holds calls back
 /// (ms), expiring a minute after both have passed. One string, so a booking costs a `GET` and a
 /// `SET … PX` inside the script. Asking costs one round trip, a booking held or not; a 429 costs
@@ -29,6 +30,8 @@ public struct RedisAppleCallGate: AppleCallGate {
     private let rules: [AppleCall.Endpoint: (production: GateTimeline.Rules, sandbox: GateTimeline.Rules)]
     private let client: RedisClient
     private let keys: Keyspace
+    /// The app whose calls this gate budgets (``AppSettings/gateScope``); nil in a single-app deployment.
+    private let app: String?
 
     /// Whether calls are budgeted at all (`callsPerSecond > 0`).
     public var isEnabled: Bool { callsPerSecond > 0 }
@@ -42,9 +45,11 @@ public struct RedisAppleCallGate: AppleCallGate {
     ///     must be positive. Sandbox gets at least 0.001 calls/s.
     ///   - lateness: how long after its slot a booking still lets its call through, in ms
     ///     (``GateTimeline/Rules/lateness``).
+    ///   - app: the app whose calls it budgets (``AppSettings/gateScope``), nil for the one app of
+    ///     a single-app deployment.
     public init(
         client: RedisClient, keys: Keyspace = .standard, callsPerSecond: Double = 50, sandboxShare: Double = 0.1,
-        lateness: Int64 = GateTimeline.defaultLateness
+        lateness: Int64 = GateTimeline.defaultLateness, app: String? = nil
     ) {
         precondition(
             callsPerSecond.isFinite && callsPerSecond >= 0,
@@ -52,6 +57,7 @@ public struct RedisAppleCallGate: AppleCallGate {
         precondition(sandboxShare.isFinite && sandboxShare > 0, "sandboxShare must be positive, got \(sandboxShare)")
         self.client = client
         self.keys = keys
+        self.app = app
         self.callsPerSecond = callsPerSecond
         self.sandboxRate = callsPerSecond > 0 ? max(callsPerSecond * sandboxShare, 0.001) : 0
         let production = GateTimeline.Rules(callsPerSecond: callsPerSecond, lateness: lateness)
@@ -91,7 +97,7 @@ public struct RedisAppleCallGate: AppleCallGate {
             preconditionFailure("every endpoint's rules are made at init")
         }
         let rules = call.environment == .production ? endpoint.production : endpoint.sandbox
-        let key = keys.appleGate(call.endpoint.rawValue, call.environment.rawValue)
+        let key = keys.appleGate(call.endpoint.rawValue, call.environment.rawValue, app: app)
         let fields = try await client.execute(
             EVALSHA<[Int64]>(
                 script, keys: [key],

@@ -83,9 +83,10 @@ extension Keyspace {
     /// A verified transaction, by transactionId.
     public func verifiedTransaction(_ transactionId: String) -> String { key("verified", id: transactionId) }
     /// The shared Apple call gate of one endpoint in one environment: its budget's timeline
-    /// and Apple's pause, shared by every replica that calls Apple.
-    public func appleGate(_ endpoint: String, _ environment: String) -> String {
-        key("apple-gate", id: "\(endpoint):\(environment)")
+    /// and Apple's pause, shared by every replica that calls Apple; `app` (an app of
+    /// `IAP_APPS`) gives each app its own, as Apple's limits are per app.
+    public func appleGate(_ endpoint: String, _ environment: String, app: String? = nil) -> String {
+        key("apple-gate", id: app.map { "\($0):\(endpoint):\(environment)" } ?? "\(endpoint):\(environment)")
     }
 
     // MARK: Grant

@@ -31,21 +31,23 @@ struct StageAssembly {
             try await run { _ in IntakeHandler(rules: rules, verifyTopic: output, audit: audit) }
         case .verify:
             let verifiedTopic = try spec.output("verified")
-            let configuration = try stageSettings.verifyConfiguration()
+            let configurations = try stageSettings.apps.map { app throws in
+                (app, try stageSettings.verifyConfiguration(for: app))
+            }
             try await run { resources in
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
-                let verifier = try TransactionVerifier(
-                    configuration: configuration, source: try appleSource(metrics: appleMetrics),
-                    cache: RedisVerifiedTransactionCache(client: resources.redis, keys: resources.keyspace),
-                    gate: MeteredAppleCallGate(
-                        base: RedisAppleCallGate(
-                            client: resources.redis, keys: resources.keyspace,
-                            callsPerSecond: Double(stageSettings.appleRateLimit)),
-                        metrics: appleMetrics),
-                    logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
-                )
+                let verifiers = try configurations.map { app, configuration throws in
+                    let verifier = try TransactionVerifier(
+                        configuration: configuration, source: try appleSource(for: app, metrics: appleMetrics),
+                        cache: RedisVerifiedTransactionCache(client: resources.redis, keys: resources.keyspace),
+                        gate: appleGate(for: app, resources, metrics: appleMetrics),
+                        logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
+                    )
+                    return (app.bundleId, verifier)
+                }
                 return VerifyHandler(
-                    verifier: verifier, verifiedTopic: verifiedTopic, appleMetrics: appleMetrics, audit: audit)
+                    verifiers: PerApp(verifiers), verifiedTopic: verifiedTopic, appleMetrics: appleMetrics,
+                    audit: audit)
             }
         case .match:
             let topics = MatchHandler.Topics(
@@ -115,7 +117,7 @@ struct StageAssembly {
             try await run { resources in
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
                 return ConfirmHandler(
-                    confirmer: try confirmer(configuration, resources, appleMetrics: appleMetrics),
+                    confirmers: try confirmers(configuration, resources, appleMetrics: appleMetrics),
                     configuration: configuration, metrics: ConfirmMetrics(factory: resources.metricsFactory),
                     appleMetrics: appleMetrics, logger: resources.logger)
             }
@@ -169,61 +171,68 @@ struct StageAssembly {
         try await worker.run(until: stop)
     }
 
-    /// Grant's consumption answers, when `IAP_CONSUMPTION_ANSWER` is on: the same Apple
+    /// The shared Apple gate of `app`'s calls (its own timelines with several apps: D57), counted
+    /// in `metrics`.
+    private func appleGate(for app: AppSettings, _ resources: WorkerResources, metrics: AppleCallMetrics)
+        -> MeteredAppleCallGate
+    {
+        MeteredAppleCallGate(
+            base: RedisAppleCallGate(
+                client: resources.redis, keys: resources.keyspace,
+                callsPerSecond: Double(stageSettings.appleRateLimit), app: app.gateScope),
+            metrics: metrics)
+    }
+
+    /// The metered HTTP executor every Apple client of the stage shares.
+    private func appleExecutor(_ metrics: AppleCallMetrics) -> MeteredAppleHTTPExecutor {
+        MeteredAppleHTTPExecutor(AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: metrics)
+    }
+
+    /// Grant's consumption answers, when `IAP_CONSUMPTION_ANSWER` is on: per app, the same Apple
     /// credentials, HTTP client and shared rate gate as verify's calls.
     private func consumptionStep(_ resources: WorkerResources) throws -> ConsumptionStep? {
         guard let configuration = stageSettings.consumption else { return nil }
         let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
-        let answerer = ConsumptionAnswerer(
-            configuration: configuration,
-            states: RedisEntitlementStateStore(
-                client: resources.redis, keys: resources.keyspace, fence: resources.fence),
-            ledger: RedisConsumptionLedger(client: resources.redis, keys: resources.keyspace),
-            sender: try AppStoreConsumptionSender(
-                api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),
-                executor: MeteredAppleHTTPExecutor(
-                    AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics)),
-            gate: MeteredAppleCallGate(
-                base: RedisAppleCallGate(
-                    client: resources.redis, keys: resources.keyspace,
-                    callsPerSecond: Double(stageSettings.appleRateLimit)),
-                metrics: appleMetrics),
-            waitInPlace: stageSettings.appleWaitInPlace
-        )
+        let answerers = try stageSettings.apps.map { app throws in
+            let answerer = ConsumptionAnswerer(
+                configuration: configuration,
+                states: RedisEntitlementStateStore(
+                    client: resources.redis, keys: resources.keyspace, fence: resources.fence),
+                ledger: RedisConsumptionLedger(client: resources.redis, keys: resources.keyspace),
+                sender: try AppStoreConsumptionSender(
+                    api: try stageSettings.serverAPIConfiguration(for: app), executor: appleExecutor(appleMetrics)),
+                gate: appleGate(for: app, resources, metrics: appleMetrics),
+                waitInPlace: stageSettings.appleWaitInPlace
+            )
+            return (app.bundleId, answerer)
+        }
         return ConsumptionStep(
-            answerer: answerer, metrics: ConsumptionMetrics(factory: resources.metricsFactory),
+            answerers: PerApp(answerers), metrics: ConsumptionMetrics(factory: resources.metricsFactory),
             appleMetrics: appleMetrics, logger: resources.logger)
     }
 
-    /// Confirm's calls to Apple: the same credentials, HTTP client and shared rate gate as
-    /// verify's. With both settings off it makes none, and needs no credentials.
-    private func confirmer(
+    /// Confirm's calls to Apple, per app: the same credentials, HTTP client and shared rate gate
+    /// as verify's. With both settings off it makes none, and needs no credentials.
+    private func confirmers(
         _ configuration: ConfirmConfiguration, _ resources: WorkerResources, appleMetrics: AppleCallMetrics
-    ) throws -> AppleConfirmer {
-        let sender: any ConfirmationSender =
-            configuration.isEnabled
-            ? try AppStoreConfirmationSender(
-                api: try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId),
-                executor: MeteredAppleHTTPExecutor(
-                    AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: appleMetrics))
-            : NoConfirmationSender()
-        return AppleConfirmer(
-            sender: sender,
-            gate: MeteredAppleCallGate(
-                base: RedisAppleCallGate(
-                    client: resources.redis, keys: resources.keyspace,
-                    callsPerSecond: Double(stageSettings.appleRateLimit)),
-                metrics: appleMetrics),
-            waitInPlace: stageSettings.appleWaitInPlace)
+    ) throws -> PerApp<AppleConfirmer> {
+        guard configuration.isEnabled else {
+            // Nothing is ever planned, so no app is ever looked up.
+            return PerApp([])
+        }
+        return PerApp(
+            try stageSettings.apps.map { app throws in
+                let sender = try AppStoreConfirmationSender(
+                    api: try stageSettings.serverAPIConfiguration(for: app), executor: appleExecutor(appleMetrics))
+                let confirmer = AppleConfirmer(
+                    sender: sender, gate: appleGate(for: app, resources, metrics: appleMetrics),
+                    waitInPlace: stageSettings.appleWaitInPlace)
+                return (app.bundleId, confirmer)
+            })
     }
 
-    /// What confirm sends with both settings off: nothing is ever planned, so never called.
-    private struct NoConfirmationSender: ConfirmationSender {
-        func send(_ action: ConfirmAction) async throws(AppleCallFailure) {}
-    }
-
-    private func appleSource(metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
-        let api = try stageSettings.serverAPIConfiguration(bundleId: stageSettings.bundleId)
+    private func appleSource(for app: AppSettings, metrics: AppleCallMetrics) throws -> AppStoreTransactionSource {
+        let api = try stageSettings.serverAPIConfiguration(for: app)
         let legacy =
             stageSettings.receiptValidation == .verifyReceipt
             ? VerifyReceiptClient.Configuration(
@@ -231,10 +240,6 @@ struct StageAssembly {
                 sandboxURL: stageSettings.verifyReceiptSandboxURL, timeout: stageSettings.appleTimeout
             )
             : nil
-        return try AppStoreTransactionSource(
-            api: api, verifyReceipt: legacy,
-            executor: MeteredAppleHTTPExecutor(
-                AsyncHTTPClientExecutor(client: AppleHTTPClient.shared), metrics: metrics)
-        )
+        return try AppStoreTransactionSource(api: api, verifyReceipt: legacy, executor: appleExecutor(metrics))
     }
 }

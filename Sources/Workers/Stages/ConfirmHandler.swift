@@ -12,18 +12,20 @@ public import WorkerCommon
 /// its own, so Apple failing or rate-limiting these calls delays only them, never a grant: they
 /// wait for the shared gate, retry with the stage's backoff, and a refusal for good is logged
 /// and counted, not dead-lettered (nothing an operator replays would change Apple's answer).
+/// Each app has its confirmer (its key and gate; D57); a change of an app no longer served is
+/// logged and skipped.
 public struct ConfirmHandler: MessageHandler {
-    private let confirmer: AppleConfirmer
+    private let confirmers: PerApp<AppleConfirmer>
     private let configuration: ConfirmConfiguration
     private let metrics: ConfirmMetrics?
     private let appleMetrics: AppleCallMetrics?
     private let logger: Logger
 
     public init(
-        confirmer: AppleConfirmer, configuration: ConfirmConfiguration, metrics: ConfirmMetrics? = nil,
+        confirmers: PerApp<AppleConfirmer>, configuration: ConfirmConfiguration, metrics: ConfirmMetrics? = nil,
         appleMetrics: AppleCallMetrics? = nil, logger: Logger
     ) {
-        self.confirmer = confirmer
+        self.confirmers = confirmers
         self.configuration = configuration
         self.metrics = metrics
         self.appleMetrics = appleMetrics
@@ -38,6 +40,13 @@ public struct ConfirmHandler: MessageHandler {
     public func handle(_ event: EntitlementEvent, message: InboundMessage) async throws -> StageOutcome {
         let planned = ConfirmRules.plan(event, configuration: configuration)
         guard !planned.isEmpty else { return .skip(reason: "nothing to tell Apple about this change") }
+        guard let confirmer = confirmers[event.bundleId] else {
+            let refusal = confirmers.unknownApp(event.bundleId)
+            logger.error(
+                "not confirming to Apple: \(refusal.detail)",
+                metadata: ["transactionId": "\(event.transactionId)", "reason": "\(refusal.reason.rawValue)"])
+            return .skip(reason: refusal.description)
+        }
         let outcome = try await confirmer.confirm(planned, holding: message.waitMemo.flatMap(GateBooking.init))
         metrics?.record(outcome, planned: planned)
         let metadata: Logger.Metadata = [

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Contracts
 public import Logging
 import Pipeline
@@ -10,18 +11,19 @@ public import WorkerCommon
 /// Only a transient failure holds the record back (a retry of the whole record: the grant
 /// rules have not run yet, and the ledger keeps an answer Apple accepted from going out twice),
 /// or the wait for a slot of Apple's budget (a runtime wait, not an attempt).
-/// A skip or Apple's final refusal is logged and counted, and grant goes on.
+/// A skip or Apple's final refusal is logged and counted, and grant goes on. Each app has its
+/// answerer (its key and gate; D57).
 public struct ConsumptionStep: Sendable {
-    private let answerer: ConsumptionAnswerer
+    private let answerers: PerApp<ConsumptionAnswerer>
     private let metrics: ConsumptionMetrics?
     private let appleMetrics: AppleCallMetrics?
     private let logger: Logger
 
     public init(
-        answerer: ConsumptionAnswerer, metrics: ConsumptionMetrics? = nil, appleMetrics: AppleCallMetrics? = nil,
-        logger: Logger
+        answerers: PerApp<ConsumptionAnswerer>, metrics: ConsumptionMetrics? = nil,
+        appleMetrics: AppleCallMetrics? = nil, logger: Logger
     ) {
-        self.answerer = answerer
+        self.answerers = answerers
         self.metrics = metrics
         self.appleMetrics = appleMetrics
         self.logger = logger
@@ -30,6 +32,15 @@ public struct ConsumptionStep: Sendable {
     /// A retry or wait outcome for the record, or nil to go on with grant.
     func run(_ matched: MatchedTransaction, message: InboundMessage) async throws -> StageOutcome? {
         let booking = message.waitMemo.flatMap(GateBooking.init)
+        guard let answerer = answerers[matched.transaction.bundleId] else {
+            if matched.verified.notification?.notificationType == .consumptionRequest {
+                let refusal = answerers.unknownApp(matched.transaction.bundleId)
+                logger.error(
+                    "consumption request not answered: \(refusal.detail)",
+                    metadata: ["transactionId": "\(matched.transaction.transactionId)"])
+            }
+            return nil
+        }
         guard let outcome = try await answerer.answer(matched, holding: booking) else { return nil }
         metrics?.record(outcome)
         let metadata: Logger.Metadata = [

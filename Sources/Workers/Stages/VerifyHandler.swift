@@ -12,18 +12,20 @@ public import WorkerCommon
 /// Retry versus reject follows Apple's classification; a retry never comes before Apple's
 /// Retry-After. A request that must wait for its Apple call slot (the shared budget, Apple's
 /// 429) waits for it as a runtime wait that keeps the booking, not as a retry (decision D36).
+/// Each app has its verifier (its bundle, key, environment policy and gate; D57); a request of
+/// an app the deployment does not serve is `unknown_app`.
 public struct VerifyHandler: MessageHandler {
-    private let verifier: TransactionVerifier
+    private let verifiers: PerApp<TransactionVerifier>
     private let verifiedTopic: String
     private let appleMetrics: AppleCallMetrics?
     private let audit: AuditTrail?
 
     /// - Parameter appleMetrics: counts Apple's refusals of our configuration (D8's alert).
     public init(
-        verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil,
+        verifiers: PerApp<TransactionVerifier>, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil,
         audit: AuditTrail? = nil
     ) {
-        self.verifier = verifier
+        self.verifiers = verifiers
         self.verifiedTopic = verifiedTopic
         self.appleMetrics = appleMetrics
         self.audit = audit
@@ -34,7 +36,18 @@ public struct VerifyHandler: MessageHandler {
         return Prepared(request, idempotencyKey: request.idempotencyKey, audit: request.auditSubject)
     }
 
+    /// A single-app deployment's handler.
+    public init(
+        verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil,
+        audit: AuditTrail? = nil
+    ) {
+        self.init(
+            verifiers: PerApp(bundleId: verifier.configuration.bundleId, verifier), verifiedTopic: verifiedTopic,
+            appleMetrics: appleMetrics, audit: audit)
+    }
+
     public func handle(_ request: VerifyRequest, message: InboundMessage) async throws -> StageOutcome {
+        guard let verifier = verifiers[request.bundleId] else { return .reject(verifiers.unknownApp(request.bundleId)) }
         switch try await verifier.verify(request, holding: message.waitMemo.flatMap(GateBooking.init)) {
         case .verified(let transactions):
             var records = try transactions.map { try KafkaRecord.event($0, topic: verifiedTopic, key: $0.partitionKey) }

@@ -24,7 +24,9 @@ struct DemoCommand: AsyncParsableCommand {
         let logger = CLILogging.logger("iap.demo")
         let say: (String) -> Void = { line in if !json { print(line) } }
         say("starting the embedded stack (broker, redis-server, App Store simulator, gateway, four workers)…")
-        let running = try await LocalStack.start(try stack.configuration(), logger: logger)
+        var configuration = try stack.configuration()
+        configuration.otherApps = [DemoScenario.secondApp]
+        let running = try await LocalStack.start(configuration, logger: logger)
         say(
             "ready: kafka \(running.endpoints.kafka), redis \(running.endpoints.redis), simulator \(running.endpoints.simulator)"
         )

@@ -12,6 +12,9 @@ import WorkerCommon
 /// asks Apple to do for a customer (issue 22 item 2; docs/operations.md, "Support: acting at
 /// Apple"). Each call waits for its slot in the workers' shared Apple budget first.
 struct SupportActionArguments: ParsableArguments {
+    @Option(name: .customLong("bundle-id"), help: "The app (required when the deployment serves several).")
+    var bundleId: String?
+
     @Flag(name: .long, help: "Print the answer as JSON.")
     var json = false
 
@@ -21,7 +24,7 @@ struct SupportActionArguments: ParsableArguments {
     ) async throws {
         let json = self.json
         try await SupportRun.run(json: json) {
-            let settings = try await SupportRun.settings()
+            let settings = try await SupportRun.settings(app: bundleId)
             let logger = CLILogging.logger("iap.support")
             let redis = try settings.redisClient(logger: logger)
             let answer: Answer
@@ -90,7 +93,7 @@ struct SupportAppAccountTokenCommand: AsyncParsableCommand {
                         throw SupportError(.tokenSchemeRequired, "--user-id needs IAP_TOKEN_SCHEME")
                     }
                     guard
-                        let derived = scheme.token(forUserId: userId!, bundleId: settings.verify.bundleId)
+                        let derived = scheme.token(forUserId: userId!, bundleId: settings.app.bundleId)
                             .flatMap(UUID.init(uuidString:))
                     else {
                         throw SupportError(

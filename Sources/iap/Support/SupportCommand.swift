@@ -32,8 +32,9 @@ struct SupportCommand: AsyncParsableCommand {
 
 /// Shared by the support subcommands: settings, the JSON/text switch and error output.
 enum SupportRun {
-    static func settings() async throws -> SupportSettings {
-        try SupportSettings(reader: try await SettingsReader.load())
+    /// - Parameter bundleId: `--bundle-id`; required when the deployment serves several apps.
+    static func settings(app bundleId: String? = nil) async throws -> SupportSettings {
+        try SupportSettings(reader: try await SettingsReader.load(), bundleId: bundleId)
     }
 
     /// Runs `body`; a failure is printed (as `{"error", "message"}` with `--json`) and exits 1.
@@ -87,12 +88,15 @@ struct SupportOrderCommand: AsyncParsableCommand {
     @Option(name: .customLong("user-id"), help: "With --republish: the user of purchases grant never saw.")
     var userId: String?
 
+    @Option(name: .customLong("bundle-id"), help: "The app (required when the deployment serves several).")
+    var bundleId: String?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
     func run() async throws {
         try await SupportRun.run(json: json) {
-            let settings = try await SupportRun.settings()
+            let settings = try await SupportRun.settings(app: bundleId)
             let logger = CLILogging.logger("iap.support")
             let lookups = try settings.appleLookups(logger: logger)
             let redis = try settings.redisClient(logger: logger)
@@ -107,7 +111,7 @@ struct SupportOrderCommand: AsyncParsableCommand {
             await redis.shutdown()
             if republish {
                 let republisher = OrderRepublisher(
-                    purchasesTopic: try settings.purchasesTopic(), bundleId: settings.verify.bundleId)
+                    purchasesTopic: try settings.purchasesTopic(), bundleId: settings.app.bundleId)
                 let events = try republisher.events(for: report, userId: userId)
                 let kafka = try KafkaProducer(
                     configuration: settings.kafka.producer(clientId: "iap-support"), logger: logger)
@@ -130,6 +134,9 @@ struct CustomerLookupArguments: ParsableArguments {
     @Argument(help: "Any transaction id of the customer.")
     var transactionId: String
 
+    @Option(name: .customLong("bundle-id"), help: "The app (required when the deployment serves several).")
+    var bundleId: String?
+
     @Flag(name: .long, help: "Print the report as JSON.")
     var json = false
 
@@ -138,7 +145,8 @@ struct CustomerLookupArguments: ParsableArguments {
         _ lookup: (AppleCustomerLookups, String) async throws -> Report, text: (Report) -> String
     ) async throws {
         try await SupportRun.run(json: json) {
-            let lookups = try await SupportRun.settings().appleLookups(logger: CLILogging.logger("iap.support"))
+            let lookups = try await SupportRun.settings(app: bundleId).appleLookups(
+                logger: CLILogging.logger("iap.support"))
             let report = try await lookup(lookups, transactionId)
             try SupportRun.print(report, json: json) { text(report) }
         }
@@ -164,16 +172,13 @@ struct SupportHistoryCommand: AsyncParsableCommand {
             --pipeline prints the pipeline's own history of the transaction instead: every stage's decision \
             (accepted, verified, matched, changed, no effect, rejected, …) from the audit trail's index in the \
             state stage's Redis (decision D51), oldest first. It needs REDIS_URL and the app (--bundle-id, else \
-            IAP_BUNDLE_ID), not Apple; exit status 3 when no decision about the transaction is known.
+            the deployment's only app), not Apple; exit status 3 when no decision about the transaction is known.
             """)
 
     @OptionGroup var lookup: CustomerLookupArguments
 
     @Flag(name: .long, help: "The pipeline's decisions about the transaction (the audit trail), not Apple's history.")
     var pipeline = false
-
-    @Option(name: .customLong("bundle-id"), help: "With --pipeline: the app (default: IAP_BUNDLE_ID).")
-    var bundleId: String?
 
     func run() async throws {
         guard pipeline else {
@@ -183,7 +188,7 @@ struct SupportHistoryCommand: AsyncParsableCommand {
         }
         try await SupportRun.run(json: lookup.json) {
             let reader = try await SettingsReader.load()
-            let bundleId = try self.bundleId ?? SupportSettings(reader: reader).verify.bundleId
+            let bundleId = try lookup.bundleId ?? SupportSettings(reader: reader).app.bundleId
             let redis = RedisClient(
                 configuration: try RedisSettings(reader: reader).configuration(),
                 logger: CLILogging.logger("iap.support"))

@@ -15,7 +15,7 @@ import WorkerCommon
     @Test func offByDefaultAndThenGrantNeedsNoAppleKey() throws {
         let settings = try StageSettings(stage: .grant, environment: [:])
         #expect(settings.consumption == nil)
-        #expect(settings.appleAPI == nil)
+        #expect(settings.apps.isEmpty)
     }
 
     @Test func onReadsTheAnswerAndTheAppleKey() throws {
@@ -31,8 +31,8 @@ import WorkerCommon
                 == ConsumptionConfiguration(
                     customerConsented: true, sampleContentProvided: true, refundPreference: .grantProrated,
                     consumablesCountAsConsumed: false))
-        #expect(settings.appleAPI?.privateKeyPath == "/k.p8")
-        #expect(settings.bundleId == "com.example.game")
+        #expect(settings.apps.map(\.bundleId) == ["com.example.game"])
+        #expect(settings.apps.first?.appleKey?.privateKeyPath == "/k.p8")
         #expect(settings.appleRateLimit == 7)
         let defaults = try StageSettings(stage: .grant, environment: Self.answering)
         #expect(defaults.consumption == ConsumptionConfiguration(customerConsented: true))
