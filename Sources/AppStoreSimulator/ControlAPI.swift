@@ -63,6 +63,10 @@ struct ControlAPI: Sendable {
             let id = context.parameters.get("transactionId") ?? ""
             return try JSONResponse.make(body: ["finished": await store.isFinished(id)])
         }
+        group.get("transactions/:transactionId/app-transaction") { _, context in
+            let id = context.parameters.get("transactionId") ?? ""
+            return try JSONResponse.make(body: ["signedAppTransaction": try await store.appTransaction(ofId: id)])
+        }
         group.get("root.pem") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "application/x-pem-file"],

@@ -435,6 +435,13 @@ actor Store {
 
     /// Get App Transaction Info: the app's purchase by the customer who made `transaction`, the
     /// customer's first transaction standing in for the app's download.
+    /// The AppTransaction of the customer who made transaction `id`, as StoreKit's
+    /// `AppTransaction.shared` shows it on their device (`/sim/v1`: no token needed).
+    func appTransaction(ofId id: String) throws -> String {
+        guard let transaction = transactions[id] else { throw SimulatorError(.notFound, "no transaction \(id)") }
+        return try appTransaction(of: transaction)
+    }
+
     func appTransaction(of transaction: SimulatedTransactionPayload) throws -> String {
         let first = customerTransactions(of: transaction).first ?? transaction
         return try signer.sign(

@@ -24,7 +24,7 @@ extension CustomerView {
                 }
                 continue
             }
-            if type == .nonConsumable || type == .nonRenewingSubscription {
+            if type == .nonConsumable || type == .nonRenewingSubscription || type == .app {
                 purchases.append(OneTimePurchase(purchase, at: now))
             }
             guard let access = Access(purchase, at: now) else { continue }

@@ -9,4 +9,13 @@ extension SimulatorClient {
             "/sim/v1/transactions/\(transactionId)/finished", body: nil, method: .GET)
         return answer.finished
     }
+
+    /// `GET /sim/v1/transactions/{id}/app-transaction`: the signed AppTransaction of the customer
+    /// who made the transaction, as the app would read `AppTransaction.shared`.
+    public func appTransaction(ofTransactionId transactionId: String) async throws -> String {
+        struct Answer: Decodable { var signedAppTransaction: String }
+        let answer: Answer = try await exchange(
+            "/sim/v1/transactions/\(transactionId)/app-transaction", body: nil, method: .GET)
+        return answer.signedAppTransaction
+    }
 }

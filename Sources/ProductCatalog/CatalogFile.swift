@@ -23,7 +23,7 @@ public enum CatalogFile {
     /// The `type` values, and the App Store product type each stands for.
     public static let types: KeyValuePairs<String, ProductType> = [
         "autoRenewable": .autoRenewableSubscription, "nonRenewing": .nonRenewingSubscription,
-        "nonConsumable": .nonConsumable, "consumable": .consumable,
+        "nonConsumable": .nonConsumable, "consumable": .consumable, "app": .app,
     ]
 
     /// Reads and checks the file at `path`.

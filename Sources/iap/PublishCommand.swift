@@ -95,23 +95,28 @@ struct PublishPurchaseCommand: AsyncParsableCommand {
     @Option(name: .customLong("transaction-receipt"), help: "Base64 StoreKit 1 transactionReceipt.")
     var transactionReceipt: String?
     @Option(name: .customLong("transaction-id"), help: "A bare transaction id.") var transactionId: String?
+    @Option(
+        name: .customLong("app-transaction"),
+        help: "StoreKit 2 AppTransaction jwsRepresentation (the app's own purchase).")
+    var appTransaction: String?
 
     func run() async throws {
         let payloads: [PurchasePayload] = [
             signedTransaction.map(PurchasePayload.signedTransaction), appReceipt.map(PurchasePayload.appReceipt),
             transactionReceipt.map(PurchasePayload.transactionReceipt),
-            transactionId.map(PurchasePayload.transactionId),
+            transactionId.map(PurchasePayload.transactionId), appTransaction.map(PurchasePayload.appTransaction),
         ].compactMap { $0 }
         guard payloads.count == 1, let payload = payloads.first else {
             throw ValidationError(
-                "give exactly one of --signed-transaction, --app-receipt, --transaction-receipt, --transaction-id")
+                "give exactly one of --signed-transaction, --app-receipt, --transaction-receipt, --transaction-id,"
+                    + " --app-transaction")
         }
         let event = PurchaseEvent(
             eventId: eventId ?? UUID().uuidString, bundleId: bundleId, userId: userId, payload: payload,
             orderId: orderId,
             appAccountToken: appAccountToken,
             environment: try environment.map { text in try CLIEnvironment.parse(text) },
-            source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
+            source: payload.kind == .signedTransaction || payload.kind == .appTransaction ? .storeKit2 : .storeKit1
         )
         let settings = try await CLISettings.load()
         try await options.send([try options.topics(settings).record(event)], settings)

@@ -22,7 +22,8 @@ enum ContractFixtures {
         revocationDate: at(1_764_000_000_001), revocationReason: RevocationReason(rawValue: 1),
         appAccountToken: "7E3D2A1C-0000-4000-8000-000000000001", inAppOwnershipType: .familyShared, isUpgraded: true,
         signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1",
-        price: 9_990, currency: "EUR", storefront: "DEU", offerType: .promotionalOffer, offerIdentifier: "spring"
+        price: 9_990, currency: "EUR", storefront: "DEU", offerType: .promotionalOffer, offerIdentifier: "spring",
+        originalApplicationVersion: "1.0"
     )
 
     static let notification = NotificationContext(
@@ -38,7 +39,7 @@ enum ContractFixtures {
 
     static let purchases: [PurchaseEvent] = [
         .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"),
-        .transactionId("2000000000000002"),
+        .transactionId("2000000000000002"), .appTransaction("h.p/+.s"),
     ].map {
         PurchaseEvent(
             eventId: "e-1", bundleId: "com.example.game", userId: "u-123", payload: $0, orderId: "o-456",
@@ -82,7 +83,7 @@ enum ContractFixtures {
         matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2, status: .gracePeriod,
         gracePeriodExpiresDate: at(1_765_500_000_000), autoRenewStatus: .off, expirationIntent: .billingError,
         revocationReason: RevocationReason(rawValue: 1), offerType: .promotionalOffer, offerIdentifier: "spring",
-        price: 9_990, currency: "EUR", storefront: "DEU", sequence: 3
+        price: 9_990, currency: "EUR", storefront: "DEU", sequence: 3, originalApplicationVersion: "1.0"
     )
 
     static let state = EntitlementState(

@@ -59,6 +59,14 @@ import Testing
             ])
     }
 
+    /// The app's own purchase (D58) is no in-app transaction: nothing to finish or token.
+    @Test func theAppsOwnPurchaseOwesAppleNothing() {
+        var event = Self.event(.grant)
+        event.productType = .app
+        event.transactionId = "app-704000000000000001"
+        #expect(ConfirmRules.plan(event, configuration: Self.everything).isEmpty)
+    }
+
     final class Sender: ConfirmationSender {
         let answers: Mutex<[AppleOutcome]>
         let sent = Mutex<[ConfirmAction]>([])

@@ -38,7 +38,8 @@ import Testing
         #expect(encoded?["revocationDate"] is NSNull)
         #expect(encoded?["offerType"] is NSNull)
         #expect(encoded?["autoRenewStatus"] is NSNull)
-        #expect(encoded?.count == 29)
+        #expect(encoded?["originalApplicationVersion"] is NSNull)
+        #expect(encoded?.count == 30)
     }
 
     @Test func goldenDocumentDecodesBack() throws {

@@ -78,12 +78,12 @@ import Testing
         (
             #"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": "u", "signedTransaction": "x", "appReceipt": "y"}"#,
             .malformedEvent,
-            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found signedTransaction and appReceipt"
+            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId, appTransaction is required; found signedTransaction and appReceipt"
         ),
         (
             #"{"schema": "iap.purchase.v1", "eventId": "e", "bundleId": "b", "userId": "u", "appReceipt": null}"#,
             .malformedEvent,
-            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId is required; found none"
+            "exactly one of signedTransaction, appReceipt, transactionReceipt, transactionId, appTransaction is required; found none"
         ),
     ])
     func refusalsNameTheProblem(json: String, reason: ReasonCode, detail: String) throws {

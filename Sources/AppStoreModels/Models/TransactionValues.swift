@@ -9,6 +9,9 @@ public struct ProductType: OpenEnumeration {
     public static let nonConsumable = ProductType(rawValue: "Non-Consumable")
     public static let consumable = ProductType(rawValue: "Consumable")
     public static let nonRenewingSubscription = ProductType(rawValue: "Non-Renewing Subscription")
+    /// Not one of Apple's: the app's own purchase, which this pipeline reads from a signed
+    /// AppTransaction (a paid app, a pre-order; decision D58).
+    public static let app = ProductType(rawValue: "App")
 }
 
 /// Whether the customer bought the product or gets it through Family Sharing.

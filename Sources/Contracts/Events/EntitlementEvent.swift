@@ -52,6 +52,8 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
     /// originalTransactionId only the change with the highest number sees the purchase as if its
     /// changes had arrived in order once. Nil on events published before decision D48.
     public var sequence: Int?
+    /// Of an app's own purchase (`productType` `App`, D58): the app version first bought.
+    public var originalApplicationVersion: String?
 
     public init(
         eventId: String,
@@ -81,7 +83,8 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         price: Int64? = nil,
         currency: String? = nil,
         storefront: String? = nil,
-        sequence: Int? = nil
+        sequence: Int? = nil,
+        originalApplicationVersion: String? = nil
     ) {
         self.eventId = eventId
         self.action = action
@@ -111,6 +114,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         self.currency = currency
         self.storefront = storefront
         self.sequence = sequence
+        self.originalApplicationVersion = originalApplicationVersion
     }
 
     enum CodingKeys: String, CodingKey {
@@ -118,7 +122,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         case transactionId, originalTransactionId, environment, purchaseDate, expiresDate, revocationDate
         case matchedBy, warnings, source
         case status, gracePeriodExpiresDate, autoRenewStatus, expirationIntent, revocationReason
-        case offerType, offerIdentifier, price, currency, storefront, sequence
+        case offerType, offerIdentifier, price, currency, storefront, sequence, originalApplicationVersion
     }
 
     /// Writes every field, absent values as JSON `null`: consumers read a fixed shape.
@@ -153,6 +157,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         try container.encode(self.currency, forKey: .currency)
         try container.encode(self.storefront, forKey: .storefront)
         try container.encode(self.sequence, forKey: .sequence)
+        try container.encode(self.originalApplicationVersion, forKey: .originalApplicationVersion)
     }
 }
 

@@ -47,10 +47,12 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case schema, eventId, bundleId, userId, orderId, appAccountToken, environment, source, signedRenewalInfo
-        case signedTransaction, appReceipt, transactionReceipt, transactionId
+        case signedTransaction, appReceipt, transactionReceipt, transactionId, appTransaction
     }
 
-    static let payloadKeys: [CodingKeys] = [.signedTransaction, .appReceipt, .transactionReceipt, .transactionId]
+    static let payloadKeys: [CodingKeys] = [
+        .signedTransaction, .appReceipt, .transactionReceipt, .transactionId, .appTransaction,
+    ]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -83,6 +85,7 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
             case .signedTransaction: .signedTransaction(value)
             case .appReceipt: .appReceipt(value)
             case .transactionReceipt: .transactionReceipt(value)
+            case .appTransaction: .appTransaction(value)
             default: .transactionId(value)
             }
     }
@@ -104,6 +107,7 @@ public struct PurchaseEvent: PipelineEvent, Hashable {
             case .appReceipt: .appReceipt
             case .transactionReceipt: .transactionReceipt
             case .transactionId: .transactionId
+            case .appTransaction: .appTransaction
             }
         try container.encode(self.payload.value, forKey: payloadKey)
     }
@@ -119,6 +123,9 @@ public enum PurchasePayload: Hashable, Sendable {
     case transactionReceipt(String)
     /// A bare transaction id, looked up with Apple.
     case transactionId(String)
+    /// StoreKit 2 `AppTransaction.shared`'s `jwsRepresentation`: the app's own purchase (a
+    /// paid app, a pre-order, the version first bought; decision D58).
+    case appTransaction(String)
 
     /// The verify request kind; its raw value is also this payload's JSON field name.
     public var kind: VerifyRequest.Kind {
@@ -127,13 +134,14 @@ public enum PurchasePayload: Hashable, Sendable {
         case .appReceipt: .appReceipt
         case .transactionReceipt: .transactionReceipt
         case .transactionId: .transactionId
+        case .appTransaction: .appTransaction
         }
     }
 
     public var value: String {
         switch self {
         case .signedTransaction(let value), .appReceipt(let value), .transactionReceipt(let value),
-            .transactionId(let value):
+            .transactionId(let value), .appTransaction(let value):
             value
         }
     }

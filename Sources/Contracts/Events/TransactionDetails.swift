@@ -36,6 +36,9 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
     /// The offer applied to this transaction (1 introductory, 2 promotional, 3 offer code, 4 win-back).
     public var offerType: OfferType?
     public var offerIdentifier: String?
+    /// Of an app's own purchase (``AppStoreModels/ProductType/app``): the app version the
+    /// customer first bought, for business models that changed (paid, then free).
+    public var originalApplicationVersion: String?
 
     public init(
         transactionId: String,
@@ -60,7 +63,8 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         currency: String? = nil,
         storefront: String? = nil,
         offerType: OfferType? = nil,
-        offerIdentifier: String? = nil
+        offerIdentifier: String? = nil,
+        originalApplicationVersion: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -85,6 +89,7 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         self.storefront = storefront
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
+        self.originalApplicationVersion = originalApplicationVersion
     }
 
     /// The fields of a verified `JWSTransactionDecodedPayload`. Apple always sets the ids,
@@ -125,5 +130,30 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
             offerType: payload.offerType,
             offerIdentifier: payload.offerIdentifier
         )
+    }
+}
+
+extension TransactionDetails {
+    /// The app's own purchase in a verified AppTransaction (D58): one "transaction" per customer
+    /// of the app, `app-<appTransactionId>` (never an id Apple gives an in-app purchase), of the
+    /// product named like the app, bought when the customer first got the app or pre-ordered it.
+    /// An AppTransaction without `appTransactionId` (before iOS 18.4) names no purchase that can
+    /// be granted once.
+    public init(appTransaction payload: AppTransaction) throws(Rejection) {
+        guard let appTransactionId = payload.appTransactionId?.trimmedNonEmpty else {
+            throw Rejection(.receiptInvalid, "appTransaction has no appTransactionId (StoreKit before iOS 18.4)")
+        }
+        guard let bundleId = payload.bundleId?.trimmedNonEmpty else {
+            throw Rejection(.malformedEvent, "appTransaction has no bundleId")
+        }
+        guard let environment = payload.receiptType else {
+            throw Rejection(.wrongEnvironment, "appTransaction has no receiptType")
+        }
+        let id = "app-\(appTransactionId)"
+        self.init(
+            transactionId: id, originalTransactionId: id, bundleId: bundleId, productId: bundleId, productType: .app,
+            environment: environment, purchaseDate: payload.originalPurchaseDate ?? payload.preorderDate,
+            originalPurchaseDate: payload.originalPurchaseDate, signedDate: payload.receiptCreationDate,
+            originalApplicationVersion: payload.originalApplicationVersion)
     }
 }

@@ -15,6 +15,8 @@ public struct VerifyRequest: PipelineEvent, Hashable {
         case transactionId
         /// A notification's `signedPayload`.
         case notification
+        /// A signed AppTransaction (D58).
+        case appTransaction
     }
 
     public private(set) var schema: String = Self.schema

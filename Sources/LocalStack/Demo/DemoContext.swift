@@ -36,7 +36,7 @@ public struct DemoContext: Sendable {
             userId: user,
             payload: payload,
             orderId: orderId, appAccountToken: appAccountToken,
-            source: payload.kind == .signedTransaction ? .storeKit2 : .storeKit1
+            source: payload.kind == .signedTransaction || payload.kind == .appTransaction ? .storeKit2 : .storeKit1
         )
     }
 

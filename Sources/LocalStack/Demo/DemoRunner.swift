@@ -146,8 +146,11 @@ public struct DemoRunner: Sendable {
         async throws -> Finished?
     {
         guard stack.configuration.workers.contains(StageName.confirm.executable) else { return nil }
+        // The app's own purchase (`app-<appTransactionId>`, D58) is no transaction Apple finishes.
         let owed = Set(
-            outcomes.distinctEntitlements.filter { $0.action == "grant" || $0.action == "renew" }.map(\.transactionId))
+            outcomes.distinctEntitlements.filter {
+                ($0.action == "grant" || $0.action == "renew") && !$0.transactionId.hasPrefix("app-")
+            }.map(\.transactionId))
         var unfinished: [String] = []
         for transactionId in owed.sorted() where try await !simulator.isFinished(transactionId: transactionId) {
             unfinished.append(transactionId)

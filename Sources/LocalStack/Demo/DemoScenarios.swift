@@ -285,6 +285,19 @@ extension DemoScenario {
                 .entitlement(transactionId: pass.transactionId, action: "grant", userId: user),
             ]
         },
+        DemoScenario("the app's own purchase from a signed AppTransaction (a paid app), granted once") { context in
+            let user = context.user("ursula")
+            // A customer of their own (a token of their own), so the AppTransaction is theirs alone.
+            let purchase = try await context.simulator.purchase(
+                productId: "gems_100", type: "Consumable", bundleId: context.bundleId,
+                appAccountToken: UUID().uuidString.lowercased())
+            let signed = try await context.simulator.appTransaction(ofTransactionId: purchase.transactionId)
+            let appTransactionId = try Self.claim("appTransactionId", of: signed)
+            // The app uploads it twice (two launches): one grant.
+            try await context.publish(context.purchaseEvent(.appTransaction(signed), user: user))
+            try await context.publish(context.purchaseEvent(.appTransaction(signed), user: user))
+            return [.entitlement(transactionId: "app-\(appTransactionId)", action: "grant", userId: user)]
+        },
         DemoScenario("an app this deployment does not serve (unknown_app)") { context in
             let user = context.user("stranger")
             let app = "com.example.stranger"
@@ -316,6 +329,19 @@ extension DemoScenario {
             ]
         },
     ]
+
+    /// A string claim of a JWS's payload, unverified (what the scenario expects verify to read).
+    static func claim(_ name: String, of jws: String) throws -> String {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        var base64 = parts.count == 3 ? parts[1].replacingOccurrences(of: "-", with: "+") : ""
+        base64 = base64.replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let value = object[name] as? String
+        else { throw LocalStackError("the JWS has no \(name)") }
+        return value
+    }
 
     /// A JWS whose payload was edited after signing (the price of a forgery: its signature no
     /// longer matches).

@@ -54,6 +54,8 @@ public enum ConfirmAction: Hashable, Sendable, CustomStringConvertible {
 public enum ConfirmRules {
     public static func plan(_ event: EntitlementEvent, configuration: ConfirmConfiguration) -> [ConfirmAction] {
         guard event.environment == .production || event.environment == .sandbox else { return [] }
+        // The app's own purchase (D58) is no in-app transaction: Apple has nothing to finish or token.
+        guard event.productType != .app else { return [] }
         var actions: [ConfirmAction] = []
         if configuration.finishTransactions, event.action == .grant || event.action == .renew {
             actions.append(.finish(transactionId: event.transactionId, environment: event.environment))

@@ -42,6 +42,7 @@ struct ChangeBuilder {
         event.price = transaction.price
         event.currency = transaction.currency
         event.storefront = transaction.storefront
+        event.originalApplicationVersion = transaction.originalApplicationVersion
         return EntitlementChange(effect: effect, idempotencyKey: key, event: event)
     }
 

@@ -116,7 +116,7 @@ public struct IntakeRules: Sendable {
     private static func source(claimed: PurchaseSource?, payload: PurchasePayload) -> PurchaseSource {
         if let claimed, PurchaseSource.publisherValues.contains(claimed) { return claimed }
         switch payload {
-        case .signedTransaction, .transactionId: return .storeKit2
+        case .signedTransaction, .transactionId, .appTransaction: return .storeKit2
         case .appReceipt, .transactionReceipt: return .storeKit1
         }
     }
@@ -129,6 +129,12 @@ public struct IntakeRules: Sendable {
                 return try RoutingKey.forSignedTransaction(request.payload)
             } catch {
                 throw Self.rejection(for: error, field: "signedTransaction")
+            }
+        case .appTransaction:
+            do throws(VerificationError) {
+                return try RoutingKey.forAppTransaction(request.payload)
+            } catch {
+                throw Self.rejection(for: error, field: "appTransaction")
             }
         case .transactionId: return request.payload
         case .appReceipt: return RoutingKey.forAppReceipt(request.payload)

@@ -23,6 +23,17 @@ enum RoutingKey {
         var transactionId: String?
     }
 
+    /// `app-<appTransactionId>` of an unverified AppTransaction: the id verify gives the app's
+    /// own purchase (D58), so the same customer's AppTransactions share a lane.
+    static func forAppTransaction(_ jws: String) throws(VerificationError) -> String? {
+        let ids = try UnverifiedJWS(jws).decodePayload(as: AppTransactionIds.self)
+        return ids.appTransactionId?.trimmedNonEmpty.map { "app-\($0)" }
+    }
+
+    private struct AppTransactionIds: Decodable {
+        var appTransactionId: String?
+    }
+
     /// The record with the latest purchase date decides: it is the purchase the app just
     /// uploaded the receipt for. nil when the receipt does not decode locally (verifyReceipt
     /// may still accept it) or holds no usable ids (Xcode's "0").

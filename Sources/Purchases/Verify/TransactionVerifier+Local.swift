@@ -45,6 +45,39 @@ extension TransactionVerifier {
         }
     }
 
+    /// A signed AppTransaction (D58): verified locally like a signed transaction, with the
+    /// verifier of the environment it claims (`receiptType`), and read as the app's own
+    /// purchase (``TransactionDetails/init(appTransaction:)``).
+    func verifyAppTransaction(_ request: VerifyRequest) async throws -> VerifyOutcome {
+        let claimed: AppTransaction
+        do throws(VerificationError) {
+            claimed = try ParsedJWS<AppTransaction>(request.payload).claimedPayload
+        } catch {
+            return Self.outcome(for: error, field: "appTransaction")
+        }
+        let verifier: SignedDataVerifier
+        switch self.verifier(for: claimed.receiptType) {
+        case .success(let chosen): verifier = chosen
+        case .failure(let refusal):
+            return await self.forgeryOr(refusal, claimed: claimed.receiptType) { verifier in
+                if case .invalid(let error) = await verifier.verifyAndDecodeAppTransaction(request.payload) {
+                    return error
+                }
+                return nil
+            }
+        }
+        switch await verifier.verifyAndDecodeAppTransaction(request.payload) {
+        case .valid(let payload):
+            do throws(Rejection) {
+                return .verified([self.record(try TransactionDetails(appTransaction: payload), for: request)])
+            } catch {
+                return .reject(error)
+            }
+        case .invalid(let error), .retryable(let error):
+            return Self.outcome(for: error, field: "appTransaction")
+        }
+    }
+
     /// The `signedRenewalInfo` a reconcile event carries next to the transaction (D32), verified
     /// by the transaction's verifier; renewal info of another subscription is refused.
     private static func renewal(

@@ -63,6 +63,8 @@ public struct TransactionVerifier: Sendable {
             return try await self.verifySignedTransaction(request)
         case .notification:
             return try await self.verifyNotification(request)
+        case .appTransaction:
+            return try await self.verifyAppTransaction(request)
         case .transactionId:
             return try await self.lookUp([request.payload], for: request)
         case .transactionReceipt:

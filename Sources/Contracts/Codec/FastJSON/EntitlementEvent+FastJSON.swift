@@ -16,6 +16,7 @@ extension EntitlementEvent: FastJSONWritable {
         json.fieldOrNull("offerIdentifier", self.offerIdentifier)
         json.fieldOrNull("offerType", self.offerType)
         json.fieldOrNull("orderId", self.orderId)
+        json.fieldOrNull("originalApplicationVersion", self.originalApplicationVersion)
         json.field("originalTransactionId", self.originalTransactionId)
         json.fieldOrNull("price", self.price)
         json.field("productId", self.productId)

@@ -31,6 +31,8 @@ extension PurchaseEvent: FastJSONReadable {
             case "transactionReceipt":
                 if let value = try json.optionalString() { payloads.append(.transactionReceipt(value)) }
             case "transactionId": if let value = try json.optionalString() { payloads.append(.transactionId(value)) }
+            case "appTransaction":
+                if let value = try json.optionalString() { payloads.append(.appTransaction(value)) }
             default: try json.skipValue()
             }
         }

@@ -12,6 +12,7 @@ extension TransactionDetails: FastJSONCodable {
         json.field("isUpgraded", self.isUpgraded)
         json.field("offerIdentifier", self.offerIdentifier)
         json.field("offerType", self.offerType)
+        json.field("originalApplicationVersion", self.originalApplicationVersion)
         json.field("originalPurchaseDate", self.originalPurchaseDate)
         json.field("originalTransactionId", self.originalTransactionId)
         json.field("price", self.price.map(Int.init))
@@ -65,6 +66,7 @@ extension TransactionDetails: FastJSONCodable {
             case "storefront": details.storefront = try json.optionalString()
             case "offerType": details.offerType = try json.optionalRaw()
             case "offerIdentifier": details.offerIdentifier = try json.optionalString()
+            case "originalApplicationVersion": details.originalApplicationVersion = try json.optionalString()
             default: try json.skipValue()
             }
         }
