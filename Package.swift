@@ -507,6 +507,8 @@ let package = Package(
                 "AppStoreSimulator",
                 "LocalServices",
                 "Processes",
+                "SupportTools",
+                "AppStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -52,6 +52,12 @@ public struct AppleServerActions: Sendable {
     }
 
     public func appTransaction(anyTransactionId: String) async throws -> CheckedAppTransaction {
+        await checker.appTransaction(try await signedAppTransaction(anyTransactionId: anyTransactionId))
+    }
+
+    /// Get App Transaction Info's signed AppTransaction as Apple sent it: what a backend publishes
+    /// as a purchase's `appTransaction` when the app did not send its own (D58).
+    public func signedAppTransaction(anyTransactionId: String) async throws -> String {
         try await admit(.appTransactionInfo)
         let response = try await call("Get App Transaction Info") { () async throws(AppStoreAPIError) in
             try await client.getAppTransactionInfo(anyTransactionId: anyTransactionId)
@@ -59,7 +65,7 @@ public struct AppleServerActions: Sendable {
         guard let signed = response.value.signedAppTransactionInfo else {
             throw SupportError(.appleError, "Get App Transaction Info answered without signedAppTransactionInfo")
         }
-        return await checker.appTransaction(signed)
+        return signed
     }
 
     public func extend(originalTransactionId: String, _ request: ExtendRenewalDateRequest) async throws

@@ -20,7 +20,7 @@ struct CatalogCheckTests {
         let (code, output) = try await Self.check(catalog: DeploymentFiles.path("pipelines/catalog.yaml"))
         #expect(code == 0, "\(output)")
         #expect(
-            output.contains("product catalog: \(DeploymentFiles.path("pipelines/catalog.yaml")) (2 apps, 11 products)"))
+            output.contains("product catalog: \(DeploymentFiles.path("pipelines/catalog.yaml")) (2 apps, 13 products)"))
     }
 
     @Test func aProductInTwoTypesIsRefusedWithItsLine() async throws {

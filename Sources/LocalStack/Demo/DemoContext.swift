@@ -4,6 +4,7 @@ import Foundation
 import Kafka
 import Pipeline
 import Purchases
+public import SupportTools
 import Synchronization
 
 /// What a scenario may do: buy on the simulator, publish as a backend, wait for the pipeline.
@@ -12,6 +13,9 @@ public struct DemoContext: Sendable {
     public let bundleId: String
     /// The stack's second app (D57), nil when it serves one.
     public let secondApp: String?
+    /// Apple's Server API for the first app as a backend or an operator calls it (`iap support`'s
+    /// actions): through the workers' shared gate, with the stack's key.
+    public let apple: AppleServerActions
     /// Makes ids unique per run, so runs against one stack never collide.
     public let runId: String
     let topics: ContractTopics

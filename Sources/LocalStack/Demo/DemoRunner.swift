@@ -3,6 +3,9 @@ import Foundation
 import Kafka
 public import Logging
 import Pipeline
+import Redis
+import Settings
+import SupportTools
 import Topology
 
 /// Runs demo scenarios against a running stack and reports whether every one reached its
@@ -73,9 +76,14 @@ public struct DemoRunner: Sendable {
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: stack.endpoints.kafka)
         producerConfiguration.linger = .milliseconds(1)
         let producer = try KafkaProducer(configuration: producerConfiguration, logger: logger)
+        // What an operator's `iap support` reads: the stack's own settings.
+        let support = try SupportSettings(
+            reader: SettingsReader(environment: stack.baseEnvironment), bundleId: stack.endpoints.bundleId)
+        let redis = try support.redisClient(logger: logger)
         let context = DemoContext(
             simulator: SimulatorClient(baseURL: stack.endpoints.simulator), bundleId: stack.endpoints.bundleId,
             secondApp: stack.endpoints.apps.dropFirst().first,
+            apple: try support.serverActions(redis: redis, logger: logger),
             runId: String(UUID().uuidString.prefix(6)).lowercased(),
             topics: try ContractTopics(pipeline: stack.pipeline), producer: producer,
             observer: observer,
@@ -130,6 +138,7 @@ public struct DemoRunner: Sendable {
         let finished = try await Self.finished(stack, context.simulator, granted: outcomes)
         await observer.close()
         await producer.close()
+        await redis.shutdown()
         return Report(
             passed: results.allSatisfy(\.passed) && withoutEnd.isEmpty && (finished?.unfinished.isEmpty ?? true),
             seconds: (clock.now - started) / .seconds(1),

@@ -1,6 +1,8 @@
+import AppStore
 import Contracts
 import Foundation
 import Purchases
+import SupportTools
 
 /// The demo's mixed batch (issue 4): every product type through StoreKit 2 and StoreKit 1,
 /// bare transaction ids, notifications, a refund, a renewal, an expiry, a family revocation,
@@ -285,18 +287,86 @@ extension DemoScenario {
                 .entitlement(transactionId: pass.transactionId, action: "grant", userId: user),
             ]
         },
-        DemoScenario("the app's own purchase from a signed AppTransaction (a paid app), granted once") { context in
+        DemoScenario(
+            "the app's own purchase: its AppTransaction from the app and from Get App Transaction Info, granted once"
+        ) {
+            context in
             let user = context.user("ursula")
             // A customer of their own (a token of their own), so the AppTransaction is theirs alone.
             let purchase = try await context.simulator.purchase(
                 productId: "gems_100", type: "Consumable", bundleId: context.bundleId,
                 appAccountToken: UUID().uuidString.lowercased())
-            let signed = try await context.simulator.appTransaction(ofTransactionId: purchase.transactionId)
-            let appTransactionId = try Self.claim("appTransactionId", of: signed)
-            // The app uploads it twice (two launches): one grant.
-            try await context.publish(context.purchaseEvent(.appTransaction(signed), user: user))
-            try await context.publish(context.purchaseEvent(.appTransaction(signed), user: user))
+            // The app uploads AppTransaction.shared; the backend also asks Apple for it.
+            let fromApp = try await context.simulator.appTransaction(ofTransactionId: purchase.transactionId)
+            let fromApple = try await context.apple.signedAppTransaction(anyTransactionId: purchase.transactionId)
+            let appTransactionId = try Self.claim("appTransactionId", of: fromApp)
+            guard try Self.claim("appTransactionId", of: fromApple) == appTransactionId else {
+                throw LocalStackError("Get App Transaction Info answered another customer's AppTransaction")
+            }
+            try await context.publish(context.purchaseEvent(.appTransaction(fromApp), user: user))
+            try await context.publish(context.purchaseEvent(.appTransaction(fromApple), user: user))
             return [.entitlement(transactionId: "app-\(appTransactionId)", action: "grant", userId: user)]
+        },
+        DemoScenario("support sets an app account token on a purchase matched by user; the renewal carries it") {
+            context in
+            let user = context.user("tess")
+            let purchase = try await context.simulator.purchase(
+                productId: "vip_weekly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.publish(context.purchaseEvent(.signedTransaction(purchase.signedTransaction), user: user))
+            let granted = Expectation.entitlement(
+                transactionId: purchase.transactionId, action: "grant", userId: user, matchedBy: "user")
+            try await context.waitFor(granted)
+            let token = UUID()
+            _ = try await context.apple.setAppAccountToken(
+                originalTransactionId: purchase.originalTransactionId, token: token)
+            let renewal = try await context.simulator.renew(originalTransactionId: purchase.originalTransactionId)
+            guard try Self.claim("appAccountToken", of: renewal.signedTransaction) == token.uuidString.lowercased()
+            else {
+                throw LocalStackError("the renewal does not carry the token Set App Account Token set")
+            }
+            try await context.notify(renewal.signedPayload ?? "")
+            return [
+                granted,
+                .entitlement(
+                    transactionId: renewal.transactionId, action: "renew", userId: user, matchedBy: "ownership"),
+            ]
+        },
+        DemoScenario("an outage: one subscriber's renewal date extended, then every subscriber's of a product") {
+            context in
+            let vera = context.user("vera")
+            let walt = context.user("walt")
+            // Only this scenario buys these two products: each subscriber is extended once.
+            let monthly = try await context.simulator.purchase(
+                productId: "club_monthly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            let yearly = try await context.simulator.purchase(
+                productId: "club_yearly", type: "Auto-Renewable Subscription", bundleId: context.bundleId)
+            try await context.publish(
+                context.purchaseEvent(.signedTransaction(monthly.signedTransaction), user: vera))
+            try await context.publish(context.purchaseEvent(.signedTransaction(yearly.signedTransaction), user: walt))
+            try await context.waitFor(.entitlement(transactionId: monthly.transactionId, action: "grant", userId: vera))
+            try await context.waitFor(.entitlement(transactionId: yearly.transactionId, action: "grant", userId: walt))
+            // Extend a Subscription Renewal Date: Apple sends RENEWAL_EXTENDED, grant moves the end.
+            _ = try await context.apple.extend(
+                originalTransactionId: monthly.originalTransactionId,
+                ExtendRenewalDateRequest(
+                    extendByDays: 3, extendReasonCode: .serviceIssueOrOutage,
+                    requestIdentifier: "outage-\(context.runId)"))
+            // Every active subscriber of club_yearly, and the request's status.
+            let request = "outage-all-\(context.runId)"
+            _ = try await context.apple.extendAll(
+                MassExtendRenewalDateRequest(
+                    productId: "club_yearly", extendByDays: 1, extendReasonCode: .serviceIssueOrOutage,
+                    requestIdentifier: request))
+            let status = try await context.apple.extensionStatus(requestIdentifier: request, productId: "club_yearly")
+            guard status.complete == true, status.succeededCount == 1 else {
+                throw LocalStackError("the mass extension did not extend its one subscriber: \(status)")
+            }
+            return [
+                .entitlement(transactionId: monthly.transactionId, action: "grant", userId: vera),
+                .entitlement(transactionId: monthly.transactionId, action: "renew", userId: vera),
+                .entitlement(transactionId: yearly.transactionId, action: "grant", userId: walt),
+                .entitlement(transactionId: yearly.transactionId, action: "renew", userId: walt),
+            ]
         },
         DemoScenario("an app this deployment does not serve (unknown_app)") { context in
             let user = context.user("stranger")
