@@ -23,8 +23,34 @@ enum ContractFixtures {
         appAccountToken: "7E3D2A1C-0000-4000-8000-000000000001", inAppOwnershipType: .familyShared, isUpgraded: true,
         signedDate: at(1_763_000_001_000), webOrderLineItemId: "web-1", subscriptionGroupIdentifier: "group-1",
         price: 9_990, currency: "EUR", storefront: "DEU", offerType: .promotionalOffer, offerIdentifier: "spring",
-        originalApplicationVersion: "1.0"
+        originalApplicationVersion: "1.0", commitmentInfo: commitment, advancedCommerceInfo: advancedCommerce
     )
+
+    /// Apple's nested models (D59), every field set, decoded as the pipeline reads them.
+    static let commitment = decoded(
+        TransactionCommitmentInfo.self,
+        #"{"billingPeriodNumber":3,"commitmentExpiresDate":"2026-11-13T02:13:20.000Z","commitmentPrice":119880,"totalBillingPeriods":12}"#
+    )
+    static let advancedCommerce = decoded(
+        AdvancedCommerceTransactionInfo.self,
+        #"{"descriptors":{"description":"All the levels","displayName":"Level pass"},"estimatedTax":1000,"items":[{"SKU":"levels.all","description":"Every level","displayName":"All levels","offer":{"period":"P1M","periodCount":2,"price":4990,"reason":"ACQUISITION"},"price":9990,"refunds":[{"refundAmount":990,"refundDate":"2025-11-20T00:00:00.000Z","refundReason":"UNINTENDED_PURCHASE","refundType":"PRORATED"}],"revocationDate":"2025-11-21T00:00:00.000Z"}],"period":"P1M","requestReferenceId":"req-1","taxCode":"C003-00-2","taxExclusivePrice":8990,"taxRate":"0.10"}"#
+    )
+    static let renewalCommitment = decoded(
+        RenewalCommitmentInfo.self,
+        #"{"commitmentAutoRenewProductId":"com.example.game.pro.yearly","commitmentAutoRenewStatus":1,"commitmentRenewalBillingPlanType":"MONTHLY","commitmentRenewalDate":"2026-11-13T02:13:20.000Z","commitmentRenewalPrice":119880}"#
+    )
+    static let renewalAdvancedCommerce = decoded(
+        AdvancedCommerceRenewalInfo.self,
+        #"{"consistencyToken":"ct-1","descriptors":{"description":"All the levels","displayName":"Level pass"},"items":[{"SKU":"levels.all","description":"Every level","displayName":"All levels","offer":{"period":"P1M","periodCount":2,"price":4990,"reason":"ACQUISITION"},"price":9990,"priceIncreaseInfo":{"dependentSKUs":["levels.bonus"],"price":10990,"status":"SCHEDULED"}}],"period":"P1M","requestReferenceId":"req-1","taxCode":"C003-00-2"}"#
+    )
+
+    static func decoded<Value: Decodable>(_ type: Value.Type, _ json: String) -> Value {
+        do {
+            return try EventDecoder.decodeWithCodable(type, from: Array(json.utf8))
+        } catch {
+            preconditionFailure("the fixture of \(type) does not decode: \(error)")
+        }
+    }
 
     static let notification = NotificationContext(
         notificationType: .didRenew, subtype: .billingRecovery, notificationUUID: "n-1",
@@ -34,8 +60,7 @@ enum ContractFixtures {
     static let renewal = RenewalDetails(
         autoRenewProductId: "com.example.game.pro.yearly", autoRenewStatus: .on, expirationIntent: .billingError,
         isInBillingRetryPeriod: true, gracePeriodExpiresDate: at(1_765_500_000_000), offerType: .winBackOffer,
-        offerIdentifier: "come-back"
-    )
+        offerIdentifier: "come-back", commitmentInfo: renewalCommitment, advancedCommerceInfo: renewalAdvancedCommerce)
 
     static let purchases: [PurchaseEvent] = [
         .signedTransaction("h.p/+.s"), .appReceipt("MIIreceipt/+="), .transactionReceipt("ewoib2xk"),
@@ -83,7 +108,8 @@ enum ContractFixtures {
         matchedBy: .orderId, warnings: [.orderNeverArrived], source: .storeKit2, status: .gracePeriod,
         gracePeriodExpiresDate: at(1_765_500_000_000), autoRenewStatus: .off, expirationIntent: .billingError,
         revocationReason: RevocationReason(rawValue: 1), offerType: .promotionalOffer, offerIdentifier: "spring",
-        price: 9_990, currency: "EUR", storefront: "DEU", sequence: 3, originalApplicationVersion: "1.0"
+        price: 9_990, currency: "EUR", storefront: "DEU", sequence: 3, originalApplicationVersion: "1.0",
+        commitmentInfo: commitment, advancedCommerceInfo: advancedCommerce
     )
 
     static let state = EntitlementState(

@@ -39,7 +39,8 @@ import Testing
         #expect(encoded?["offerType"] is NSNull)
         #expect(encoded?["autoRenewStatus"] is NSNull)
         #expect(encoded?["originalApplicationVersion"] is NSNull)
-        #expect(encoded?.count == 30)
+        #expect(encoded?["advancedCommerceInfo"] is NSNull)
+        #expect(encoded?.count == 32)
     }
 
     @Test func goldenDocumentDecodesBack() throws {

@@ -54,6 +54,10 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
     public var sequence: Int?
     /// Of an app's own purchase (`productType` `App`, D58): the app version first bought.
     public var originalApplicationVersion: String?
+    /// Apple's `commitmentInfo` of `transactionId` (D59).
+    public var commitmentInfo: TransactionCommitmentInfo?
+    /// Apple's `advancedCommerceInfo` of `transactionId`: the SKUs an Advanced Commerce app grants (D59).
+    public var advancedCommerceInfo: AdvancedCommerceTransactionInfo?
 
     public init(
         eventId: String,
@@ -84,7 +88,9 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         currency: String? = nil,
         storefront: String? = nil,
         sequence: Int? = nil,
-        originalApplicationVersion: String? = nil
+        originalApplicationVersion: String? = nil,
+        commitmentInfo: TransactionCommitmentInfo? = nil,
+        advancedCommerceInfo: AdvancedCommerceTransactionInfo? = nil
     ) {
         self.eventId = eventId
         self.action = action
@@ -115,6 +121,8 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         self.storefront = storefront
         self.sequence = sequence
         self.originalApplicationVersion = originalApplicationVersion
+        self.commitmentInfo = commitmentInfo
+        self.advancedCommerceInfo = advancedCommerceInfo
     }
 
     enum CodingKeys: String, CodingKey {
@@ -123,6 +131,7 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         case matchedBy, warnings, source
         case status, gracePeriodExpiresDate, autoRenewStatus, expirationIntent, revocationReason
         case offerType, offerIdentifier, price, currency, storefront, sequence, originalApplicationVersion
+        case commitmentInfo, advancedCommerceInfo
     }
 
     /// Writes every field, absent values as JSON `null`: consumers read a fixed shape.
@@ -158,6 +167,8 @@ public struct EntitlementEvent: PipelineEvent, Hashable {
         try container.encode(self.storefront, forKey: .storefront)
         try container.encode(self.sequence, forKey: .sequence)
         try container.encode(self.originalApplicationVersion, forKey: .originalApplicationVersion)
+        try container.encode(self.commitmentInfo, forKey: .commitmentInfo)
+        try container.encode(self.advancedCommerceInfo, forKey: .advancedCommerceInfo)
     }
 }
 

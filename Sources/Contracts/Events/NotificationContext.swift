@@ -35,6 +35,10 @@ public struct RenewalDetails: Codable, Hashable, Sendable {
     /// The offer that applies at the next renewal.
     public var offerType: OfferType?
     public var offerIdentifier: String?
+    /// Apple's `commitmentInfo`: what a subscription with a commitment renews into (D59).
+    public var commitmentInfo: RenewalCommitmentInfo?
+    /// Apple's `advancedCommerceInfo`: the SKUs of an Advanced Commerce subscription's next renewal (D59).
+    public var advancedCommerceInfo: AdvancedCommerceRenewalInfo?
 
     public init(
         autoRenewProductId: String? = nil,
@@ -43,7 +47,9 @@ public struct RenewalDetails: Codable, Hashable, Sendable {
         isInBillingRetryPeriod: Bool? = nil,
         gracePeriodExpiresDate: Timestamp? = nil,
         offerType: OfferType? = nil,
-        offerIdentifier: String? = nil
+        offerIdentifier: String? = nil,
+        commitmentInfo: RenewalCommitmentInfo? = nil,
+        advancedCommerceInfo: AdvancedCommerceRenewalInfo? = nil
     ) {
         self.autoRenewProductId = autoRenewProductId
         self.autoRenewStatus = autoRenewStatus
@@ -52,6 +58,8 @@ public struct RenewalDetails: Codable, Hashable, Sendable {
         self.gracePeriodExpiresDate = gracePeriodExpiresDate
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
+        self.commitmentInfo = commitmentInfo
+        self.advancedCommerceInfo = advancedCommerceInfo
     }
 
     public init(verified renewal: JWSRenewalInfoDecodedPayload) {
@@ -62,7 +70,9 @@ public struct RenewalDetails: Codable, Hashable, Sendable {
             isInBillingRetryPeriod: renewal.isInBillingRetryPeriod,
             gracePeriodExpiresDate: renewal.gracePeriodExpiresDate,
             offerType: renewal.offerType,
-            offerIdentifier: renewal.offerIdentifier
+            offerIdentifier: renewal.offerIdentifier,
+            commitmentInfo: renewal.commitmentInfo,
+            advancedCommerceInfo: renewal.advancedCommerceInfo
         )
     }
 }

@@ -39,6 +39,11 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
     /// Of an app's own purchase (``AppStoreModels/ProductType/app``): the app version the
     /// customer first bought, for business models that changed (paid, then free).
     public var originalApplicationVersion: String?
+    /// Apple's `commitmentInfo`: which period of a subscription with a commitment this pays (D59).
+    public var commitmentInfo: TransactionCommitmentInfo?
+    /// Apple's `advancedCommerceInfo`: the SKUs, prices and taxes of an Advanced Commerce
+    /// purchase, what its app grants by (D59).
+    public var advancedCommerceInfo: AdvancedCommerceTransactionInfo?
 
     public init(
         transactionId: String,
@@ -64,7 +69,9 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         storefront: String? = nil,
         offerType: OfferType? = nil,
         offerIdentifier: String? = nil,
-        originalApplicationVersion: String? = nil
+        originalApplicationVersion: String? = nil,
+        commitmentInfo: TransactionCommitmentInfo? = nil,
+        advancedCommerceInfo: AdvancedCommerceTransactionInfo? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId
@@ -90,6 +97,8 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
         self.originalApplicationVersion = originalApplicationVersion
+        self.commitmentInfo = commitmentInfo
+        self.advancedCommerceInfo = advancedCommerceInfo
     }
 
     /// The fields of a verified `JWSTransactionDecodedPayload`. Apple always sets the ids,
@@ -128,7 +137,9 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
             currency: payload.currency,
             storefront: payload.storefront,
             offerType: payload.offerType,
-            offerIdentifier: payload.offerIdentifier
+            offerIdentifier: payload.offerIdentifier,
+            commitmentInfo: payload.commitmentInfo,
+            advancedCommerceInfo: payload.advancedCommerceInfo
         )
     }
 }

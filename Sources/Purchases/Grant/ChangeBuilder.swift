@@ -43,6 +43,8 @@ struct ChangeBuilder {
         event.currency = transaction.currency
         event.storefront = transaction.storefront
         event.originalApplicationVersion = transaction.originalApplicationVersion
+        event.commitmentInfo = transaction.commitmentInfo
+        event.advancedCommerceInfo = transaction.advancedCommerceInfo
         return EntitlementChange(effect: effect, idempotencyKey: key, event: event)
     }
 

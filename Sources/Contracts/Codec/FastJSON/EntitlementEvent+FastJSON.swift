@@ -4,8 +4,10 @@ extension EntitlementEvent: FastJSONWritable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
         json.field("action", self.action)
+        json.fieldOrNull("advancedCommerceInfo", encoding: self.advancedCommerceInfo)
         json.fieldOrNull("autoRenewStatus", self.autoRenewStatus)
         json.field("bundleId", self.bundleId)
+        json.fieldOrNull("commitmentInfo", encoding: self.commitmentInfo)
         json.fieldOrNull("currency", self.currency)
         json.field("environment", self.environment)
         json.field("eventId", self.eventId)

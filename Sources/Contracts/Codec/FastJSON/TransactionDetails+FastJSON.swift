@@ -3,8 +3,10 @@ import AppStoreModels
 extension TransactionDetails: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.field("advancedCommerceInfo", encoding: self.advancedCommerceInfo)
         json.field("appAccountToken", self.appAccountToken)
         json.field("bundleId", self.bundleId)
+        json.field("commitmentInfo", encoding: self.commitmentInfo)
         json.field("currency", self.currency)
         json.field("environment", self.environment)
         json.field("expiresDate", self.expiresDate)
@@ -67,6 +69,9 @@ extension TransactionDetails: FastJSONCodable {
             case "offerType": details.offerType = try json.optionalRaw()
             case "offerIdentifier": details.offerIdentifier = try json.optionalString()
             case "originalApplicationVersion": details.originalApplicationVersion = try json.optionalString()
+            case "commitmentInfo": details.commitmentInfo = try json.optionalDecoded(TransactionCommitmentInfo.self)
+            case "advancedCommerceInfo":
+                details.advancedCommerceInfo = try json.optionalDecoded(AdvancedCommerceTransactionInfo.self)
             default: try json.skipValue()
             }
         }

@@ -89,8 +89,10 @@ extension NotificationContext: FastJSONCodable {
 extension RenewalDetails: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
+        json.field("advancedCommerceInfo", encoding: self.advancedCommerceInfo)
         json.field("autoRenewProductId", self.autoRenewProductId)
         json.field("autoRenewStatus", self.autoRenewStatus)
+        json.field("commitmentInfo", encoding: self.commitmentInfo)
         json.field("expirationIntent", self.expirationIntent)
         json.field("gracePeriodExpiresDate", self.gracePeriodExpiresDate)
         json.field("isInBillingRetryPeriod", self.isInBillingRetryPeriod)
@@ -111,6 +113,9 @@ extension RenewalDetails: FastJSONCodable {
             case "gracePeriodExpiresDate": self.gracePeriodExpiresDate = try json.optionalTimestamp()
             case "offerType": self.offerType = try json.optionalRaw()
             case "offerIdentifier": self.offerIdentifier = try json.optionalString()
+            case "commitmentInfo": self.commitmentInfo = try json.optionalDecoded(RenewalCommitmentInfo.self)
+            case "advancedCommerceInfo":
+                self.advancedCommerceInfo = try json.optionalDecoded(AdvancedCommerceRenewalInfo.self)
             default: try json.skipValue()
             }
         }

@@ -145,6 +145,20 @@ public struct JSONReader {
         }
     }
 
+    /// One of Apple's nested models (D59), or nil for `null`: its bytes decoded by
+    /// `Codable`, as rare as they are deep.
+    public mutating func optionalDecoded<Value: Decodable>(_ type: Value.Type) throws(Failure) -> Value? {
+        if try self.readNull() { return nil }
+        self.skipWhitespace()
+        let start = self.index
+        try self.skipValue()
+        do {
+            return try EventDecoder.decodeWithCodable(type, from: self.bytes[start..<self.index])
+        } catch {
+            throw Failure(offset: start, detail: "\(type): \(error)")
+        }
+    }
+
     /// Checks that nothing but whitespace follows the document.
     public mutating func end() throws(Failure) {
         self.skipWhitespace()

@@ -210,3 +210,29 @@ extension JSONWriter {
         self.fieldOrNull(name, value.map { Int64($0.rawValue) })
     }
 }
+
+// MARK: Apple's nested models, through Codable
+
+extension JSONWriter {
+    /// `"name":<value>` for one of Apple's nested models (commitment and Advanced Commerce info,
+    /// D59), written by ``EventEncoder/encodeWithCodable(_:)`` so it is byte for byte what the
+    /// `Codable` path writes; nothing when nil. Rare, so not worth a hand-written writer each.
+    public mutating func field(_ name: StaticString, encoding value: (some Encodable)?) {
+        guard let value, let bytes = try? EventEncoder.encodeWithCodable(value) else { return }
+        self.key(name)
+        self.bytes.append(contentsOf: bytes)
+        self.needsComma = true
+    }
+
+    /// The same, `null` when absent, for contracts with a fixed shape.
+    public mutating func fieldOrNull(_ name: StaticString, encoding value: (some Encodable)?) {
+        guard let value, let bytes = try? EventEncoder.encodeWithCodable(value) else {
+            self.key(name)
+            self.null()
+            return
+        }
+        self.key(name)
+        self.bytes.append(contentsOf: bytes)
+        self.needsComma = true
+    }
+}
