@@ -164,6 +164,12 @@ public struct StageSettings: Sendable {
         var defaultKey: AppSettings.AppleKey?
         if let keyId = key[0], let issuerId = key[1], let privateKeyPath = key[2] {
             defaultKey = AppSettings.AppleKey(keyId: keyId, issuerId: issuerId, privateKeyPath: privateKeyPath)
+        } else if let set = zip(keyNames, key).first(where: { $0.1 != nil }),
+            let unset = zip(keyNames, key).first(where: { $0.1 == nil })
+        {
+            // Half a key is a mistake, even when every app has one of its own.
+            throw SettingsError(
+                .missing, key: unset.0.name, "\(set.0.name) is set without \(unset.0.name): a key is all three")
         }
         apps = try AppsFile.load(path: path, defaults: .init(environmentPolicy: policy, appleKey: defaultKey))
         if let keyless = apps.first(where: { $0.appleKey == nil }) {

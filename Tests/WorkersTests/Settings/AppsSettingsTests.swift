@@ -112,6 +112,13 @@ import WorkerCommon
         #expect(error?.message.contains("app 'a.b' of IAP_APPS has no appleKey") == true)
     }
 
+    @Test func halfADeploymentKeyIsRefused() {
+        let error = Self.refusal(
+            "apps:\n  - bundleId: a.b\n    appleKey: {keyId: K, issuerId: I, privateKeyPath: k.p8}\n",
+            ["IAP_APPLE_KEY_ID": "K"])
+        #expect(error?.key == "IAP_APPLE_ISSUER_ID")
+    }
+
     @Test func grantAndConfirmServeTheSameApps() throws {
         let yaml = "apps:\n  - bundleId: a.b\n  - bundleId: c.d\n"
         let confirm = try Self.settings(

@@ -101,16 +101,7 @@ import Topology
 
     /// Bare transaction ids as intake forwards them.
     static func publish(_ ids: [String], to stage: StageRun) async throws {
-        let topic = try stage.spec.input("verify")
-        let records = try ids.map { id in
-            let purchase = PurchaseEvent(
-                eventId: "e-\(id)", bundleId: bundleId, userId: "u-\(id)", payload: .transactionId(id))
-            guard
-                case .forward(let request, let key, _) = IntakeRules().purchase(purchase, receivedAt: Timestamp(Date()))
-            else { throw TestFailure("intake refused a bare id") }
-            return KafkaRecord(topic: topic, key: Array(key.utf8), value: try EventEncoder.encode(request))
-        }
-        _ = try await stage.producer.send(records)
+        try await VerifyServesSeveralAppsTests.publish(ids.map { (bundleId, $0) }, to: stage)
     }
 
     static func transactionId(_ message: KafkaMessage) throws -> String {
