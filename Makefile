@@ -15,7 +15,7 @@ SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 FUZZ_SECONDS       ?= 600
 FUZZ_SMOKE_SECONDS ?= 20
 
-.PHONY: setup build test e2e ci format format-check deploy-check fuzz fuzz-smoke soak demo bench clean
+.PHONY: setup build test e2e ci format format-check deploy-check fuzz fuzz-smoke soak demo bench bench-compare clean
 
 ## setup: install the C libraries, redis-server, kcat and promtool from Debian, the validators
 ## from PyPI (each skipped when present), the Python example's and the tests' Python libraries (pip skips them
@@ -103,6 +103,11 @@ bench: setup
 	.build/release/iap-dev bench e2e --purchases 30000
 	.build/release/iap-dev bench e2e --purchases 6000 --rate 500
 	.build/release/iap-dev bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
+
+## bench-compare: this build against BASE side by side (release builds, alternating rounds): make bench-compare BASE=46ff1ae
+bench-compare: setup
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [ROUNDS=3] [PURCHASES=20000]"; exit 2; }
+	SWIFT=$(SWIFT) scripts/bench-compare "$(BASE)"
 
 clean:
 	rm -rf .build Fuzz/.build

@@ -58,6 +58,9 @@ public final class LocalRedisServer: Sendable {
         var process: ChildProcess
     }
 
+    /// The running server's process id (benchmarks read its CPU time from `/proc`).
+    public var pid: Int32? { child.withLock { $0?.process.pid } }
+
     /// Where the append-only file lives; nil runs without persistence.
     public let appendOnlyDirectory: String?
     /// Further `redis-server` options, appended to the ones this type sets.

@@ -1,6 +1,7 @@
 import Kafka
 import LocalServices
 import Pipeline
+import Processes
 import Redis
 import Topology
 
@@ -47,5 +48,15 @@ extension Dictionary where Key == String, Value == Int {
     /// Per-command counts of `self` minus `earlier` (commands only in `self` count from zero).
     public func subtracting(_ earlier: [String: Int]) -> [String: Int] {
         merging(earlier.mapValues { -$0 }, uniquingKeysWith: +).filter { $0.value != 0 }
+    }
+}
+
+extension LocalStack {
+    /// CPU seconds the member processes (workers, gateway, API) and `redis-server` have used so
+    /// far, from `/proc` (``ProcessCPU``): a benchmark's CPU per purchase (issue 23). Members that
+    /// run in process count nothing here.
+    public func processCPUSeconds() -> (members: Double, redis: Double) {
+        let members = processNames.compactMap { name in process(name).flatMap { ProcessCPU.seconds(pid: $0.pid) } }
+        return (members.reduce(0, +), redisServerPid.flatMap(ProcessCPU.seconds(pid:)) ?? 0)
     }
 }

@@ -210,6 +210,15 @@ public final class LocalStack: Sendable {
             instances.append(("iap-gateway", "iap-gateway"))
         }
 
+        if let known = configuration.knownSettings {
+            // Kafka properties are a prefix every build knows; the rest by name.
+            for name in environments.keys {
+                environments[name] = environments[name]?.filter { key, _ in
+                    !key.hasPrefix("IAP_") || key.hasPrefix("IAP_KAFKA_") || known.contains(key)
+                }
+            }
+        }
+
         let stack = LocalStack(
             endpoints: LocalStackEndpoints(
                 kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL,
@@ -254,6 +263,9 @@ public final class LocalStack: Sendable {
         self.environments = environments
         self.logger = logger
     }
+
+    /// The `redis-server` child's process id.
+    public var redisServerPid: Int32? { redis.pid }
 
     /// Instance names of the members (`iap-intake`, `iap-intake-2`, …, `iap-gateway`).
     public var processNames: [String] { environments.keys.sorted() }

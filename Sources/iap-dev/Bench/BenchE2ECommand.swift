@@ -23,7 +23,12 @@ struct BenchE2ECommand: AsyncParsableCommand {
             --apple-rate-limit sets the shared Apple budget (off by default: the pipeline is measured, not Apple's
             quota) and --apple-429-seconds has the simulator answer every call 429 for the first seconds of the
             run: a backlog that must drain at the budget. The report adds records dead-lettered and Redis commands
-            per purchase (redis-server's total_commands_processed over the run, warm-up excluded).
+            per purchase (redis-server's total_commands_processed over the run, warm-up excluded) and CPU per
+            purchase from /proc: the workers', redis-server's and this process's (which hosts the broker).
+            --baseline-bin runs another build's executables (a release build of an earlier commit; `make
+            bench-compare BASE=<commit>` builds one) and this build's alternately, --rounds times each, in
+            alternating order, and reports each side's medians and their ratio (issue 23): on a shared machine
+            only a ratio of builds run side by side says what a change cost.
             """
     )
 
@@ -50,6 +55,18 @@ struct BenchE2ECommand: AsyncParsableCommand {
     )
     var verifyOnly = false
     @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
+    @Option(
+        name: .customLong("baseline-bin"),
+        help: "Another build's executables to run alternately with this build's, and report the ratio.")
+    var baselineBin: String?
+    @Option(
+        name: .customLong("baseline-pipeline"), help: "The baseline build's pipeline file (default: --pipeline).")
+    var baselinePipeline: String?
+    @Option(help: "Runs of each build (with --baseline-bin, in alternating order).") var rounds = 1
+    @Option(
+        name: .customLong("settle-seconds"),
+        help: "Pause before each run after the first, so the last stack's teardown does not weigh on the next.")
+    var settleSeconds = 5.0
     /// The mock cluster keeps ~5 MiB per partition (D7): a StoreKit 2 purchase is ~3 KiB on
     /// each of three topics, so 20,000 of them need at least 16 partitions.
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
@@ -63,10 +80,57 @@ struct BenchE2ECommand: AsyncParsableCommand {
     var workerEnvironment: [String] = []
     @Flag(help: "Print the result as JSON.") var json = false
 
+    /// One build's executables and pipeline file, as one side of a comparison.
+    struct Build {
+        var name: String
+        var binDirectory: String?
+        var pipeline: String
+        var knownSettings: Set<String>?
+    }
+
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+        if baselinePipeline != nil && baselineBin == nil {
+            throw ValidationError("--baseline-pipeline goes with --baseline-bin")
+        }
+    }
+
     func run() async throws {
+        let candidate = Build(name: "this build", binDirectory: binDirectory, pipeline: pipeline)
+        guard let baselineBin else {
+            var runs: [Measurement] = []
+            for _ in 0..<rounds { runs.append(try await self.runOnce(candidate)) }
+            if rounds > 1 && !json { print(BenchComparison.line("median", BenchComparison.median(runs))) }
+            return
+        }
+        let baseline = Build(
+            name: "baseline", binDirectory: baselineBin, pipeline: baselinePipeline ?? pipeline,
+            knownSettings: BenchComparison.knownSettings(of: baselineBin))
+        var results: [String: [Measurement]] = [:]
+        for round in 1...rounds {
+            // Alternating order: a machine that slows down during the run weighs on both sides.
+            for build in round % 2 == 1 ? [baseline, candidate] : [candidate, baseline] {
+                if !results.isEmpty { try await Task.sleep(for: .milliseconds(Int64(settleSeconds * 1000))) }
+                if !json {
+                    print("round \(round) of \(rounds): \(build.name) (\(build.binDirectory ?? "next to iap-dev"))")
+                }
+                results[build.name, default: []].append(try await self.runOnce(build))
+            }
+        }
+        let comparison = BenchComparison(
+            baseline: results[baseline.name] ?? [], candidate: results[candidate.name] ?? [])
+        if json {
+            print(String(decoding: try comparison.json(), as: UTF8.self))
+        } else {
+            print(comparison.table)
+        }
+    }
+
+    /// One run of `build` on a stack of its own.
+    private func runOnce(_ build: Build) async throws -> Measurement {
         let logger = CLILogging.logger("iap.bench")
         var configuration = LocalStackConfiguration()
-        configuration.pipelinePath = pipeline
+        configuration.pipelinePath = build.pipeline
         configuration.partitions = partitions
         configuration.gateway = false  // no simulator notifications: measure the purchase path alone
         configuration.appleLatency = .milliseconds(appleLatency)
@@ -74,7 +138,8 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.replicas = replicas
         configuration.brokers = brokers
         if verifyOnly { configuration.workers = [StageName.verify.executable] }
-        configuration.binDirectory = binDirectory
+        configuration.binDirectory = build.binDirectory
+        configuration.knownSettings = build.knownSettings
         configuration.workerEnvironment = [HostSettings.logLevel.name: "warning"]
         for pair in workerEnvironment {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -83,16 +148,18 @@ struct BenchE2ECommand: AsyncParsableCommand {
             configuration.workerEnvironment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         let stack = try await LocalStack.start(configuration, logger: logger)
+        let measurement: Measurement
         do {
-            try await measure(stack)
+            measurement = try await measure(stack)
         } catch {
             await stack.stop(keepingState: true)
             throw error
         }
         await stack.stop()
+        return measurement
     }
 
-    private func measure(_ stack: LocalStack) async throws {
+    private func measure(_ stack: LocalStack) async throws -> Measurement {
         let logger = CLILogging.logger("iap.bench")
         let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
         let bundleId = stack.endpoints.bundleId
@@ -124,6 +191,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         let observer = try TopicObserver(bootstrap: stack.endpoints.kafka, topics: [target.resultTopic], logger: logger)
         try await warmUp(stack, target: target, observer: observer)
         let redisCommandsBefore = try await stack.redisCommandsProcessed()
+        let cpuBefore = CPUSample(stack)
         let outage: Task<Void, any Error>? =
             apple429Seconds > 0
             ? Task { [apple429Seconds, appleRetryAfterMs] in
@@ -193,6 +261,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
             }
             try await Task.sleep(for: .seconds(1))
         }
+        let cpu = CPUSample(stack).since(cpuBefore, per: max(latencies.count, 1))
         await observer.close()
         await producer.close()
         // The stages after grant (the customer state and its audit index) still owe what the
@@ -224,6 +293,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
             "latencyMs": [
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
+            "cpuMsPerPurchase": ["workers": cpu.workers, "redis": cpu.redis, "bench": cpu.bench],
         ]
         if json {
             print(
@@ -249,8 +319,15 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 "dead-lettered \(deadLettered) · Redis commands per purchase "
                     + String(format: "%.1f", Double(redisCommands) / Double(max(purchases, 1)))
                     + " (\(perPurchase.joined(separator: ", ")))")
+            print(
+                "CPU ms per purchase: workers " + String(format: "%.3f", cpu.workers) + " · redis-server "
+                    + String(format: "%.3f", cpu.redis) + " · this process (the broker) "
+                    + String(format: "%.3f", cpu.bench))
         }
         if latencies.count < purchases { throw ExitCode(1) }
+        return Measurement(
+            purchasesPerSecond: Double(latencies.count) / max(seconds, 0.001), p50: percentile(0.5),
+            p99: percentile(0.99), cpu: cpu)
     }
 
     /// Records in flight (running or buffered) and mean processing time per worker, from each
