@@ -214,7 +214,7 @@ public final class LocalStack: Sendable {
             // Kafka properties are a prefix every build knows; the rest by name.
             for name in environments.keys {
                 environments[name] = environments[name]?.filter { key, _ in
-                    !key.hasPrefix("IAP_") || key.hasPrefix("IAP_KAFKA_") || known.contains(key)
+                    !key.hasPrefix("IAP_") || key.hasPrefix(ClusterSettings.kafkaPropertyPrefix) || known.contains(key)
                 }
             }
         }
