@@ -210,15 +210,6 @@ public final class LocalStack: Sendable {
             instances.append(("iap-gateway", "iap-gateway"))
         }
 
-        if let known = configuration.knownSettings {
-            // Kafka properties are a prefix every build knows; the rest by name.
-            for name in environments.keys {
-                environments[name] = environments[name]?.filter { key, _ in
-                    !key.hasPrefix("IAP_") || key.hasPrefix(ClusterSettings.kafkaPropertyPrefix) || known.contains(key)
-                }
-            }
-        }
-
         let stack = LocalStack(
             endpoints: LocalStackEndpoints(
                 kafka: cluster.bootstrapServers, redis: redis.url, simulator: simulatorURL,

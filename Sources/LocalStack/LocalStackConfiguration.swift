@@ -62,10 +62,6 @@ public struct LocalStackConfiguration: Sendable {
     public var replicas = 1
     /// Extra environment for every worker (e.g. `IAP_LOG_LEVEL`).
     public var workerEnvironment: [String: String] = [:]
-    /// The `IAP_` settings the executables know, when they are another build's (a benchmark's
-    /// baseline, issue 23): the stack leaves out what they would refuse as unknown (a setting
-    /// added since). Nil passes every setting.
-    public var knownSettings: Set<String>?
     /// How long a worker may drain on SIGTERM before it is killed.
     public var shutdownGrace: Duration = .seconds(15)
 

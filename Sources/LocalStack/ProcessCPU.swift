@@ -21,6 +21,15 @@ public enum ProcessCPU {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// The parent process id of `pid` (field 4 of its stat line), nil when it is gone.
+    public static func parent(of pid: Int32) -> Int32? {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
+    }
+
     /// This process's CPU seconds so far (`getrusage`, user and system).
     public static func ownSeconds() -> Double {
         var usage = rusage()

@@ -25,10 +25,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
             run: a backlog that must drain at the budget. The report adds records dead-lettered and Redis commands
             per purchase (redis-server's total_commands_processed over the run, warm-up excluded) and CPU per
             purchase from /proc: the workers', redis-server's and this process's (which hosts the broker).
-            --baseline-bin runs another build's executables (a release build of an earlier commit; `make
-            bench-compare BASE=<commit>` builds one) and this build's alternately, --rounds times each, in
-            alternating order, and reports each side's medians and their ratio (issue 23): on a shared machine
-            only a ratio of builds run side by side says what a change cost.
+            `iap-dev bench compare` runs this alternately with another build's (issue 23).
             """
     )
 
@@ -55,18 +52,6 @@ struct BenchE2ECommand: AsyncParsableCommand {
     )
     var verifyOnly = false
     @Option(help: "Pipeline file the dev topology is derived from.") var pipeline = "pipelines/iap.yaml"
-    @Option(
-        name: .customLong("baseline-bin"),
-        help: "Another build's executables to run alternately with this build's, and report the ratio.")
-    var baselineBin: String?
-    @Option(
-        name: .customLong("baseline-pipeline"), help: "The baseline build's pipeline file (default: --pipeline).")
-    var baselinePipeline: String?
-    @Option(help: "Runs of each build (with --baseline-bin, in alternating order).") var rounds = 1
-    @Option(
-        name: .customLong("settle-seconds"),
-        help: "Pause before each run after the first, so the last stack's teardown does not weigh on the next.")
-    var settleSeconds = 5.0
     /// The mock cluster keeps ~5 MiB per partition (D7): a StoreKit 2 purchase is ~3 KiB on
     /// each of three topics, so 20,000 of them need at least 16 partitions.
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
@@ -80,57 +65,15 @@ struct BenchE2ECommand: AsyncParsableCommand {
     var workerEnvironment: [String] = []
     @Flag(help: "Print the result as JSON.") var json = false
 
-    /// One build's executables and pipeline file, as one side of a comparison.
-    struct Build {
-        var name: String
-        var binDirectory: String?
-        var pipeline: String
-        var knownSettings: Set<String>?
-    }
-
-    func validate() throws {
-        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
-        if baselinePipeline != nil && baselineBin == nil {
-            throw ValidationError("--baseline-pipeline goes with --baseline-bin")
-        }
-    }
-
     func run() async throws {
-        let candidate = Build(name: "this build", binDirectory: binDirectory, pipeline: pipeline)
-        guard let baselineBin else {
-            var runs: [Measurement] = []
-            for _ in 0..<rounds { runs.append(try await self.runOnce(candidate)) }
-            if rounds > 1 && !json { print(BenchComparison.line("median", BenchComparison.median(runs))) }
-            return
-        }
-        let baseline = Build(
-            name: "baseline", binDirectory: baselineBin, pipeline: baselinePipeline ?? pipeline,
-            knownSettings: BenchComparison.knownSettings(of: baselineBin))
-        var results: [String: [Measurement]] = [:]
-        for round in 1...rounds {
-            // Alternating order: a machine that slows down during the run weighs on both sides.
-            for build in round % 2 == 1 ? [baseline, candidate] : [candidate, baseline] {
-                if !results.isEmpty { try await Task.sleep(for: .milliseconds(Int64(settleSeconds * 1000))) }
-                if !json {
-                    print("round \(round) of \(rounds): \(build.name) (\(build.binDirectory ?? "next to iap-dev"))")
-                }
-                results[build.name, default: []].append(try await self.runOnce(build))
-            }
-        }
-        let comparison = BenchComparison(
-            baseline: results[baseline.name] ?? [], candidate: results[candidate.name] ?? [])
-        if json {
-            print(String(decoding: try comparison.json(), as: UTF8.self))
-        } else {
-            print(comparison.table)
-        }
+        _ = try await self.runOnce()
     }
 
-    /// One run of `build` on a stack of its own.
-    private func runOnce(_ build: Build) async throws -> Measurement {
+    /// One run on a stack of its own.
+    private func runOnce() async throws -> Measurement {
         let logger = CLILogging.logger("iap.bench")
         var configuration = LocalStackConfiguration()
-        configuration.pipelinePath = build.pipeline
+        configuration.pipelinePath = pipeline
         configuration.partitions = partitions
         configuration.gateway = false  // no simulator notifications: measure the purchase path alone
         configuration.appleLatency = .milliseconds(appleLatency)
@@ -138,8 +81,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.replicas = replicas
         configuration.brokers = brokers
         if verifyOnly { configuration.workers = [StageName.verify.executable] }
-        configuration.binDirectory = build.binDirectory
-        configuration.knownSettings = build.knownSettings
+        configuration.binDirectory = binDirectory
         configuration.workerEnvironment = [HostSettings.logLevel.name: "warning"]
         for pair in workerEnvironment {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -294,6 +236,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
             "cpuMsPerPurchase": ["workers": cpu.workers, "redis": cpu.redis, "bench": cpu.bench],
+            "startedAtMs": startWall, "lastGrantAtMs": lastGrant,
         ]
         if json {
             print(
