@@ -31,6 +31,10 @@ struct BenchCompareCommand: AsyncParsableCommand {
     @Option(help: "Partitions of every topic on the embedded broker.") var partitions = 32
     @Option(name: .customLong("settle-seconds"), help: "Pause before each run after the first.")
     var settleSeconds = 5.0
+    @Option(
+        name: .customLong("this-build-arg"),
+        help: "An argument for this build's runs only (repeatable), e.g. options the baseline does not know.")
+    var thisBuildArguments: [String] = []
     @Flag(help: "Print the comparison as JSON.") var json = false
 
     func validate() throws {
@@ -54,7 +58,8 @@ struct BenchCompareCommand: AsyncParsableCommand {
             for build in round % 2 == 1 ? builds : builds.reversed() {
                 if !runs.isEmpty { try await Task.sleep(for: .milliseconds(Int64(settleSeconds * 1000))) }
                 if !json { print("round \(round) of \(rounds): \(build.name) (\(build.binDirectory))") }
-                let run = try await build.run(arguments)
+                let run = try await build.run(
+                    build.name == "baseline" ? arguments : arguments + thisBuildArguments)
                 if !json { print("  " + BenchComparison.line(build.name, run)) }
                 runs[build.name, default: []].append(run)
             }

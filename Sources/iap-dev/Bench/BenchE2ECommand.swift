@@ -56,6 +56,15 @@ struct BenchE2ECommand: AsyncParsableCommand {
     /// each of three topics, so 20,000 of them need at least 16 partitions.
     @Option(help: "Partitions of every topic on the embedded broker (each must hold < 5 MiB).") var partitions = 32
     @Option(help: "Replicas of each worker.") var replicas = 1
+    @Option(
+        help: "The worker executables to start, comma-separated (default: all six), e.g. the four of the purchase path."
+    )
+    var workers: String?
+    @Flag(
+        inversion: .prefixedNo,
+        help:
+            "Start iap-api beside the workers, as the embedded stack does (no reads are made; it costs what it idles).")
+    var api = true
     @Option(help: "Brokers of the embedded mock cluster.") var brokers: Int32 = 1
     @Option(name: .customLong("bin-dir"), help: "Directory holding the worker executables (default: next to iap).")
     var binDirectory: String?
@@ -80,7 +89,13 @@ struct BenchE2ECommand: AsyncParsableCommand {
         configuration.appleRateLimit = appleRateLimit
         configuration.replicas = replicas
         configuration.brokers = brokers
+        if let workers {
+            configuration.workers = workers.split(separator: ",").map {
+                String($0).trimmingCharacters(in: .whitespaces)
+            }
+        }
         if verifyOnly { configuration.workers = [StageName.verify.executable] }
+        configuration.api = api
         configuration.binDirectory = binDirectory
         configuration.workerEnvironment = [HostSettings.logLevel.name: "warning"]
         for pair in workerEnvironment {
