@@ -603,6 +603,7 @@ let package = Package(
                 "Purchases",
                 "LocalStack",
                 "LocalServices",
+                "Processes",
                 "Hosting",
                 "Settings",
                 "Topology",
@@ -654,6 +655,7 @@ let package = Package(
             dependencies: [
                 "Hosting",
                 "Settings",
+                "Processes",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

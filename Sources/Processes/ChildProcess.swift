@@ -23,6 +23,9 @@ public final class ChildProcess: Sendable {
     public enum Output: Sendable {
         /// Appended to a log file (created if missing).
         case file(String)
+        /// Standard output and standard error each to a file of its own (created or emptied): a
+        /// tool whose output is data (JSON) and whose warnings must not spoil it.
+        case files(output: String, errors: String)
         case discard
     }
 
@@ -70,11 +73,16 @@ public final class ChildProcess: Sendable {
         case .file(let path):
             self.logPath = path
             posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        case .files(let output, let errors):
+            self.logPath = errors
+            posix_spawn_file_actions_addopen(&actions, 1, output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            posix_spawn_file_actions_addopen(&actions, 2, errors, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         case .discard:
             self.logPath = nil
             posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         #if canImport(Glibc)
         // Nothing else of ours: an inherited descriptor keeps the parent's sockets open for as
         // long as the child lives. A long-lived redis-server holding a copy of a mock Kafka

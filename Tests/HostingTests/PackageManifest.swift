@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 
 /// `Package.swift` as SwiftPM itself evaluates it (`swift package dump-package`), so the
 /// architecture guard reads the real manifest instead of matching its Swift text with regexes.
@@ -28,46 +29,39 @@ struct PackageManifest: Sendable, Decodable {
         return try JSONDecoder().decode(PackageManifest.self, from: json)
     }
 
-    /// Runs `swift arguments` and returns its standard output. Foundation's `Process` rather than
-    /// `ChildProcess.run` because that merges stderr into the output, and a warning there would
-    /// spoil the JSON; both streams go to files, so a large manifest cannot fill a pipe and stall.
-    /// A run past `timeout` (a SwiftPM waiting on a lock, say) is ended and reported; the wait
-    /// sleeps rather than blocks, so the other tests keep the few threads Swift concurrency has.
+    /// Runs `swift arguments` and returns its standard output. A ``ChildProcess`` with each
+    /// stream in a file of its own (a warning on stderr must not spoil the JSON, a large manifest
+    /// must not fill a pipe), not Foundation's `Process`: its `run()` on Linux crashes now and
+    /// then reading `/proc/self/fd` past a buffer (swift-corelibs-foundation #5472), and a test
+    /// process holds many descriptors. A run past `timeout` (a SwiftPM waiting on a lock, say) is
+    /// killed and reported; the wait suspends, so the other tests keep their threads.
     private static func runSwift(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> Data {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("iap-dump-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("stdout")
         let errors = directory.appendingPathComponent("stderr")
-        for file in [output, errors] where !FileManager.default.createFile(atPath: file.path, contents: nil) {
-            throw ManifestError("cannot create \(file.path)")
-        }
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try locateSwift())
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: output)
-        process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline {
-            do {
-                try await Task.sleep(for: .milliseconds(20))
-            } catch {
-                process.terminate()
-                process.waitUntilExit()
-                throw error
+        let child = try ChildProcess(
+            name: "swift", executable: try locateSwift(), arguments: arguments,
+            output: .files(output: output.path, errors: errors.path))
+        let status = await withTaskGroup(of: Int32?.self) { group -> Int32? in
+            group.addTask { await child.waitForExit() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
             }
+            let first = await group.next() ?? nil
+            // Ran too long: killing it lets the wait for its exit return.
+            if first == nil { child.crash() }
+            group.cancelAll()
+            return first
         }
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        guard let status else {
             throw ManifestError("swift \(arguments.joined(separator: " ")) ran longer than \(timeout)")
         }
-        guard process.terminationStatus == 0 else {
+        guard status == 0 else {
             let stderr = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
-            throw ManifestError(
-                "swift \(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(stderr)")
+            throw ManifestError("swift \(arguments.joined(separator: " ")) exited \(status): \(stderr)")
         }
         return try Data(contentsOf: output)
     }

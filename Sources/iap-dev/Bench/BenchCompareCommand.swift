@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import LocalStack
+import Processes
 
 /// `iap-dev bench compare`: this build and another one's end to end, run alternately, each with
 /// its own `bench e2e --json` (its own stack code, pipeline file and workers, so a build from
@@ -13,7 +14,7 @@ struct BenchCompareCommand: AsyncParsableCommand {
         discussion: """
             The baseline is a release build of another commit (`make bench-compare BASE=<commit>` builds one in
             .build-base/). Each run is that build's `iap-dev bench e2e --json` (or `iap bench e2e` for builds from
-            before iap-dev had it), started in its source directory so it reads its own pipeline file; the order
+            before iap-dev had it) given its own pipelines/iap.yaml (of --baseline-source); the order
             flips every round and a pause lets the last run's processes go first. CPU per purchase is the
             workers' and redis-server's (the run's child processes) over the whole run, read from /proc every
             250 ms, divided by the purchases granted: start-up and idle time included, the same way for both
@@ -82,27 +83,31 @@ struct BenchBuild: Sendable {
     var sourceDirectory: String
 
     /// Its bench command: `iap-dev bench e2e`, or `iap bench e2e` in builds from before iap-dev had it.
-    var command: [String] {
-        FileManager.default.isExecutableFile(atPath: binDirectory + "/iap-dev")
-            && Self.succeeds(binDirectory + "/iap-dev", ["bench", "e2e", "--help"])
-            ? [binDirectory + "/iap-dev", "bench", "e2e"] : [binDirectory + "/iap", "bench", "e2e"]
+    func command() async throws -> [String] {
+        let devTool = binDirectory + "/iap-dev"
+        guard FileManager.default.isExecutableFile(atPath: devTool) else {
+            return [binDirectory + "/iap", "bench", "e2e"]
+        }
+        let probe = try ChildProcess(
+            name: "probe", executable: devTool, arguments: ["bench", "e2e", "--help"], output: .discard)
+        return await probe.waitForExit() == 0 ? [devTool, "bench", "e2e"] : [binDirectory + "/iap", "bench", "e2e"]
     }
 
-    /// One `bench e2e --json` run, its child processes' CPU sampled until it ends.
+    /// One `bench e2e --json` run with the build's own pipeline file, its child processes' CPU
+    /// sampled until it ends. A ``ChildProcess``, not Foundation's `Process`, whose `run()`
+    /// crashes now and then in a process with many descriptors (swift-corelibs-foundation #5472).
     func run(_ arguments: [String]) async throws -> BenchRun {
-        let command = self.command
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst()) + arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: sourceDirectory)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        let ended = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in ended.continuation.finish() }
-        try process.run()
-        let reading = Task.detached { output.fileHandleForReading.readDataToEndOfFile() }
-        var children = ChildCPU(parent: process.processIdentifier)
+        let command = try await self.command()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "iap-compare-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("stdout").path
+        let child = try ChildProcess(
+            name: name, executable: command[0],
+            arguments: Array(command.dropFirst()) + ["--pipeline", sourceDirectory + "/pipelines/iap.yaml"] + arguments,
+            output: .files(output: output, errors: directory.appendingPathComponent("stderr").path))
+        var children = ChildCPU(parent: child.pid)
         let sampling = Task {
             while !Task.isCancelled {
                 children.sample()
@@ -110,16 +115,15 @@ struct BenchBuild: Sendable {
             }
             return children
         }
-        for await _ in ended.stream {}
+        let status = await child.waitForExit()
         sampling.cancel()
         let cpu = await sampling.value
-        let text = String(decoding: await reading.value, as: UTF8.self)
-        guard process.terminationStatus == 0,
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        guard status == 0,
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
             let result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else {
-            throw ValidationError(
-                "\(name): \(command.joined(separator: " ")) exited \(process.terminationStatus) without a result")
+            throw ValidationError("\(name): \(command.joined(separator: " ")) exited \(status) without a result")
         }
         let granted = (result["granted"] as? NSNumber)?.intValue ?? 0
         let latency = result["latencyMs"] as? [String: Any]
@@ -132,17 +136,6 @@ struct BenchBuild: Sendable {
             p50: (latency?["p50"] as? NSNumber)?.int64Value ?? -1,
             p99: (latency?["p99"] as? NSNumber)?.int64Value ?? -1,
             cpuMsPerPurchase: cpu.total * 1000 / Double(max(granted, 1)), ownWindowCPUMsPerPurchase: window)
-    }
-
-    private static func succeeds(_ executable: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
     }
 }
 
