@@ -57,6 +57,6 @@ extension LocalStack {
     /// run in process count nothing here.
     public func processCPUSeconds() -> (members: Double, redis: Double) {
         let members = processNames.compactMap { name in process(name).flatMap { ProcessCPU.seconds(pid: $0.pid) } }
-        return (members.reduce(0, +), redisServerPid.flatMap(ProcessCPU.seconds(pid:)) ?? 0)
+        return (members.reduce(0, +), redis.pid.flatMap(ProcessCPU.seconds(pid:)) ?? 0)
     }
 }

@@ -143,12 +143,12 @@ public final class LocalStack: Sendable {
             // Process plumbing, not a setting: the children search the same path as the stack.
             "PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin",
         ]
+        // The simulator signs every app's data with one app id, as one Apple account would.
+        let appAppleId = AppStoreSimulatorConfiguration().appAppleId
         if configuration.otherApps.isEmpty {
             base[StageSettings.bundleIdKey.name] = configuration.bundleId
-            base[StageSettings.appAppleIdKey.name] = String(AppStoreSimulatorConfiguration().appAppleId)
+            base[StageSettings.appAppleIdKey.name] = String(appAppleId)
         } else {
-            // The simulator signs every app's data with one app id, as one Apple account would.
-            let appAppleId = AppStoreSimulatorConfiguration().appAppleId
             let appsPath = directory + "/apps.yaml"
             try ("apps:\n" + apps.map { "  - {bundleId: \($0), appAppleId: \(appAppleId)}\n" }.joined())
                 .write(toFile: appsPath, atomically: true, encoding: .utf8)
@@ -254,9 +254,6 @@ public final class LocalStack: Sendable {
         self.environments = environments
         self.logger = logger
     }
-
-    /// The `redis-server` child's process id.
-    public var redisServerPid: Int32? { redis.pid }
 
     /// Instance names of the members (`iap-intake`, `iap-intake-2`, …, `iap-gateway`).
     public var processNames: [String] { environments.keys.sorted() }

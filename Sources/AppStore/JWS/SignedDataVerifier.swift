@@ -66,7 +66,18 @@ public struct SignedDataVerifier: Sendable {
 
     /// Verifies an app transaction; `receiptType` is its environment.
     public func verifyAndDecodeAppTransaction(_ jws: String) async -> VerificationResult<AppTransaction> {
-        let result = await self.verifySignature(jws, as: AppTransaction.self)
+        do throws(VerificationError) {
+            return await self.verifyAndDecodeAppTransaction(try ParsedJWS(jws))
+        } catch {
+            return .invalid(error)
+        }
+    }
+
+    /// The same, for an AppTransaction already parsed (verify read its claimed environment).
+    public func verifyAndDecodeAppTransaction(_ parsed: ParsedJWS<AppTransaction>) async
+        -> VerificationResult<AppTransaction>
+    {
+        let result = await self.verifySignature(parsed)
         guard case .valid(let appTransaction) = result else { return result }
         if let refusal = self.checkIdentity(
             bundleId: appTransaction.bundleId,

@@ -145,6 +145,14 @@ public struct TransactionDetails: Codable, Hashable, Sendable {
 }
 
 extension TransactionDetails {
+    /// What every id of the app's own purchase starts with.
+    public static let appPurchaseIdPrefix = "app-"
+
+    /// The transaction id of a customer's own purchase of the app: `app-<appTransactionId>`.
+    public static func appPurchaseId(appTransactionId: String) -> String {
+        appPurchaseIdPrefix + appTransactionId
+    }
+
     /// The app's own purchase in a verified AppTransaction (D58): one "transaction" per customer
     /// of the app, `app-<appTransactionId>` (never an id Apple gives an in-app purchase), of the
     /// product named like the app, bought when the customer first got the app or pre-ordered it.
@@ -160,7 +168,7 @@ extension TransactionDetails {
         guard let environment = payload.receiptType else {
             throw Rejection(.wrongEnvironment, "appTransaction has no receiptType")
         }
-        let id = "app-\(appTransactionId)"
+        let id = Self.appPurchaseId(appTransactionId: appTransactionId)
         self.init(
             transactionId: id, originalTransactionId: id, bundleId: bundleId, productId: bundleId, productType: .app,
             environment: environment, purchaseDate: payload.originalPurchaseDate ?? payload.preorderDate,

@@ -1,3 +1,4 @@
+import Contracts
 public import Customers
 import Foundation
 import Kafka
@@ -158,7 +159,8 @@ public struct DemoRunner: Sendable {
         // The app's own purchase (`app-<appTransactionId>`, D58) is no transaction Apple finishes.
         let owed = Set(
             outcomes.distinctEntitlements.filter {
-                ($0.action == "grant" || $0.action == "renew") && !$0.transactionId.hasPrefix("app-")
+                ($0.action == "grant" || $0.action == "renew")
+                    && !$0.transactionId.hasPrefix(TransactionDetails.appPurchaseIdPrefix)
             }.map(\.transactionId))
         var unfinished: [String] = []
         for transactionId in owed.sorted() where try await !simulator.isFinished(transactionId: transactionId) {

@@ -1,4 +1,5 @@
 import AppStore
+import AppStoreModels
 import Contracts
 import Foundation
 import Purchases
@@ -305,7 +306,11 @@ extension DemoScenario {
             }
             try await context.publish(context.purchaseEvent(.appTransaction(fromApp), user: user))
             try await context.publish(context.purchaseEvent(.appTransaction(fromApple), user: user))
-            return [.entitlement(transactionId: "app-\(appTransactionId)", action: "grant", userId: user)]
+            return [
+                .entitlement(
+                    transactionId: TransactionDetails.appPurchaseId(appTransactionId: appTransactionId),
+                    action: "grant", userId: user)
+            ]
         },
         DemoScenario("support sets an app account token on a purchase matched by user; the renewal carries it") {
             context in
@@ -402,14 +407,10 @@ extension DemoScenario {
 
     /// A string claim of a JWS's payload, unverified (what the scenario expects verify to read).
     static func claim(_ name: String, of jws: String) throws -> String {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        var base64 = parts.count == 3 ? parts[1].replacingOccurrences(of: "-", with: "+") : ""
-        base64 = base64.replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let data = Data(base64Encoded: base64),
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let value = object[name] as? String
-        else { throw LocalStackError("the JWS has no \(name)") }
+        let payload = try JSONSerialization.jsonObject(with: Data(try UnverifiedJWS(jws).payloadJSON))
+        guard let value = (payload as? [String: Any])?[name] as? String else {
+            throw LocalStackError("the JWS has no \(name)")
+        }
         return value
     }
 

@@ -16,11 +16,6 @@ public struct PerApp<Value: Sendable>: Sendable {
         self.bundleIds = apps.map(\.bundleId)
     }
 
-    /// A single-app deployment.
-    public init(bundleId: String, _ value: Value) {
-        self.init([(bundleId, value)])
-    }
-
     /// The value of `bundleId`'s app; an event that names no app (a notification without
     /// data) belongs to the only app, if there is one.
     public subscript(_ bundleId: String?) -> Value? {

@@ -27,7 +27,7 @@ enum RoutingKey {
     /// own purchase (D58), so the same customer's AppTransactions share a lane.
     static func forAppTransaction(_ jws: String) throws(VerificationError) -> String? {
         let ids = try UnverifiedJWS(jws).decodePayload(as: AppTransactionIds.self)
-        return ids.appTransactionId?.trimmedNonEmpty.map { "app-\($0)" }
+        return ids.appTransactionId?.trimmedNonEmpty.map { TransactionDetails.appPurchaseId(appTransactionId: $0) }
     }
 
     private struct AppTransactionIds: Decodable {

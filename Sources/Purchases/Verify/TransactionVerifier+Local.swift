@@ -49,24 +49,24 @@ extension TransactionVerifier {
     /// verifier of the environment it claims (`receiptType`), and read as the app's own
     /// purchase (``TransactionDetails/init(appTransaction:)``).
     func verifyAppTransaction(_ request: VerifyRequest) async throws -> VerifyOutcome {
-        let claimed: AppTransaction
+        // Parsed once: the claimed environment picks the verifier, which then checks this parse.
+        let parsed: ParsedJWS<AppTransaction>
         do throws(VerificationError) {
-            claimed = try ParsedJWS<AppTransaction>(request.payload).claimedPayload
+            parsed = try ParsedJWS(request.payload)
         } catch {
             return Self.outcome(for: error, field: "appTransaction")
         }
+        let claimed = parsed.claimedPayload.receiptType
         let verifier: SignedDataVerifier
-        switch self.verifier(for: claimed.receiptType) {
+        switch self.verifier(for: claimed) {
         case .success(let chosen): verifier = chosen
         case .failure(let refusal):
-            return await self.forgeryOr(refusal, claimed: claimed.receiptType) { verifier in
-                if case .invalid(let error) = await verifier.verifyAndDecodeAppTransaction(request.payload) {
-                    return error
-                }
+            return await self.forgeryOr(refusal, claimed: claimed) { verifier in
+                if case .invalid(let error) = await verifier.verifyAndDecodeAppTransaction(parsed) { return error }
                 return nil
             }
         }
-        switch await verifier.verifyAndDecodeAppTransaction(request.payload) {
+        switch await verifier.verifyAndDecodeAppTransaction(parsed) {
         case .valid(let payload):
             do throws(Rejection) {
                 return .verified([self.record(try TransactionDetails(appTransaction: payload), for: request)])

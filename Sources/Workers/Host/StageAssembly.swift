@@ -36,10 +36,12 @@ struct StageAssembly {
             }
             try await run { resources in
                 let appleMetrics = AppleCallMetrics(factory: resources.metricsFactory)
+                // Transaction ids are Apple's, unique across apps: one cache serves them all.
+                let cache = RedisVerifiedTransactionCache(client: resources.redis, keys: resources.keyspace)
                 let verifiers = try configurations.map { app, configuration throws in
                     let verifier = try TransactionVerifier(
                         configuration: configuration, source: try appleSource(for: app, metrics: appleMetrics),
-                        cache: RedisVerifiedTransactionCache(client: resources.redis, keys: resources.keyspace),
+                        cache: cache,
                         gate: appleGate(for: app, resources, metrics: appleMetrics),
                         logger: resources.logger, onOCSPOfflineAccept: appleMetrics.countOCSPOfflineAccept
                     )

@@ -36,16 +36,6 @@ public struct VerifyHandler: MessageHandler {
         return Prepared(request, idempotencyKey: request.idempotencyKey, audit: request.auditSubject)
     }
 
-    /// A single-app deployment's handler.
-    public init(
-        verifier: TransactionVerifier, verifiedTopic: String, appleMetrics: AppleCallMetrics? = nil,
-        audit: AuditTrail? = nil
-    ) {
-        self.init(
-            verifiers: PerApp(bundleId: verifier.configuration.bundleId, verifier), verifiedTopic: verifiedTopic,
-            appleMetrics: appleMetrics, audit: audit)
-    }
-
     public func handle(_ request: VerifyRequest, message: InboundMessage) async throws -> StageOutcome {
         guard let verifier = verifiers[request.bundleId] else { return .reject(verifiers.unknownApp(request.bundleId)) }
         switch try await verifier.verify(request, holding: message.waitMemo.flatMap(GateBooking.init)) {

@@ -75,11 +75,6 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.") var json = false
 
     func run() async throws {
-        _ = try await self.runOnce()
-    }
-
-    /// One run on a stack of its own.
-    private func runOnce() async throws -> Measurement {
         let logger = CLILogging.logger("iap.bench")
         var configuration = LocalStackConfiguration()
         configuration.pipelinePath = pipeline
@@ -105,18 +100,16 @@ struct BenchE2ECommand: AsyncParsableCommand {
             configuration.workerEnvironment[String(pair[..<equals])] = String(pair[pair.index(after: equals)...])
         }
         let stack = try await LocalStack.start(configuration, logger: logger)
-        let measurement: Measurement
         do {
-            measurement = try await measure(stack)
+            try await measure(stack)
         } catch {
             await stack.stop(keepingState: true)
             throw error
         }
         await stack.stop()
-        return measurement
     }
 
-    private func measure(_ stack: LocalStack) async throws -> Measurement {
+    private func measure(_ stack: LocalStack) async throws {
         let logger = CLILogging.logger("iap.bench")
         let simulator = SimulatorClient(baseURL: stack.endpoints.simulator)
         let bundleId = stack.endpoints.bundleId
@@ -283,9 +276,6 @@ struct BenchE2ECommand: AsyncParsableCommand {
                     + String(format: "%.3f", cpu.bench))
         }
         if latencies.count < purchases { throw ExitCode(1) }
-        return Measurement(
-            purchasesPerSecond: Double(latencies.count) / max(seconds, 0.001), p50: percentile(0.5),
-            p99: percentile(0.99), cpu: cpu)
     }
 
     /// Records in flight (running or buffered) and mean processing time per worker, from each
