@@ -158,6 +158,9 @@ import Testing
         for value in Self.stateValues {
             #expect(try EventDecoder.read(EntitlementState.self, from: Self.foundation(value)) == value)
         }
+        for value in Self.entitlementValues {
+            #expect(try EventDecoder.read(EntitlementEvent.self, from: Self.foundation(value)) == value)
+        }
     }
 
     @Test func readsOtherWritersLikeJSONDecoder() throws {
@@ -168,6 +171,9 @@ import Testing
         encoder.userInfo[Timestamp.jsonFormKey] = Timestamp.JSONForm.iso8601
         for value in Self.matchedValues {
             try Self.readsLikeJSONDecoder(Array(try encoder.encode(value)), as: MatchedTransaction.self)
+        }
+        for value in Self.entitlementValues {
+            try Self.readsLikeJSONDecoder(Array(try encoder.encode(value)), as: EntitlementEvent.self)
         }
         let text = #"""
             { "unknown": {"a": [1, -2.5e3, true, false, null, "x\"y", {}]},
