@@ -1,4 +1,5 @@
 import Kafka
+import LocalServices
 import TestSupport
 import Testing
 
@@ -35,5 +36,24 @@ import Testing
             second.assignment.count == 4 ? true : nil
         }
         await second.close()
+    }
+
+    /// A bounded read of a topic with nothing to read (a worker's empty delivery journal at
+    /// start) must not leave its consumer's handle behind: a consumer that joined its group and
+    /// closed before its first assignment cannot be destroyed on librdkafka 2.0.2 (#4312), and
+    /// every worker kept one, with its threads and memory, for as long as it ran (issue 23).
+    @Test func aBoundedReadOfAnEmptyTopicLeavesNoHandleBehind() async throws {
+        let kafka = try TestKafka.shared(topics: ["empty": 4])
+        let capture = LogCapture()
+        let configuration = BoundedTopicRead.configuration(
+            cluster: KafkaCluster(bootstrapServers: kafka.cluster.bootstrapServers), groupId: kafka.group("bounded-empty"),
+            topic: kafka.topic("empty"), clientId: "bounded-empty")
+        let read = try await BoundedTopicRead.run(configuration, logger: capture.logger()) {
+            records, consumer in
+            try await consumer.commit()
+            return records.count
+        }
+        #expect(read == 0)
+        #expect(!capture.lines.contains { $0.contains("never got an assignment") }, "\(capture.lines)")
     }
 }
