@@ -30,7 +30,9 @@ import Traces
     static func log(_ logger: Logger, _ record: KafkaMessage) -> RecordLog {
         RecordLog(
             logger: logger, record: record,
-            trace: RecordTrace(stage: "grant", group: "iap-grant", record: record, tracer: PropagatingTracer()))
+            trace: RecordTrace(
+                stage: "grant", operation: RecordTrace.operationName(stage: "grant"), group: "iap-grant",
+                record: record, tracer: PropagatingTracer()))
     }
 
     @Test func linesCarryWhereTheRecordCameFromItsBusinessIdAndTraceId() {

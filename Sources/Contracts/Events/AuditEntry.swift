@@ -58,8 +58,9 @@ public struct AuditEntry: PipelineEvent, Hashable {
         self.auditId = self.identity
     }
 
-    /// An entry under the id it was written with (the reader's: a stored id is not recomputed).
-    init(
+    /// An entry under the id it was written with (the reader's: a stored id is not recomputed),
+    /// or under none yet for a writer that names it once its fields are final (``AuditTrail``).
+    package init(
         auditId: String, stage: String, decision: AuditDecision, at: Timestamp, subject: AuditSubject,
         userId: String?, reason: String?, detail: String?
     ) {

@@ -17,25 +17,33 @@ package enum Digest {
         return Self.uuidString(bytes)
     }
 
-    /// 16 bytes formatted 8-4-4-4-12, lowercase.
+    /// 16 bytes formatted 8-4-4-4-12, lowercase. Written straight into one buffer: every
+    /// audit entry and entitlement event id comes through here.
     package static func uuidString(_ bytes: [UInt8]) -> String {
-        let hex = Self.hex(bytes)
-        let groups = [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { range in
-            String(
-                hex[
-                    hex.index(
-                        hex.startIndex, offsetBy: range.lowerBound)..<hex.index(
-                            hex.startIndex, offsetBy: range.upperBound)])
+        precondition(bytes.count == 16, "a UUID is 16 bytes")
+        return String(unsafeUninitializedCapacity: 36) { text in
+            var at = 0
+            for (index, byte) in bytes.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 {
+                    text[at] = UInt8(ascii: "-")
+                    at += 1
+                }
+                text[at] = Self.hexDigits[Int(byte >> 4)]
+                text[at + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                at += 2
+            }
+            return at
         }
-        return groups.joined(separator: "-")
     }
 
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
     package static func hex(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
+        text.reserveCapacity(bytes.underestimatedCount * 2)
         for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+            text.append(Self.hexDigits[Int(byte >> 4)])
+            text.append(Self.hexDigits[Int(byte & 0x0F)])
         }
         return String(decoding: text, as: UTF8.self)
     }

@@ -18,13 +18,16 @@ public struct AuditTrail: Sendable {
         self.stage = stage
     }
 
-    /// An entry of this stage about `subject`, decided now.
+    /// An entry of this stage about `subject`, decided now. Its ``AuditEntry/auditId`` is given
+    /// by ``record(_:)`` once the stage added its fields: computed here too, it was computed
+    /// twice for every record every stage handles.
     public func entry(
         _ decision: AuditDecision, about subject: AuditSubject, userId: String? = nil, reason: String? = nil,
         detail: String? = nil, at: Timestamp = Timestamp(Date())
     ) -> AuditEntry {
         AuditEntry(
-            stage: stage, decision: decision, at: at, subject: subject, userId: userId, reason: reason, detail: detail)
+            auditId: "", stage: stage, decision: decision, at: at, subject: subject, userId: userId, reason: reason,
+            detail: detail)
     }
 
     /// `entry` as a record of the trail, under its partition key, its ``AuditEntry/auditId``

@@ -15,10 +15,11 @@ struct RecordTrace: Sendable {
     let span: any Span
     let tracer: any Tracer
 
-    init(stage: String, group: String, record: KafkaMessage, tracer: any Tracer) {
+    /// - Parameter operation: the span's name, `<stage> process` (``operationName(stage:)``),
+    ///   made once per stage rather than per record.
+    init(stage: String, operation: String, group: String, record: KafkaMessage, tracer: any Tracer) {
         self.tracer = tracer
-        span = tracer.startSpan(
-            "\(stage) process", context: tracer.extracting(from: record.headers), ofKind: .consumer)
+        span = tracer.startSpan(operation, context: tracer.extracting(from: record.headers), ofKind: .consumer)
         if span.isRecording {
             span.attributes["messaging.system"] = "kafka"
             span.attributes["messaging.operation.type"] = "process"
@@ -29,6 +30,8 @@ struct RecordTrace: Sendable {
             span.attributes["iap.stage"] = stage
         }
     }
+
+    static func operationName(stage: String) -> String { "\(stage) process" }
 
     /// The trace id for log lines, computed only when a line is logged.
     var traceId: String? {
@@ -43,6 +46,7 @@ struct RecordTrace: Sendable {
     }
 
     func stamped(_ records: [KafkaRecord]) -> [KafkaRecord] {
+        guard !records.isEmpty else { return records }
         let trace = tracer.injecting(span.context, into: [])
         return records.map { record in
             var record = record

@@ -32,6 +32,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private let metrics: StageMetrics
     private let state: Mutex<DispatchState>
     private let tracer: any Tracer
+    private let spanName: String
     /// Where the outcomes the runtime writes are audited (D51); nil when the stage keeps no trail.
     private let audit: AuditTrail?
 
@@ -43,6 +44,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         metricsFactory: any MetricsFactory = MetricsSystem.factory, tracer: any Tracer = PropagatingTracer()
     ) {
         self.tracer = tracer
+        self.spanName = RecordTrace.operationName(stage: configuration.stage)
         self.configuration = configuration
         self.audit = configuration.auditTopic.map { AuditTrail(topic: $0, stage: configuration.stage) }
         self.state = Mutex(DispatchState(maxRunning: configuration.maxInFlight))
@@ -183,7 +185,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         let clock = ContinuousClock()
         let started = clock.now
         let trace = RecordTrace(
-            stage: configuration.stage, group: configuration.consumerGroup, record: record, tracer: tracer)
+            stage: configuration.stage, operation: spanName, group: configuration.consumerGroup, record: record,
+            tracer: tracer)
         var log = RecordLog(logger: logger, record: record, trace: trace)
         defer {
             trace.end()

@@ -31,12 +31,20 @@ public struct RedisAuditIndex: Sendable {
     /// reader could ask under: they stay in the topic only. Returns how many were indexed.
     @discardableResult
     public func index(_ entries: [AuditEntry]) async throws -> Int {
+        try await self.index(entries.map { ($0, try EventEncoder.encode($0)) })
+    }
+
+    /// ``index(_:)`` of entries as read from the trail, each stored as the bytes it was read
+    /// from: the trail's records are the stored form already (the same encoder wrote them), so
+    /// the state stage does not encode again what it just decoded.
+    @discardableResult
+    public func index(_ entries: [(entry: AuditEntry, bytes: [UInt8])]) async throws -> Int {
         var pipeline = RedisPipeline()
         var indexed = 0
         let ttl = StateStorage.milliseconds(retention)
-        for entry in entries {
+        for (entry, bytes) in entries {
             guard let bundleId = entry.bundleId else { continue }
-            let value = try StateStorage.encodeEvent(entry)
+            let value = RedisValue.bytes(bytes)
             var targets: [String] = []
             if let delivery = entry.subject.delivery {
                 targets.append(keys.auditDelivery(bundleId: bundleId, delivery: delivery))

@@ -17,7 +17,8 @@ public import WorkerCommon
 public struct CustomerStateHandler: MessageHandler {
     public enum Work: Sendable {
         case change(EntitlementEvent)
-        case audit(AuditEntry)
+        /// An entry of the trail and the record's bytes, which are its stored form.
+        case audit(AuditEntry, bytes: [UInt8])
     }
 
     private let store: RedisCustomerStore
@@ -39,7 +40,8 @@ public struct CustomerStateHandler: MessageHandler {
 
     public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
         if message.record.topic == auditTopic {
-            return Prepared(.audit(try EventDecoder.decode(AuditEntry.self, from: message.record.value)))
+            let bytes = Array(message.record.value)
+            return Prepared(.audit(try EventDecoder.decode(AuditEntry.self, from: bytes), bytes: bytes))
         }
         let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
         return Prepared(.change(event), idempotencyKey: event.eventId)
@@ -49,8 +51,8 @@ public struct CustomerStateHandler: MessageHandler {
         switch work {
         case .change(let event):
             return try await apply(event)
-        case .audit(let entry):
-            try await auditIndex?.index([entry])
+        case .audit(let entry, let bytes):
+            try await auditIndex?.index([(entry, bytes)])
             return .produce([])
         }
     }
