@@ -46,7 +46,8 @@ import Testing
         let kafka = try TestKafka.shared(topics: ["empty": 4])
         let capture = LogCapture()
         let configuration = BoundedTopicRead.configuration(
-            cluster: KafkaCluster(bootstrapServers: kafka.cluster.bootstrapServers), groupId: kafka.group("bounded-empty"),
+            cluster: KafkaCluster(bootstrapServers: kafka.cluster.bootstrapServers),
+            groupId: kafka.group("bounded-empty"),
             topic: kafka.topic("empty"), clientId: "bounded-empty")
         let read = try await BoundedTopicRead.run(configuration, logger: capture.logger()) {
             records, consumer in
