@@ -1,3 +1,4 @@
+import Foundation
 import LocalServices
 import Redis
 import Testing
@@ -22,6 +23,39 @@ import Testing
             await #expect(throws: RedisError.self) { try await client.send("PING") }
             await client.shutdown()
         }
+    }
+}
+
+@Suite(.timeLimit(.minutes(2))) struct LocalRedisServerFilesTests {
+    /// A replica's full sync writes `dump.rdb` into the server's working directory, and a
+    /// server loads it at start. It must be a directory of the server's own, emptied before each
+    /// start: in the process's directory (the repository) one dump was committed and loaded by
+    /// every later test server, and a restart did not come back empty.
+    @Test func aSyncedReplicaLeavesNoDumpBehindAndARestartComesBackEmpty() async throws {
+        let master = try await LocalRedisServer.start()
+        defer { master.stop() }
+        let replica = try await LocalRedisServer.start()
+        defer { replica.stop() }
+        let toMaster = RedisClient(configuration: try master.configuration(poolSize: 1))
+        _ = try await toMaster.send("SET", "k", "v")
+        await toMaster.shutdown()
+        let toReplica = RedisClient(configuration: try replica.configuration(poolSize: 1))
+        _ = try await toReplica.send("REPLICAOF", "127.0.0.1", .string(String(master.port)))
+        var synced = false
+        for _ in 0..<100 where !synced {
+            synced = try await toReplica.send("GET", "k").string == "v"
+            if !synced { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(synced, "the replica never got the master's key")
+        _ = try await toReplica.send("REPLICAOF", "NO", "ONE")
+        await toReplica.shutdown()
+
+        let directory = FileManager.default.currentDirectoryPath
+        #expect(!FileManager.default.fileExists(atPath: directory + "/dump.rdb"))
+        try await replica.restart()
+        let afterRestart = RedisClient(configuration: try replica.configuration(poolSize: 1))
+        #expect(try await afterRestart.send("DBSIZE").integer == 0)
+        await afterRestart.shutdown()
     }
 }
 
