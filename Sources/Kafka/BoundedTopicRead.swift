@@ -88,9 +88,9 @@ public enum BoundedTopicRead {
 
         // Nothing to read: a consumer that joined the group would be closed before its first
         // assignment, and librdkafka 2.0.2 cannot destroy such a handle (#4312), so it would
-        // stay in the process for good, with its threads fetching (a worker that found its
-        // journal empty at start idled at ~2.5 MiB and a few ms of CPU a second more, issue 23).
-        // Assigned nothing, it never joins: `body` still gets a consumer that can commit.
+        // stay in the process for good with its threads (every worker that found its delivery
+        // journal empty at start kept one; D61). Assigned nothing, it never joins: `body` still
+        // gets a consumer that can commit.
         var configuration = configuration
         if ends.isEmpty { configuration.assignment = [] }
         let consumer = try KafkaConsumer(configuration: configuration, logger: logger)
