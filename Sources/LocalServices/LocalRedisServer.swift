@@ -63,22 +63,19 @@ public final class LocalRedisServer: Sendable {
 
     /// Where the append-only file lives; nil runs without persistence.
     public let appendOnlyDirectory: String?
-    /// The working directory of a server without persistence: a replica's full sync still
-    /// writes `dump.rdb` there, and a server started there loads it. The process's own
-    /// directory (the repository, for the tests) once collected one and served it to every
-    /// later server; a directory of its own, emptied before each start, keeps ``restart()``
-    /// empty as documented.
-    private let scratchDirectory: String?
+    /// The working directory of a server without persistence (``appendOnlyDirectory`` nil): a
+    /// replica's full sync still writes `dump.rdb` there, and a server started there loads it.
+    /// The process's own directory (the repository, for the tests) once collected one and served
+    /// it to every later server; a directory of its own, emptied before each start, keeps
+    /// ``restart()`` empty as documented.
+    private let scratchDirectory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("iap-redis-\(UUID().uuidString)").path
     /// Further `redis-server` options, appended to the ones this type sets.
     public let extraArguments: [String]
 
     private init(port: Int, appendOnlyDirectory: String?, tls: TLS?, extraArguments: [String]) {
         self.port = port
         self.appendOnlyDirectory = appendOnlyDirectory
-        self.scratchDirectory =
-            appendOnlyDirectory == nil
-            ? (FileManager.default.temporaryDirectory.appendingPathComponent("iap-redis-\(UUID().uuidString)").path)
-            : nil
         self.tls = tls
         self.extraArguments = extraArguments
     }
@@ -147,18 +144,18 @@ public final class LocalRedisServer: Sendable {
 
     deinit {
         stop()
-        if let scratchDirectory { try? FileManager.default.removeItem(atPath: scratchDirectory) }
+        try? FileManager.default.removeItem(atPath: scratchDirectory)
     }
 
     private func launch() async throws {
         let executable = try Self.executable()
-        var persistence = ["--appendonly", "no"]
+        let persistence: [String]
         if let appendOnlyDirectory {
             persistence = ["--appendonly", "yes", "--appendfsync", "always", "--dir", appendOnlyDirectory]
-        } else if let scratchDirectory {
+        } else {
             try? FileManager.default.removeItem(atPath: scratchDirectory)
             try FileManager.default.createDirectory(atPath: scratchDirectory, withIntermediateDirectories: true)
-            persistence += ["--dir", scratchDirectory]
+            persistence = ["--appendonly", "no", "--dir", scratchDirectory]
         }
         let listen =
             tls.map { tls in
