@@ -1,6 +1,7 @@
 import AppStore
 import AppStoreModels
 import Crypto
+import Foundation
 import Hosting
 import Prometheus
 import Purchases
@@ -76,12 +77,18 @@ import Testing
         _ = try? await api.getRefundHistory(transactionId: "1")
         _ = try? await api.requestTestNotification()
         _ = try? await api.getTestNotificationStatus(token: "token")
+        _ = try? await api.finishTransaction(transactionId: "1")
+        _ = try? await api.setAppAccountToken(originalTransactionId: "1", token: UUID())
+        _ = try? await api.getAppTransactionInfo(anyTransactionId: "1")
+        _ = try? await api.getStatusOfSubscriptionRenewalDateExtensions(requestIdentifier: "r", productId: "p")
         _ = try? await VerifyReceiptClient(executor: executor).verify(receiptData: "MIIT")
 
         let text = String(decoding: OpsServer.exposition(registry), as: UTF8.self)
         for endpoint in [
             "get_transaction_info", "get_transaction_history", "get_all_subscription_statuses", "lookup_order",
             "get_refund_history", "request_test_notification", "get_test_notification_status", "verify_receipt",
+            "finish_transaction", "set_app_account_token", "get_app_transaction_info",
+            "get_status_of_subscription_renewal_date_extensions",
         ] {
             #expect(
                 text.contains(#"iap_apple_request_duration_seconds_count{endpoint="\#(endpoint)",status="401"} 1"#),
