@@ -135,4 +135,24 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         #expect(state.inFlight == 0)
         #expect(state.committablePositions == [TopicPartitionOffset(TopicPartition("t", 0), offset: 1)])
     }
+
+    /// A batch holds its partitions' offsets like running records, outside the running slots and
+    /// the lanes: a single record behind it in another partition runs at once, and the batch's
+    /// partition stores nothing until the batch is done.
+    @Test func aBatchHoldsItsPartitionsOffsetsUntilItIsDoneAndTakesNoSlot() {
+        var state = DispatchState(maxRunning: 1)
+        let batch = [
+            record(0, key: "a", partition: 0), record(1, key: "a", partition: 0), record(0, key: "b", partition: 1),
+        ]
+        state.acceptBatch(batch)
+        #expect(state.inFlight == 3)
+        #expect(state.runningTotal == 0)
+        #expect(state.running(in: [TopicPartition("t", 0), TopicPartition("t", 1)]) == 3, "a revocation waits for it")
+        #expect(state.accept(record(2, key: "a", partition: 0))?.offset == 2, "no lane, no slot taken")
+        #expect(state.finish(record(2, key: "a", partition: 0)).store == nil, "offsets 0 and 1 are unfinished")
+        let stored = state.finishBatch(batch).sorted { $0.topicPartition < $1.topicPartition }
+        #expect(stored.map(\.offset) == [3, 1], "one position per partition: past the single record too")
+        #expect(state.inFlight == 0)
+        #expect(state.committablePositions.count == 2)
+    }
 }

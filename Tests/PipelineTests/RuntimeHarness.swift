@@ -38,10 +38,14 @@ final class TestStage: MessageHandler {
     let output: String
     /// Where `deliver` writes its state's copy.
     let stateOutput: String
+    /// Inputs taken a poll's worth at a time (``BatchedInputHandler``): none by default, so every
+    /// other test runs a stage that adopts the protocol and batches nothing.
+    let batchedInputs: Set<String>
 
-    init(output: String, stateOutput: String = "state") {
+    init(output: String, stateOutput: String = "state", batched: Set<String> = []) {
         self.output = output
         self.stateOutput = stateOutput
+        self.batchedInputs = batched
     }
 
     func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<TestEvent> {
@@ -86,6 +90,22 @@ final class TestStage: MessageHandler {
     }
 }
 
+/// A batch's events are noted as one ``Observations/batches`` entry; `block` in a batch waits on
+/// the gate first, and a batch fails while ``Observations/failBatches(_:)`` has failures left.
+extension TestStage: BatchedInputHandler {
+    func prepareEntry(_ message: InboundMessage) throws(Rejection) -> TestEvent {
+        try EventDecoder.decode(TestEvent.self, from: message.record.value)
+    }
+
+    func handle(batch: [TestEvent]) async throws {
+        if batch.contains(where: { $0.action == "block" }) {
+            observations.noteHeld()
+            try await gate.wait()
+        }
+        try observations.handle(batch: batch.map(\.id))
+    }
+}
+
 /// What the stage saw: every handled delivery, and whether any record ran twice at once.
 final class Observations: Sendable {
     struct Handled: Sendable {
@@ -100,8 +120,36 @@ final class Observations: Sendable {
         var handled: [Handled] = []
         var overlaps: [String] = []
         var saved: [String] = []
+        var batches: [[String]] = []
+        var batchFailures = 0
+        var failuresLeft = 0
+        var heldBatches = 0
     }
     private let state = Mutex(State())
+
+    struct BatchFailed: Error {}
+
+    /// Makes the next `count` batches fail, as a Redis outage would.
+    func failBatches(_ count: Int) { state.withLock { $0.failuresLeft = count } }
+
+    func handle(batch ids: [String]) throws {
+        try state.withLock { state in
+            if state.failuresLeft > 0 {
+                state.failuresLeft -= 1
+                state.batchFailures += 1
+                throw BatchFailed()
+            }
+            state.batches.append(ids)
+        }
+    }
+
+    func noteHeld() { state.withLock { $0.heldBatches += 1 } }
+    /// Batches that reached the gate with a `block` event.
+    var heldBatches: Int { state.withLock { $0.heldBatches } }
+
+    /// The ids of each batch handled, in order.
+    var batches: [[String]] { state.withLock { $0.batches } }
+    var batchFailures: Int { state.withLock { $0.batchFailures } }
 
     func begin(_ key: String, event: TestEvent, attempt: Int, waitingSince: Date?, traceparent: String?) throws {
         state.withLock { state in
@@ -141,13 +189,13 @@ final class RuntimeReplica: Sendable {
     /// `test-stage`; `stage` defaults to a fresh ``TestStage`` writing to `out`.
     init(
         kafka: SharedKafka, stage: TestStage? = nil, retries: any RetryStore,
-        idempotency: (any IdempotencyGuard)?,
+        idempotency: (any IdempotencyGuard)?, inputs: [String] = ["in"],
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws {
         let cluster = kafka.cluster
         let stage = stage ?? TestStage(output: kafka.topic("out"))
         var configuration = WorkerConfiguration(
-            stage: "test", consumerGroup: kafka.group("test-stage"), inputTopics: [kafka.topic("in")],
+            stage: "test", consumerGroup: kafka.group("test-stage"), inputTopics: inputs.map(kafka.topic),
             rejectTopic: kafka.topic("rejected"))
         configuration.retryPolicy = RetryPolicy(
             initialBackoff: .milliseconds(100), maxBackoff: .seconds(1), multiplier: 2, jitter: 0, maxAttempts: 3)

@@ -75,6 +75,29 @@ struct DispatchState {
         return (store, next)
     }
 
+    /// Takes a poll's records of a batched input (``BatchedInputHandler``), all running at once
+    /// outside the lanes and the running slots: they count towards the buffer bound, and keep
+    /// their partitions' offsets (and a revocation's drain) waiting until ``finishBatch(_:)``.
+    mutating func acceptBatch(_ messages: [KafkaMessage]) {
+        for message in messages {
+            partitions[message.topicPartition, default: PartitionOffsets()].accept(message.offset)
+            partitions[message.topicPartition]!.didStart()
+        }
+        inFlight += messages.count
+    }
+
+    /// Marks a batch done; returns the offsets to store, one per partition that advanced.
+    mutating func finishBatch(_ messages: [KafkaMessage]) -> [TopicPartitionOffset] {
+        inFlight -= messages.count
+        var advanced: [TopicPartition: Int64] = [:]
+        for message in messages {
+            if let offset = partitions[message.topicPartition]?.finish(message.offset) {
+                advanced[message.topicPartition] = offset
+            }
+        }
+        return advanced.map { TopicPartitionOffset($0.key, offset: $0.value) }
+    }
+
     private mutating func start(_ message: KafkaMessage) {
         runningTotal += 1
         partitions[message.topicPartition]!.didStart()

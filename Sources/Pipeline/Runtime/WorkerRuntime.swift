@@ -35,6 +35,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private let spanName: String
     /// Where the outcomes the runtime writes are audited (D51); nil when the stage keeps no trail.
     private let audit: AuditTrail?
+    /// The handler's inputs taken a poll's worth at a time (D62), when it has any.
+    private let batched: (any BatchedInputHandler)?
+    private let batchedInputs: Set<String>
 
     /// - Parameter tracer: opens each record's span and carries its `traceparent` onto what the
     ///   record produces (decision D42); the default propagates W3C trace context and exports nothing.
@@ -49,6 +52,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         self.audit = configuration.auditTopic.map { AuditTrail(topic: $0, stage: configuration.stage) }
         self.state = Mutex(DispatchState(maxRunning: configuration.maxInFlight))
         self.handler = handler
+        self.batched = handler as? any BatchedInputHandler
+        self.batchedInputs = batched?.batchedInputs ?? []
         self.consumer = consumer
         self.producer = producer
         self.retries = retries
@@ -64,10 +69,17 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         await withDiscardingTaskGroup { group in
             for await event in consumer.events.cancelOnGracefulShutdown() {
                 switch event {
-                case .messages(let batch):
-                    let startable = state.withLock { state in batch.compactMap { state.accept($0) } }
+                case .messages(var batch):
+                    let together = takeBatched(from: &batch)
+                    let startable = state.withLock { state in
+                        if !together.isEmpty { state.acceptBatch(together) }
+                        return batch.compactMap { state.accept($0) }
+                    }
                     for ready in startable {
                         group.addTask { await self.runLane(startingWith: ready) }
+                    }
+                    if let batched, !together.isEmpty {
+                        group.addTask { await self.run(together, batched) }
                     }
                     applyBackpressure()
                 case .assigned(let partitions):
@@ -173,6 +185,86 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 "revoked partitions still had running records; they will be redelivered",
                 metadata: ["running": "\(running)"])
         }
+    }
+
+    // MARK: Batched inputs
+
+    /// Moves the records of batched inputs out of `batch`, keeping the others in order.
+    private func takeBatched(from batch: inout [KafkaMessage]) -> [KafkaMessage] {
+        guard !batchedInputs.isEmpty else { return [] }
+        var together: [KafkaMessage] = []
+        batch.removeAll { message in
+            guard batchedInputs.contains(message.topic) else { return false }
+            together.append(message)
+            return true
+        }
+        return together
+    }
+
+    /// Takes a poll's records of batched inputs to a durable end together (D62): the rejections
+    /// written first, then one ``BatchedInputHandler/handle(batch:)`` of the rest, retried in
+    /// place; only then are the offsets stored. Cancelled first, the records stay unfinished.
+    private func run<Batched: BatchedInputHandler>(_ records: [KafkaMessage], _ handler: Batched) async {
+        let clock = ContinuousClock()
+        let started = clock.now
+        var entries: [Batched.Entry] = []
+        entries.reserveCapacity(records.count)
+        var rejections: [KafkaRecord] = []
+        for record in records {
+            let message = InboundMessage(
+                record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
+            do throws(Rejection) {
+                guard record.value.count <= configuration.maxMessageBytes else {
+                    throw Rejection(
+                        .malformedEvent,
+                        "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
+                    )
+                }
+                entries.append(try handler.prepareEntry(message))
+            } catch {
+                rejections.append(rejection(of: record, error))
+            }
+        }
+        let rejected = rejections
+        let log = RecordLog(
+            logger: logger, record: records[0],
+            trace: RecordTrace(
+                stage: configuration.stage, operation: spanName, group: configuration.consumerGroup, record: records[0],
+                tracer: tracer))
+        defer { log.trace.end() }
+        if !rejected.isEmpty {
+            guard await durably("write rejections", log: log, { _ = try await self.producer.send(rejected) }) != nil
+            else { return }
+        }
+        if !entries.isEmpty {
+            let batch = entries
+            guard await durably("handle batch", log: log, { try await handler.handle(batch: batch) }) != nil else {
+                return
+            }
+        }
+        let elapsed = (clock.now - started).nanoseconds
+        for _ in records { metrics.processing.recordNanoseconds(elapsed) }
+        for _ in entries { metrics.count(.produced) }
+        for _ in rejected { metrics.count(.rejected) }
+        state.withLock { storeLocked($0.finishBatch(records)) }
+        applyBackpressure()
+    }
+
+    /// The reject record of a batched record `prepareEntry` refused, in a span of its own (a
+    /// rejection is rare, and its trace shows where the record ended).
+    private func rejection(of record: KafkaMessage, _ rejection: Rejection) -> KafkaRecord {
+        let trace = RecordTrace(
+            stage: configuration.stage, operation: spanName, group: configuration.consumerGroup, record: record,
+            tracer: tracer)
+        defer { trace.end() }
+        let detail = Excerpt.of(rejection.detail)
+        RecordLog(logger: logger, record: record, trace: trace)
+            .info("rejected", metadata: ["reason": "\(rejection.reason)", "detail": "\(detail)"])
+        trace.noteOutcome("rejected", failure: rejection.reason.rawValue)
+        return trace.stamped(
+            RejectRecord.make(
+                for: record, reason: rejection.reason, detail: detail, stage: configuration.stage,
+                topic: configuration.rejectTopic, group: configuration.consumerGroup))
     }
 
     // MARK: One record

@@ -1,5 +1,5 @@
 public import Contracts
-public import Customers
+import Customers
 import Kafka
 public import Pipeline
 public import WorkerCommon
@@ -13,14 +13,9 @@ public import WorkerCommon
 ///   is the same.
 /// - `iap.audit`: indexes each stage's decision under its delivery and transaction
 ///   (``RedisAuditIndex``), from which the API reads a purchase event's status and a
-///   transaction's history. A set union: no lock, no idempotency marker.
-public struct CustomerStateHandler: MessageHandler {
-    public enum Work: Sendable {
-        case change(EntitlementEvent)
-        /// An entry of the trail and the record's bytes, which are its stored form.
-        case audit(AuditEntry, bytes: [UInt8])
-    }
-
+///   transaction's history. A set union: no lock, no idempotency marker, and a poll's entries
+///   indexed together in one round trip (``BatchedInputHandler``, D62).
+public struct CustomerStateHandler: MessageHandler, BatchedInputHandler {
     private let store: RedisCustomerStore
     private let customersTopic: String
     private let auditIndex: RedisAuditIndex?
@@ -38,26 +33,24 @@ public struct CustomerStateHandler: MessageHandler {
         self.auditTopic = auditTopic
     }
 
-    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<Work> {
-        if message.record.topic == auditTopic {
-            let bytes = Array(message.record.value)
-            return Prepared(.audit(try EventDecoder.decode(AuditEntry.self, from: bytes), bytes: bytes))
-        }
+    public func prepare(_ message: InboundMessage) throws(Rejection) -> Prepared<EntitlementEvent> {
         let event = try EventDecoder.decode(EntitlementEvent.self, from: message.record.value)
-        return Prepared(.change(event), idempotencyKey: event.eventId)
+        return Prepared(event, idempotencyKey: event.eventId)
     }
 
-    public func handle(_ work: Work, message: InboundMessage) async throws -> StageOutcome {
-        switch work {
-        case .change(let event):
-            return try await apply(event)
-        case .audit(let entry, let bytes):
-            try await auditIndex?.index([(entry, bytes)])
-            return .produce([])
-        }
+    public var batchedInputs: Set<String> { auditTopic.map { [$0] } ?? [] }
+
+    /// An entry of the trail and the record's bytes, which are its stored form.
+    public func prepareEntry(_ message: InboundMessage) throws(Rejection) -> (entry: AuditEntry, bytes: [UInt8]) {
+        let bytes = Array(message.record.value)
+        return (try EventDecoder.decode(AuditEntry.self, from: bytes), bytes)
     }
 
-    private func apply(_ event: EntitlementEvent) async throws -> StageOutcome {
+    public func handle(batch: [(entry: AuditEntry, bytes: [UInt8])]) async throws {
+        try await auditIndex?.index(batch)
+    }
+
+    public func handle(_ event: EntitlementEvent, message: InboundMessage) async throws -> StageOutcome {
         var record =
             try await store.record(bundleId: event.bundleId, userId: event.userId)
             ?? CustomerRecord(bundleId: event.bundleId, userId: event.userId)
