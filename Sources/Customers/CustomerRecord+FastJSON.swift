@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 public import Contracts
 
 /// The customer state's record through the hand-written JSON of the events (D17): it is read

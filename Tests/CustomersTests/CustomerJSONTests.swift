@@ -1,4 +1,5 @@
 import AppStoreModels
+import Basics
 import Contracts
 import Customers
 import ProductCatalog

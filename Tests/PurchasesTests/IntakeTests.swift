@@ -2,6 +2,7 @@ import AppStoreModels
 import Contracts
 import Foundation
 import Purchases
+import TestSupport
 import Testing
 
 /// Intake: validation, normalisation, routing keys from real vectors, dedupe keys.
@@ -178,6 +179,39 @@ import Testing
         #expect(refusal.reason == .malformedEvent)
         #expect(refusal.detail.hasPrefix("event of 1048"))
         #expect(refusal.detail.hasSuffix("bytes exceeds 1048576"))
+    }
+
+    /// A JWS of `header` and `payload`, with a signature intake never checks.
+    static func jws(header: String, payload: String) -> String {
+        [header, payload, "sig"].map { TestSigningChain.base64URL(Data($0.utf8)) }.joined(separator: ".")
+    }
+
+    /// The routing key and the header check are read by hand-written readers that leave what
+    /// they are not sure of to `JSONDecoder`: the key and the refusal are `JSONDecoder`'s.
+    @Test(arguments: [
+        (#"{"alg":"ES256","x5c":["a"]}"#, #"{"transactionId":"5","originalTransactionId":null}"#, "5"),
+        (#"{"alg":"ES256"}"#, #"{"originalTransactionId":" 7 ","transactionId":"8","price":1.5e3,"x":[{}]}"#, "7"),
+        // Duplicate keys: the reader gives up; JSONDecoder keeps the first value.
+        (#"{"alg":"ES256","alg":"none"}"#, #"{"transactionId":"9","transactionId":"10"}"#, "9"),
+        (#"{"alg":"ES256"}"#, #"{"transactionId":"\u0031\u0032"}"#, "12"),
+    ])
+    func routingKeysAndHeadersReadAsJSONDecoderReadsThem(header: String, payload: String, key: String) throws {
+        let (_, routed, _) = try self.forward(
+            Self.purchaseJSON("signedTransaction", Self.jws(header: header, payload: payload)))
+        #expect(routed == key)
+    }
+
+    @Test(arguments: [
+        (#"{"alg":1}"#, #"{"transactionId":"5"}"#, "header is not a JSON object"),
+        (#"{"x5c":[null]}"#, #"{"transactionId":"5"}"#, "header is not a JSON object"),
+        (#"{"alg":"ES256"}"#, #"{"transactionId":5}"#, "payload does not decode"),
+        (#"{"alg":"ES256"}"#, #"[]"#, "payload does not decode"),
+    ])
+    func jwsTheReadersRefuseIsRefusedAsJSONDecoderRefusesIt(header: String, payload: String, detail: String) throws {
+        let refusal = try #require(
+            self.rejection(Self.purchaseJSON("signedTransaction", Self.jws(header: header, payload: payload))))
+        #expect(refusal.reason == .invalidSignature)
+        #expect(refusal.detail.contains(detail), "\(refusal.detail)")
     }
 
     @Test(arguments: [

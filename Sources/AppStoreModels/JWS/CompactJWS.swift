@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A compact JWS (`header.payload.signature`) split and decoded, not yet trusted.
@@ -38,10 +39,14 @@ package struct CompactJWS: Sendable {
         else { throw VerificationError(.invalidJWTFormat, "a segment is not base64url") }
         guard !payload.isEmpty else { throw VerificationError(.invalidJWTFormat, "empty payload") }
 
-        do {
-            self.header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
-        } catch {
-            throw VerificationError(.invalidJWTFormat, "header is not a JSON object with string alg/x5c")
+        if let header = Header.read(headerJSON) {
+            self.header = header
+        } else {
+            do {
+                self.header = try JSONDecoder().decode(Header.self, from: Data(headerJSON))
+            } catch {
+                throw VerificationError(.invalidJWTFormat, "header is not a JSON object with string alg/x5c")
+            }
         }
         self.headerJSON = headerJSON
         self.payload = payload
@@ -61,6 +66,38 @@ package struct CompactJWS: Sendable {
             return try JSONDecoder().decode(type, from: Data(json))
         } catch {
             throw VerificationError(.invalidJWTFormat, "payload does not decode as \(type): \(error)")
+        }
+    }
+}
+
+extension CompactJWS.Header {
+    /// The header through `JSONReader`: `JSONDecoder` cost intake a tenth of its CPU on the
+    /// certificate chain of every signed transaction (intake reads a JWS only for its routing
+    /// key). Nil when the reader gives up, and `JSONDecoder` decides as before, with its refusal.
+    package static func read(_ json: [UInt8]) -> Self? {
+        var reader = JSONReader(json)
+        do throws(JSONReader.Failure) {
+            var header = Self()
+            try reader.beginObject()
+            while let key = try reader.nextKey() {
+                switch key {
+                case "alg": header.alg = try reader.optionalString()
+                case "x5c":
+                    guard try !reader.readNull() else {
+                        header.x5c = nil
+                        continue
+                    }
+                    var chain: [String] = []
+                    try reader.beginArray()
+                    while try reader.nextElement() { chain.append(try reader.string()) }
+                    header.x5c = chain
+                default: try reader.skipValue()
+                }
+            }
+            try reader.end()
+            return header
+        } catch {
+            return nil
         }
     }
 }

@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 import Foundation
 
 /// Turns raw bytes into a typed event or a contract refusal with a specific detail.

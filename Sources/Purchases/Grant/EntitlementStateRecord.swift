@@ -1,3 +1,4 @@
+public import Basics
 public import Contracts
 
 /// Grant's state of one purchase as a Kafka record (`iap.entitlement-state.v1` on the compacted

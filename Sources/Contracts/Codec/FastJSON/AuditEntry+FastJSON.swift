@@ -1,4 +1,5 @@
 public import AppStoreModels
+public import Basics
 
 /// The audit trail is written by every stage for every record and read by the state stage for
 /// each: through the hand-written path like the other per-record events (D17), in `Codable`'s

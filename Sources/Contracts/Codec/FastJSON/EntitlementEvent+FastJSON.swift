@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 
 /// Grant writes every change and the state stage reads every one (D49): both on the
 /// per-purchase path. The reader was the state stage's largest single cost through

@@ -1,3 +1,4 @@
+public import Basics
 extension MatchedTransaction: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

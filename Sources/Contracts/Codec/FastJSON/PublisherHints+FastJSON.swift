@@ -1,3 +1,4 @@
+public import Basics
 extension PublisherHints: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()

@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 
 /// Read only: backends publish purchases and intake reads every one of them.
 extension PurchaseEvent: FastJSONReadable {

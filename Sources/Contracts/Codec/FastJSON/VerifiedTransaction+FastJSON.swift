@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 
 extension VerifiedTransaction: FastJSONCodable {
     public func write(to json: inout JSONWriter) {

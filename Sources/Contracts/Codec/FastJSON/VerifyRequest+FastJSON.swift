@@ -1,4 +1,5 @@
 import AppStoreModels
+public import Basics
 
 extension VerifyRequest: FastJSONCodable {
     public func write(to json: inout JSONWriter) {

@@ -1,4 +1,5 @@
 public import AppStoreModels
+public import Basics
 
 /// A type with a hand-written JSON encoder, used by ``EventEncoder`` instead of `JSONEncoder`.
 ///
@@ -25,11 +26,6 @@ public typealias FastJSONCodable = FastJSONReadable & FastJSONWritable
 // MARK: Typed reads
 
 extension JSONReader {
-    /// nil for `null`, as `decodeIfPresent` reads it.
-    public mutating func optionalString() throws(Failure) -> String? {
-        try self.readNull() ? nil : try self.string()
-    }
-
     public mutating func timestamp() throws(Failure) -> Timestamp {
         guard let timestamp = Timestamp(iso8601: try self.string()) else {
             throw Failure(offset: -1, detail: "not a timestamp")

@@ -1,5 +1,5 @@
-/// A strict pull parser over one JSON document, for the hand-written decoders of
-/// ``FastJSONReadable``.
+/// A strict pull parser over one JSON document, for hand-written decoders: `Contracts`'
+/// `FastJSONReadable` types and the JWS header of `AppStoreModels`.
 ///
 /// It reads only what those decoders need (objects, arrays of strings, strings, integers,
 /// booleans, null) and throws on anything else, such as a fraction where an integer is
@@ -93,6 +93,11 @@ public struct JSONReader {
         return string
     }
 
+    /// nil for `null`, as `decodeIfPresent` reads it.
+    public mutating func optionalString() throws(Failure) -> String? {
+        try self.readNull() ? nil : try self.string()
+    }
+
     public mutating func int() throws(Failure) -> Int {
         self.skipWhitespace()
         let negative = self.peek == UInt8(ascii: "-")
@@ -145,18 +150,13 @@ public struct JSONReader {
         }
     }
 
-    /// One of Apple's nested models (D59), or nil for `null`: its bytes decoded by
-    /// `Codable`, as rare as they are deep.
-    public mutating func optionalDecoded<Value: Decodable>(_ type: Value.Type) throws(Failure) -> Value? {
-        if try self.readNull() { return nil }
+    /// The bytes of the next value, of any kind, its syntax checked: for a value a reader hands
+    /// to `Codable` (`optionalDecoded` in `Contracts`), whose slice keeps the document's offsets.
+    public mutating func valueBytes() throws(Failure) -> ArraySlice<UInt8> {
         self.skipWhitespace()
         let start = self.index
         try self.skipValue()
-        do {
-            return try EventDecoder.decodeWithCodable(type, from: self.bytes[start..<self.index])
-        } catch {
-            throw Failure(offset: start, detail: "\(type): \(error)")
-        }
+        return self.bytes[start..<self.index]
     }
 
     /// Checks that nothing but whitespace follows the document.
