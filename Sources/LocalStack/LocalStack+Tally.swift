@@ -52,11 +52,14 @@ extension Dictionary where Key == String, Value == Int {
 }
 
 extension LocalStack {
-    /// CPU seconds the member processes (workers, gateway, API) and `redis-server` have used so
-    /// far, from `/proc` (``ProcessCPU``): a benchmark's CPU per purchase (issue 23). Members that
-    /// run in process count nothing here.
-    public func processCPUSeconds() -> (members: Double, redis: Double) {
-        let members = processNames.compactMap { name in process(name).flatMap { ProcessCPU.seconds(pid: $0.pid) } }
-        return (members.reduce(0, +), redis.pid.flatMap(ProcessCPU.seconds(pid:)) ?? 0)
+    /// CPU seconds each member process (worker, gateway, API) by name and `redis-server` have
+    /// used so far, from `/proc` (``ProcessCPU``): a benchmark's CPU per purchase, and which stage
+    /// a change moved (issue 23). Members that run in process count nothing here.
+    public func processCPUSeconds() -> (members: [String: Double], redis: Double) {
+        var members: [String: Double] = [:]
+        for name in processNames {
+            if let used = process(name).flatMap({ ProcessCPU.seconds(pid: $0.pid) }) { members[name] = used }
+        }
+        return (members, redis.pid.flatMap(ProcessCPU.seconds(pid:)) ?? 0)
     }
 }

@@ -185,7 +185,7 @@ final class RuntimeReplica: Sendable {
     let group: ServiceGroup
     let task: Task<Void, any Error>
 
-    /// A replica reading `in` and writing `out` and `rejected` of `kafka`'s topics, in its group
+    /// A replica reading `inputs` (`in` by default) and writing `out` and `rejected` of `kafka`'s topics, in its group
     /// `test-stage`; `stage` defaults to a fresh ``TestStage`` writing to `out`.
     init(
         kafka: SharedKafka, stage: TestStage? = nil, retries: any RetryStore,

@@ -244,6 +244,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 "p50": percentile(0.5), "p90": percentile(0.9), "p99": percentile(0.99), "max": latencies.last ?? -1,
             ],
             "cpuMsPerPurchase": ["workers": cpu.workers, "redis": cpu.redis, "bench": cpu.bench],
+            "cpuMsPerPurchaseByWorker": cpu.byMember,
             "startedAtMs": startWall, "lastGrantAtMs": lastGrant,
         ]
         if json {
@@ -274,6 +275,10 @@ struct BenchE2ECommand: AsyncParsableCommand {
                 "CPU ms per purchase: workers " + String(format: "%.3f", cpu.workers) + " · redis-server "
                     + String(format: "%.3f", cpu.redis) + " · this process (the broker) "
                     + String(format: "%.3f", cpu.bench))
+            print(
+                "  by worker (at the last grant: stages after grant still owe their backlog): "
+                    + cpu.byMember.sorted { $0.key < $1.key }.map { "\($0.key) " + String(format: "%.3f", $0.value) }
+                    .joined(separator: " · "))
         }
         if latencies.count < purchases { throw ExitCode(1) }
     }

@@ -6,16 +6,20 @@ struct CPUSample {
     var workers: Double
     var redis: Double
     var bench: Double
+    var byMember: [String: Double]
 
     /// CPU milliseconds per purchase between two samples.
     struct PerPurchase {
         var workers: Double
         var redis: Double
         var bench: Double
+        /// Each worker's share of `workers`, by process name.
+        var byMember: [String: Double]
     }
 
     init(_ stack: LocalStack) {
-        (workers, redis) = stack.processCPUSeconds()
+        (byMember, redis) = stack.processCPUSeconds()
+        workers = byMember.values.reduce(0, +)
         bench = ProcessCPU.ownSeconds()
     }
 
@@ -23,6 +27,8 @@ struct CPUSample {
         let scale = 1000 / Double(max(purchases, 1))
         return PerPurchase(
             workers: (workers - earlier.workers) * scale, redis: (redis - earlier.redis) * scale,
-            bench: (bench - earlier.bench) * scale)
+            bench: (bench - earlier.bench) * scale,
+            byMember: byMember.merging(earlier.byMember.mapValues { -$0 }, uniquingKeysWith: +).mapValues { $0 * scale }
+        )
     }
 }
