@@ -62,6 +62,9 @@ package struct CompactJWS: Sendable {
     package static func decode<Payload: Decodable>(_ json: [UInt8], as type: Payload.Type) throws(VerificationError)
         -> Payload
     {
+        if let handRead = type as? any HandReadPayload.Type, let payload = handRead.read(json) as? Payload {
+            return payload
+        }
         do {
             return try JSONDecoder().decode(type, from: Data(json))
         } catch {
