@@ -24,7 +24,7 @@ public enum FuzzCheck: String, CaseIterable, Sendable {
     public func check(_ bytes: [UInt8]) async throws(FuzzFinding) -> Bool {
         switch self {
         case .eventDecoder: try checkEventDecoder(bytes)
-        case .jws: await checkJWS(bytes)
+        case .jws: try await checkJWS(bytes)
         case .receipt: checkReceipt(bytes)
         case .pipelineFile: try checkPipelineFile(bytes)
         }
