@@ -37,6 +37,25 @@ public struct JSONReader {
 
     // MARK: Objects
 
+    /// `bytes` as one object, each member read by `member` into `value` (which skips those it
+    /// does not know with ``skipValue()``): the shape of a hand-written reader of a few fields.
+    /// Nil when the reader gave up, for `JSONDecoder` to decide.
+    public static func object<Value>(
+        _ bytes: [UInt8], into value: Value,
+        member: (inout JSONReader, JSONKey, inout Value) throws(Failure) -> Void
+    ) -> Value? {
+        var reader = JSONReader(bytes)
+        var value = value
+        do throws(Failure) {
+            try reader.beginObject()
+            while let key = try reader.nextKey() { try member(&reader, key, &value) }
+            try reader.end()
+            return value
+        } catch {
+            return nil
+        }
+    }
+
     public mutating func beginObject() throws(Failure) {
         try self.expect(UInt8(ascii: "{"))
         try self.open()

@@ -78,29 +78,20 @@ extension CompactJWS.Header {
     /// certificate chain of every signed transaction (intake reads a JWS only for its routing
     /// key). Nil when the reader gives up, and `JSONDecoder` decides as before, with its refusal.
     package static func read(_ json: [UInt8]) -> Self? {
-        var reader = JSONReader(json)
-        do throws(JSONReader.Failure) {
-            var header = Self()
-            try reader.beginObject()
-            while let key = try reader.nextKey() {
-                switch key {
-                case "alg": header.alg = try reader.optionalString()
-                case "x5c":
-                    guard try !reader.readNull() else {
-                        header.x5c = nil
-                        continue
-                    }
-                    var chain: [String] = []
-                    try reader.beginArray()
-                    while try reader.nextElement() { chain.append(try reader.string()) }
-                    header.x5c = chain
-                default: try reader.skipValue()
+        JSONReader.object(json, into: Self()) { reader, key, header throws(JSONReader.Failure) in
+            switch key {
+            case "alg": header.alg = try reader.optionalString()
+            case "x5c":
+                guard try !reader.readNull() else {
+                    header.x5c = nil
+                    return
                 }
+                var chain: [String] = []
+                try reader.beginArray()
+                while try reader.nextElement() { chain.append(try reader.string()) }
+                header.x5c = chain
+            default: try reader.skipValue()
             }
-            try reader.end()
-            return header
-        } catch {
-            return nil
         }
     }
 }

@@ -10,61 +10,52 @@ package protocol HandReadPayload {
 
 extension JWSTransactionDecodedPayload: HandReadPayload {
     package static func read(_ json: [UInt8]) -> Self? {
-        var reader = JSONReader(json)
-        do throws(JSONReader.Failure) {
-            var payload = Self()
-            try reader.beginObject()
-            while let key = try reader.nextKey() {
-                switch key {
-                case "transactionId": payload.transactionId = try reader.optionalString()
-                case "originalTransactionId": payload.originalTransactionId = try reader.optionalString()
-                case "webOrderLineItemId": payload.webOrderLineItemId = try reader.optionalString()
-                case "bundleId": payload.bundleId = try reader.optionalString()
-                case "productId": payload.productId = try reader.optionalString()
-                case "subscriptionGroupIdentifier": payload.subscriptionGroupIdentifier = try reader.optionalString()
-                case "purchaseDate": payload.purchaseDate = try reader.optionalMilliseconds()
-                case "originalPurchaseDate": payload.originalPurchaseDate = try reader.optionalMilliseconds()
-                case "expiresDate": payload.expiresDate = try reader.optionalMilliseconds()
-                case "quantity": payload.quantity = try reader.optionalInt32()
-                case "type": payload.type = try reader.optionalString().map(ProductType.init(rawValue:))
-                case "appAccountToken": payload.appAccountToken = try reader.optionalString()
-                case "inAppOwnershipType":
-                    payload.inAppOwnershipType = try reader.optionalString().map(InAppOwnershipType.init(rawValue:))
-                case "signedDate": payload.signedDate = try reader.optionalMilliseconds()
-                case "revocationReason":
-                    payload.revocationReason = try reader.optionalInt32().map(RevocationReason.init(rawValue:))
-                case "revocationDate": payload.revocationDate = try reader.optionalMilliseconds()
-                case "revocationType":
-                    payload.revocationType = try reader.optionalString().map(RevocationType.init(rawValue:))
-                case "revocationPercentage": payload.revocationPercentage = try reader.optionalInt32()
-                case "isUpgraded": payload.isUpgraded = try reader.readNull() ? nil : try reader.bool()
-                case "offerType": payload.offerType = try reader.optionalInt32().map(OfferType.init(rawValue:))
-                case "offerIdentifier": payload.offerIdentifier = try reader.optionalString()
-                case "environment":
-                    payload.environment = try reader.optionalString().map(AppStoreEnvironment.init(rawValue:))
-                case "storefront": payload.storefront = try reader.optionalString()
-                case "storefrontId": payload.storefrontId = try reader.optionalString()
-                case "transactionReason":
-                    payload.transactionReason = try reader.optionalString().map(TransactionReason.init(rawValue:))
-                case "currency": payload.currency = try reader.optionalString()
-                case "price": payload.price = try reader.readNull() ? nil : Int64(try reader.int())
-                case "offerDiscountType":
-                    payload.offerDiscountType = try reader.optionalString().map(OfferDiscountType.init(rawValue:))
-                case "appTransactionId": payload.appTransactionId = try reader.optionalString()
-                case "offerPeriod": payload.offerPeriod = try reader.optionalString()
-                case "billingPlanType":
-                    payload.billingPlanType = try reader.optionalString().map(BillingPlanType.init(rawValue:))
-                case "commitmentInfo", "advancedCommerceInfo":
-                    // Nested models, as rare as they are deep (D59): the whole payload goes to
-                    // JSONDecoder, which reads them.
-                    throw JSONReader.Failure(offset: -1, detail: "a nested model")
-                default: try reader.skipValue()
-                }
+        JSONReader.object(json, into: Self()) { reader, key, payload throws(JSONReader.Failure) in
+            switch key {
+            case "transactionId": payload.transactionId = try reader.optionalString()
+            case "originalTransactionId": payload.originalTransactionId = try reader.optionalString()
+            case "webOrderLineItemId": payload.webOrderLineItemId = try reader.optionalString()
+            case "bundleId": payload.bundleId = try reader.optionalString()
+            case "productId": payload.productId = try reader.optionalString()
+            case "subscriptionGroupIdentifier": payload.subscriptionGroupIdentifier = try reader.optionalString()
+            case "purchaseDate": payload.purchaseDate = try reader.optionalMilliseconds()
+            case "originalPurchaseDate": payload.originalPurchaseDate = try reader.optionalMilliseconds()
+            case "expiresDate": payload.expiresDate = try reader.optionalMilliseconds()
+            case "quantity": payload.quantity = try reader.optionalInt32()
+            case "type": payload.type = try reader.optionalString().map(ProductType.init(rawValue:))
+            case "appAccountToken": payload.appAccountToken = try reader.optionalString()
+            case "inAppOwnershipType":
+                payload.inAppOwnershipType = try reader.optionalString().map(InAppOwnershipType.init(rawValue:))
+            case "signedDate": payload.signedDate = try reader.optionalMilliseconds()
+            case "revocationReason":
+                payload.revocationReason = try reader.optionalInt32().map(RevocationReason.init(rawValue:))
+            case "revocationDate": payload.revocationDate = try reader.optionalMilliseconds()
+            case "revocationType":
+                payload.revocationType = try reader.optionalString().map(RevocationType.init(rawValue:))
+            case "revocationPercentage": payload.revocationPercentage = try reader.optionalInt32()
+            case "isUpgraded": payload.isUpgraded = try reader.readNull() ? nil : try reader.bool()
+            case "offerType": payload.offerType = try reader.optionalInt32().map(OfferType.init(rawValue:))
+            case "offerIdentifier": payload.offerIdentifier = try reader.optionalString()
+            case "environment":
+                payload.environment = try reader.optionalString().map(AppStoreEnvironment.init(rawValue:))
+            case "storefront": payload.storefront = try reader.optionalString()
+            case "storefrontId": payload.storefrontId = try reader.optionalString()
+            case "transactionReason":
+                payload.transactionReason = try reader.optionalString().map(TransactionReason.init(rawValue:))
+            case "currency": payload.currency = try reader.optionalString()
+            case "price": payload.price = try reader.readNull() ? nil : Int64(try reader.int())
+            case "offerDiscountType":
+                payload.offerDiscountType = try reader.optionalString().map(OfferDiscountType.init(rawValue:))
+            case "appTransactionId": payload.appTransactionId = try reader.optionalString()
+            case "offerPeriod": payload.offerPeriod = try reader.optionalString()
+            case "billingPlanType":
+                payload.billingPlanType = try reader.optionalString().map(BillingPlanType.init(rawValue:))
+            case "commitmentInfo", "advancedCommerceInfo":
+                // Nested models, as rare as they are deep (D59): the whole payload goes to
+                // JSONDecoder, which reads them.
+                throw JSONReader.Failure(offset: -1, detail: "a nested model")
+            default: try reader.skipValue()
             }
-            try reader.end()
-            return payload
-        } catch {
-            return nil
         }
     }
 }
