@@ -274,7 +274,7 @@ let package = Package(
         /// stage and the read API, with neither Kafka, Redis nor a server in it.
         .target(
             name: "Customers",
-            dependencies: ["AppStoreModels", "Contracts", "ProductCatalog"],
+            dependencies: ["Basics", "AppStoreModels", "Contracts", "ProductCatalog"],
             swiftSettings: strictSettings
         ),
 
@@ -684,7 +684,8 @@ let package = Package(
             ],
             swiftSettings: strictSettings),
         .testTarget(
-            name: "CustomersTests", dependencies: ["Customers", "ProductCatalog", "Contracts", "AppStoreModels"],
+            name: "CustomersTests",
+            dependencies: ["Customers", "ProductCatalog", "Contracts", "AppStoreModels", "Basics"],
             swiftSettings: strictSettings),
         /// Every seed and earlier finding of Fuzz/Corpus through its fuzz target's check, without
         /// the sanitizer build: the corpora as regression tests of the unit tier.
