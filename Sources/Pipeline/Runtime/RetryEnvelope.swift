@@ -123,6 +123,14 @@ extension KafkaMessage {
     }
 }
 
+extension InboundMessage {
+    /// The record as delivered, with what the runtime's headers say of its earlier tries.
+    init(delivered record: KafkaMessage) {
+        self.init(
+            record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
+    }
+}
+
 extension Date {
     var unixMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 }

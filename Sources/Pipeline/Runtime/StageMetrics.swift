@@ -33,5 +33,7 @@ struct StageMetrics: Sendable {
             label: "iap_stage_infrastructure_errors_total", dimensions: [("stage", stage)], factory: factory)
     }
 
-    func count(_ outcome: Outcome) { outcomes[outcome]?.increment() }
+    func count(_ outcome: Outcome, _ records: Int = 1) {
+        if records > 0 { outcomes[outcome]?.increment(by: records) }
+    }
 }

@@ -211,15 +211,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         entries.reserveCapacity(records.count)
         var rejections: [KafkaRecord] = []
         for record in records {
-            let message = InboundMessage(
-                record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
+            let message = InboundMessage(delivered: record)
             do throws(Rejection) {
-                guard record.value.count <= configuration.maxMessageBytes else {
-                    throw Rejection(
-                        .malformedEvent,
-                        "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
-                    )
-                }
+                if let oversize = oversize(record) { throw oversize }
                 entries.append(try handler.prepareEntry(message))
             } catch {
                 rejections.append(rejection(of: record, error))
@@ -244,8 +238,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         }
         let elapsed = (clock.now - started).nanoseconds
         for _ in records { metrics.processing.recordNanoseconds(elapsed) }
-        for _ in entries { metrics.count(.produced) }
-        for _ in rejected { metrics.count(.rejected) }
+        metrics.count(.produced, entries.count)
+        metrics.count(.rejected, rejected.count)
         state.withLock { storeLocked($0.finishBatch(records)) }
         applyBackpressure()
     }
@@ -257,13 +251,26 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             stage: configuration.stage, operation: spanName, group: configuration.consumerGroup, record: record,
             tracer: tracer)
         defer { trace.end() }
-        let detail = Excerpt.of(rejection.detail)
-        RecordLog(logger: logger, record: record, trace: trace)
-            .info("rejected", metadata: ["reason": "\(rejection.reason)", "detail": "\(detail)"])
-        trace.noteOutcome("rejected", failure: rejection.reason.rawValue)
-        return trace.stamped(
+        return rejectRecord(
+            rejection.reason, detail: Excerpt.of(rejection.detail),
+            log: RecordLog(logger: logger, record: record, trace: trace))
+    }
+
+    /// Records past `maxMessageBytes` are refused before any decoding, batched or not.
+    private func oversize(_ record: KafkaMessage) -> Rejection? {
+        guard record.value.count > configuration.maxMessageBytes else { return nil }
+        return Rejection(
+            .malformedEvent,
+            "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit")
+    }
+
+    /// The record's reject record under its trace, the refusal logged and noted on its span.
+    private func rejectRecord(_ reason: ReasonCode, detail: String, log: RecordLog) -> KafkaRecord {
+        log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
+        log.trace.noteOutcome("rejected", failure: reason.rawValue)
+        return log.trace.stamped(
             RejectRecord.make(
-                for: record, reason: rejection.reason, detail: detail, stage: configuration.stage,
+                for: log.record, reason: reason, detail: detail, stage: configuration.stage,
                 topic: configuration.rejectTopic, group: configuration.consumerGroup))
     }
 
@@ -272,8 +279,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     /// Processes one record to a durable end. Returns false only when cancelled first, or when the
     /// stage found its Redis state lost (``StateLost``): either way the record stays unfinished.
     private func process(_ record: KafkaMessage) async -> Bool {
-        let message = InboundMessage(
-            record: record, attempt: record.attempt, waitingSince: record.waitingSince, waitMemo: record.waitMemo)
+        let message = InboundMessage(delivered: record)
         let clock = ContinuousClock()
         let started = clock.now
         let trace = RecordTrace(
@@ -285,11 +291,9 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             metrics.processing.recordNanoseconds((clock.now - started).nanoseconds)
         }
 
-        if record.value.count > configuration.maxMessageBytes {
-            let detail =
-                "message of \(record.value.count) bytes exceeds the \(configuration.maxMessageBytes)-byte limit"
+        if let oversize = oversize(record) {
             return await act(
-                .reject(.malformedEvent, detail: detail), message: message, lock: nil, subject: nil, log: log)
+                .reject(oversize.reason, detail: oversize.detail), message: message, lock: nil, subject: nil, log: log)
         }
         let prepared: Prepared<Handler.Work>
         do {
@@ -419,17 +423,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             trace.noteOutcome("skipped")
         case .reject(let reason, let detail):
             let detail = Excerpt.of(detail)
-            log.info("rejected", metadata: ["reason": "\(reason)", "detail": "\(detail)"])
-            let reject = trace.stamped(
-                RejectRecord.make(
-                    for: record, reason: reason, detail: detail, stage: configuration.stage,
-                    topic: configuration.rejectTopic,
-                    group: configuration.consumerGroup
-                ))
+            let reject = rejectRecord(reason, detail: detail, log: log)
             let audited = auditRecords(.rejected, about: subject, reason: reason.rawValue, detail: detail, log: log)
             acted = await durably("write rejection", log: log) { _ = try await self.producer.send([reject] + audited) }
             metrics.count(.rejected)
-            trace.noteOutcome("rejected", failure: reason.rawValue)
         case .retry(let after, let reason):
             let reason = Excerpt.of(reason)
             let attempts = message.attempt + 1
