@@ -13,20 +13,15 @@ import Foundation
 enum RoutingKey {
     /// originalTransactionId, else transactionId, of an unverified signed transaction.
     static func forSignedTransaction(_ jws: String) throws(VerificationError) -> String? {
-        let ids = try TransactionIds.of(UnverifiedJWS(jws))
+        let ids = try UnverifiedJWS(jws).decodePayload(as: TransactionIds.self)
         return Self.preferred(ids.originalTransactionId, ids.transactionId)
     }
 
     /// The two fields routing needs: materialising the whole decoded transaction for them
     /// cost intake as much as the rest of its work.
-    struct TransactionIds: Decodable, Equatable {
+    private struct TransactionIds: Decodable, HandReadPayload {
         var originalTransactionId: String?
         var transactionId: String?
-
-        static func of(_ jws: UnverifiedJWS) throws(VerificationError) -> Self {
-            if let ids = read(jws.payloadJSON) { return ids }
-            return try jws.decodePayload(as: Self.self)
-        }
 
         /// The ids through `JSONReader` (`JSONDecoder` was a tenth of intake's CPU); nil when
         /// the reader gives up, and `JSONDecoder` decides as before, with its refusal.
@@ -77,7 +72,7 @@ enum RoutingKey {
     /// The nested transaction's originalTransactionId/transactionId, else the notificationUUID.
     static func forNotification(_ payload: ResponseBodyV2DecodedPayload) -> String? {
         if let signed = payload.data?.signedTransactionInfo,
-            let transaction = try? TransactionIds.of(UnverifiedJWS(signed)),
+            let transaction = try? UnverifiedJWS(signed).decodePayload(as: TransactionIds.self),
             let key = Self.preferred(transaction.originalTransactionId, transaction.transactionId)
         {
             return key
