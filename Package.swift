@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "Basics", swiftSettings: strictSettings),
         /// Child processes that see SIGTERM as deployed ones do and whose exit is never missed:
         /// the local `redis-server`, the local stack's workers, the tools tests run.
-        .target(name: "Processes", swiftSettings: strictSettings),
+        .target(name: "Processes", dependencies: ["Basics"], swiftSettings: strictSettings),
 
         // MARK: Adapters
         .target(

@@ -33,7 +33,7 @@ public final class KafkaProducer: Sendable {
         }
         self.client = client
         self.logger = logger
-        self.poller = PollThread(name: "kafka-producer-poll") {
+        self.poller = PollThread(name: "kafka-producer") {
             rd_kafka_poll(client.handle, 50)
         }
     }

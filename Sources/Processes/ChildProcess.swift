@@ -1,3 +1,4 @@
+import Basics
 public import Dispatch
 import Foundation
 import Synchronization
@@ -109,7 +110,9 @@ public final class ChildProcess: Sendable {
         }
         self.pid = spawned
         let pid = spawned
+        let threadName = "wait-\(name)"
         let thread = Thread { [exit] in
+            nameCurrentThread(threadName)
             var status: Int32 = 0
             while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
             let waiters = exit.state.withLock { state in
@@ -120,7 +123,6 @@ public final class ChildProcess: Sendable {
             exit.exited.signal()
             for waiter in waiters { waiter.resume(returning: status) }
         }
-        thread.name = "wait-\(name)".prefix(15).description
         thread.start()
     }
 

@@ -1,3 +1,4 @@
+import Basics
 import DequeModule
 import Dispatch
 import Synchronization
@@ -157,6 +158,7 @@ final class CommandLane: @unchecked Sendable {
     }
 
     private func loop() {
+        nameCurrentThread("redis-lane")
         while let batch = nextBatch() {
             let commands = run(batch)
             state.withLock { state in

@@ -1,3 +1,4 @@
+import Foundation
 import Kafka
 import LocalServices
 import TestSupport
@@ -105,6 +106,21 @@ import Testing
         await producer.close()
     }
 
+    /// The poll threads are what `top -H` and `perf` show an operator; a name that never reached
+    /// the OS thread left them as "oot.default-qos", indistinguishable from Swift's own pool.
+    @Test func pollThreadsCarryTheirNames() async throws {
+        let kafka = try TestKafka.shared(topics: ["names": 1])
+        let producer = try TestKafka.producer(kafka.cluster)
+        let consumer = try KafkaConsumer(
+            configuration: TestKafka.consumerConfiguration(
+                kafka.cluster, group: kafka.group("g"), topics: [kafka.topic("names")]),
+            logger: TestKafka.logger)
+        let names = try await waitForThreads(named: ["kafka-producer", "kafka-consumer"])
+        #expect(names.isSuperset(of: ["kafka-producer", "kafka-consumer"]))
+        await consumer.close()
+        await producer.close()
+    }
+
     @Test func producingToAnUnknownPartitionFailsCleanly() async throws {
         let kafka = try TestKafka.shared(topics: ["p": 1])
         let cluster = kafka.cluster
@@ -128,4 +144,20 @@ import Testing
             _ = try KafkaProducer(configuration: configuration, logger: TestKafka.logger)
         }
     }
+}
+
+/// The names of this process's threads once every one of `wanted` is among them (or after 5 s):
+/// a thread names itself as it starts, a moment after its creator returned.
+private func waitForThreads(named wanted: Set<String>) async throws -> Set<String> {
+    var names: Set<String> = []
+    for _ in 0..<100 {
+        names = Set(
+            try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").compactMap { task in
+                try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+                    .trimmingCharacters(in: .newlines)
+            })
+        if names.isSuperset(of: wanted) { break }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    return names
 }

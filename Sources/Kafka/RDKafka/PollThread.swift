@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Synchronization
 
@@ -11,15 +12,16 @@ final class PollThread: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts `loop`, which is called repeatedly until `stop()` is requested, then `finish` once.
+    /// `name` is what `top -H` and `perf` show (at most 15 bytes are kept).
     init(name: String, loop: @escaping @Sendable () -> Void, finish: @escaping @Sendable () -> Void = {}) {
         let thread = Thread { [stopRequested, finished] in
+            nameCurrentThread(name)
             while !stopRequested.isSet {
                 loop()
             }
             finish()
             finished.signal()
         }
-        thread.name = name
         thread.start()
     }
 
