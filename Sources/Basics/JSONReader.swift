@@ -287,6 +287,7 @@ public struct JSONReader {
         guard self.peek == UInt8(ascii: "\"") else { throw self.failure("expected a string") }
         self.index += 1
         let start = self.index
+        self.skipPlainStringBytes()
         while let byte = self.peek {
             switch byte {
             case UInt8(ascii: "\""):
@@ -301,6 +302,40 @@ public struct JSONReader {
             }
         }
         throw self.failure("unterminated string")
+    }
+
+    /// Moves past the bytes a string holds as they are (no quote, backslash or control
+    /// character), eight at a time: a JWS header's `x5c` is ~3 KB of them, and the per-byte
+    /// `peek` loop was 2.4 % of a JWS verification. A word holding any of the three is left
+    /// to the byte loop (`stringBytes`), which decides what it is.
+    private mutating func skipPlainStringBytes() {
+        self.index = self.bytes.withUnsafeBytes { buffer in
+            var index = self.index
+            while index + 8 <= buffer.count {
+                let word = buffer.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if Self.holdsQuoteBackslashOrControl(word) { break }
+                index += 8
+            }
+            while index < buffer.count {
+                let byte = buffer[index]
+                if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                index += 1
+            }
+            return index
+        }
+    }
+
+    /// Whether any byte of `word` is `"`, `\` or below 0x20 (the classic "has zero byte" and
+    /// "has byte less than" tests, which never miss one; a false alarm only ends the fast scan).
+    @inline(__always)
+    private static func holdsQuoteBackslashOrControl(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ x: UInt64) -> Bool { (x &- ones) & ~x & highs != 0 }
+        let quote = word ^ (ones &* UInt64(UInt8(ascii: "\"")))
+        let backslash = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        let control = (word &- ones &* 0x20) & ~word & highs != 0
+        return hasZeroByte(quote) || hasZeroByte(backslash) || control
     }
 
     private mutating func unescapedString(from start: Int) throws(Failure) -> JSONKey {

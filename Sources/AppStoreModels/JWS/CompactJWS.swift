@@ -28,10 +28,9 @@ package struct CompactJWS: Sendable {
         guard bytes.count <= Self.maximumLength else {
             throw VerificationError(.invalidJWTFormat, "input of \(bytes.count) bytes exceeds \(Self.maximumLength)")
         }
-        guard let firstDot = bytes.firstIndex(of: UInt8(ascii: ".")),
-            let secondDot = bytes[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
-            !bytes[(secondDot + 1)...].contains(UInt8(ascii: "."))
-        else { throw VerificationError(.invalidJWTFormat, "expected 3 dot-separated segments") }
+        guard let (firstDot, secondDot) = Self.dots(in: bytes) else {
+            throw VerificationError(.invalidJWTFormat, "expected 3 dot-separated segments")
+        }
 
         guard let headerJSON = Base64.decode(bytes[..<firstDot]),
             let payload = Base64.decode(bytes[(firstDot + 1)..<secondDot]),
@@ -52,6 +51,24 @@ package struct CompactJWS: Sendable {
         self.payload = payload
         self.signature = signature
         self.signingInput = bytes[..<secondDot]
+    }
+
+    /// Where the two dots of exactly three segments are, found by `memchr`: the byte-by-byte
+    /// search over a ~7 KB JWS was 2 % of a verification.
+    private static func dots(in bytes: [UInt8]) -> (Int, Int)? {
+        bytes.withUnsafeBufferPointer { buffer -> (Int, Int)? in
+            guard let base = buffer.baseAddress else { return nil }
+            func dot(from start: Int) -> Int? {
+                guard start < buffer.count,
+                    let found = memchr(base + start, Int32(UInt8(ascii: ".")), buffer.count - start)
+                else { return nil }
+                return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+            }
+            guard let first = dot(from: 0), let second = dot(from: first + 1), dot(from: second + 1) == nil else {
+                return nil
+            }
+            return (first, second)
+        }
     }
 
     /// Decodes the payload JSON without any trust decision.

@@ -1,4 +1,5 @@
 public import Basics
+
 extension MatchedTransaction: FastJSONCodable {
     public func write(to json: inout JSONWriter) {
         json.beginObject()
