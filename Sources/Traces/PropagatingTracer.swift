@@ -13,7 +13,11 @@ public import W3CTraceContext
 public struct PropagatingTracer: Tracer {
     public typealias Span = PropagatingSpan
 
-    public init() {}
+    private let ids: TraceIDGenerator
+
+    public init() {
+        self.ids = TraceIDGenerator()
+    }
 
     public func startSpan<Instant: TracerInstant>(
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
@@ -21,8 +25,9 @@ public struct PropagatingTracer: Tracer {
     ) -> PropagatingSpan {
         var context = context()
         let parent = context.traceContext
+        var source = TraceIDGenerator.Source(generator: ids)
         context.traceContext = TraceContext(
-            traceID: parent?.traceID ?? .random(), spanID: .random(),
+            traceID: parent?.traceID ?? .random(using: &source), spanID: .random(using: &source),
             // A new trace is marked sampled, so a backend's parent-based sampler keeps it.
             flags: parent?.flags ?? .sampled, state: parent?.state ?? TraceState())
         return PropagatingSpan(operationName: operationName, context: context)
