@@ -125,6 +125,12 @@ import Testing
         for value in [Self.fullDetails, Self.minimalDetails] {
             #expect(Self.fast(value) == (try Self.foundation(value)))
         }
+        for value in [
+            OwnershipBinding(originalTransactionId: "2000000000000001", userId: "user-1"),
+            OwnershipBinding(originalTransactionId: Self.awkward, userId: Self.awkward),
+        ] {
+            #expect(Self.fast(value) == (try Self.foundation(value)))
+        }
     }
 
     @Test func eventEncoderTakesTheFastPathAndKeepsTheFormat() throws {
