@@ -701,7 +701,8 @@ let package = Package(
         .testTarget(
             name: "KafkaTests", dependencies: ["Kafka", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(
-            name: "RedisTests", dependencies: ["Redis", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
+            name: "RedisTests", dependencies: ["Redis", "CHiredis", "LocalServices", "TestSupport"],
+            swiftSettings: strictSettings),
         /// The four workers (and the gateway) as separate processes against the mock broker, a
         /// real redis-server and the simulator, through `LocalStack`. Needs the executables
         /// built (`swift build --build-tests` builds them).

@@ -1,7 +1,7 @@
 /// One argument of a Redis command.
 ///
-/// Commands are sent with `redisCommandArgv` and explicit lengths, so every value is binary
-/// safe: `.bytes` may contain NUL bytes or invalid UTF-8.
+/// Commands are sent length-prefixed (`RESPRequest`), so every value is binary safe: `.bytes`
+/// may contain NUL bytes or invalid UTF-8.
 public enum RedisValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
     case string(String)
     case bytes([UInt8])

@@ -49,15 +49,14 @@ final class HiredisWire: RedisWire {
         return HiredisWire(context: context, target: target)
     }
 
-    /// Appends every command to the output buffer, then reads the replies in order: the first
-    /// read flushes all commands in one write, so N commands cost one round trip.
+    /// Appends every command to the output buffer at once, then reads the replies in order: the
+    /// first read flushes all commands in one write, so N commands cost one round trip.
     func execute(pipeline commands: [[RedisValue]]) throws(RedisError) -> [RedisReply] {
-        for command in commands {
-            let status = Argv.with(command) { argc, argv, lengths in
-                redisAppendCommandArgv(context, argc, argv, lengths)
-            }
-            guard status == REDIS_OK else { throw failure() }
+        let request = RESPRequest.encode(commands)
+        let status = request.withUnsafeBytes { bytes in
+            redisAppendFormattedCommand(context, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count)
         }
+        guard status == REDIS_OK else { throw failure() }
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         for _ in commands {

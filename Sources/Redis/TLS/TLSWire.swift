@@ -14,7 +14,7 @@ private let systemConnect = Darwin.connect
 #endif
 
 /// A `rediss://` connection: our own non-blocking socket and OpenSSL `SSL*`, with hiredis
-/// still doing the protocol (commands formatted by `redisFormatCommandArgv`, replies parsed
+/// still doing the protocol (commands formatted by `RESPRequest`, replies parsed
 /// by a `redisReader`), since hiredis 0.14.1 cannot put TLS under its `redisContext`.
 ///
 /// The connect timeout bounds TCP connect and handshake together; the command timeout bounds
@@ -90,21 +90,7 @@ final class TLSWire: RedisWire {
     }
 
     func execute(pipeline commands: [[RedisValue]]) throws(RedisError) -> [RedisReply] {
-        var output: [UInt8] = []
-        for command in commands {
-            let formatted = Argv.with(command) { argc, argv, lengths -> Bool in
-                var text: UnsafeMutablePointer<CChar>?
-                let length = redisFormatCommandArgv(&text, argc, argv, lengths)
-                guard length >= 0, let text else { return false }
-                defer { redisFreeCommand(text) }
-                output.append(contentsOf: UnsafeRawBufferPointer(start: text, count: Int(length)))
-                return true
-            }
-            guard formatted else {
-                throw RedisError(code: .connectionLost, message: "\(target): hiredis could not format a command")
-            }
-        }
-        try write(output)
+        try write(RESPRequest.encode(commands))
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
         while replies.count < commands.count {
