@@ -55,6 +55,7 @@ struct SoakCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() async throws {
+        lineBufferedOutput()
         var soak = allFaults ? SoakConfiguration.everyFault(purchases: purchases) : SoakConfiguration()
         soak.purchases = purchases
         soak.rate = rate

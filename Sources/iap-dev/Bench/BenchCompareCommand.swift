@@ -43,6 +43,7 @@ struct BenchCompareCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        lineBufferedOutput()
         let this = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().path
         let builds = [

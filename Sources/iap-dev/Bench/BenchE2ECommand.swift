@@ -75,6 +75,7 @@ struct BenchE2ECommand: AsyncParsableCommand {
     @Flag(help: "Print the result as JSON.") var json = false
 
     func run() async throws {
+        lineBufferedOutput()
         let logger = CLILogging.logger("iap.bench")
         var configuration = LocalStackConfiguration()
         configuration.pipelinePath = pipeline
