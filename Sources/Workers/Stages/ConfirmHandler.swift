@@ -49,16 +49,19 @@ public struct ConfirmHandler: MessageHandler {
         }
         let outcome = try await confirmer.confirm(planned, holding: message.waitMemo.flatMap(GateBooking.init))
         metrics?.record(outcome, planned: planned)
-        let metadata: Logger.Metadata = [
-            "transactionId": "\(event.transactionId)", "eventId": "\(event.eventId)",
-        ]
+        // Built only for a line that is written: a confirmation is one per purchase.
+        func metadata() -> Logger.Metadata {
+            ["transactionId": "\(event.transactionId)", "eventId": "\(event.eventId)"]
+        }
         switch outcome {
         case .done(let done, let refused):
-            for action in done { logger.info("confirmed to Apple: \(action)", metadata: metadata) }
+            // Debug, as every stage's successes are (docs/operations.md, "Tracing"): at info it
+            // was a line per purchase, and `iap_apple_confirmations_total` counts them.
+            for action in done { logger.debug("confirmed to Apple: \(action)", metadata: metadata()) }
             for refusal in refused {
                 logger.error(
                     "Apple refused \(refusal.action): \(refusal.reason)",
-                    metadata: metadata.merging(["reason": "\(refusal.reason.code.rawValue)"]) { $1 })
+                    metadata: metadata().merging(["reason": "\(refusal.reason.code.rawValue)"]) { $1 })
             }
             return .produce([])
         case .retry(let after, let reason):
