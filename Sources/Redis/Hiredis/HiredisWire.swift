@@ -52,6 +52,7 @@ final class HiredisWire: RedisWire {
     /// Appends every command to the output buffer at once, then reads the replies in order: the
     /// first read flushes all commands in one write, so N commands cost one round trip.
     func execute(pipeline commands: [[RedisValue]]) throws(RedisError) -> [RedisReply] {
+        guard !commands.isEmpty else { return [] }
         let request = RESPRequest.encode(commands)
         let status = request.withUnsafeBytes { bytes in
             redisAppendFormattedCommand(context, bytes.baseAddress!.assumingMemoryBound(to: CChar.self), bytes.count)
