@@ -33,7 +33,7 @@ extension JWSTransactionDecodedPayload: HandReadPayload {
             case "revocationType":
                 payload.revocationType = try reader.optionalString().map(RevocationType.init(rawValue:))
             case "revocationPercentage": payload.revocationPercentage = try reader.optionalInt32()
-            case "isUpgraded": payload.isUpgraded = try reader.readNull() ? nil : try reader.bool()
+            case "isUpgraded": payload.isUpgraded = try reader.optionalBool()
             case "offerType": payload.offerType = try reader.optionalInt32().map(OfferType.init(rawValue:))
             case "offerIdentifier": payload.offerIdentifier = try reader.optionalString()
             case "environment":
@@ -43,7 +43,7 @@ extension JWSTransactionDecodedPayload: HandReadPayload {
             case "transactionReason":
                 payload.transactionReason = try reader.optionalString().map(TransactionReason.init(rawValue:))
             case "currency": payload.currency = try reader.optionalString()
-            case "price": payload.price = try reader.readNull() ? nil : Int64(try reader.int())
+            case "price": payload.price = try reader.optionalInt().map(Int64.init)
             case "offerDiscountType":
                 payload.offerDiscountType = try reader.optionalString().map(OfferDiscountType.init(rawValue:))
             case "appTransactionId": payload.appTransactionId = try reader.optionalString()
@@ -63,14 +63,14 @@ extension JWSTransactionDecodedPayload: HandReadPayload {
 extension JSONReader {
     /// What `decodeIfPresent(Int32.self, …)` reads: a number out of range is left to it.
     fileprivate mutating func optionalInt32() throws(Failure) -> Int32? {
-        if try self.readNull() { return nil }
-        guard let value = Int32(exactly: try self.int()) else { throw Failure(offset: -1, detail: "not an Int32") }
-        return value
+        guard let value = try self.optionalInt() else { return nil }
+        guard let exact = Int32(exactly: value) else { throw Failure(offset: -1, detail: "not an Int32") }
+        return exact
     }
 
     /// A `Timestamp` as Apple writes it, whole milliseconds (``Timestamp/JSONForm/milliseconds``);
     /// a fractional one is left to `JSONDecoder`.
     fileprivate mutating func optionalMilliseconds() throws(Failure) -> Timestamp? {
-        try self.readNull() ? nil : Timestamp(millisecondsSince1970: Int64(try self.int()))
+        try self.optionalInt().map { Timestamp(millisecondsSince1970: Int64($0)) }
     }
 }

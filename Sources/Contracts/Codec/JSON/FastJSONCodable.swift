@@ -37,14 +37,6 @@ extension JSONReader {
         try self.readNull() ? nil : try self.timestamp()
     }
 
-    public mutating func optionalInt() throws(Failure) -> Int? {
-        try self.readNull() ? nil : try self.int()
-    }
-
-    public mutating func optionalBool() throws(Failure) -> Bool? {
-        try self.readNull() ? nil : try self.bool()
-    }
-
     /// Open enumerations and `String` enums from their raw value.
     public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value?
     where Value.RawValue == String {
