@@ -25,9 +25,9 @@ public struct PropagatingTracer: Tracer {
     ) -> PropagatingSpan {
         var context = context()
         let parent = context.traceContext
-        var source = TraceIDGenerator.Source(generator: ids)
+        var ids = self.ids  // `random(using:)` takes the generator inout; a class shares its state
         context.traceContext = TraceContext(
-            traceID: parent?.traceID ?? .random(using: &source), spanID: .random(using: &source),
+            traceID: parent?.traceID ?? .random(using: &ids), spanID: .random(using: &ids),
             // A new trace is marked sampled, so a backend's parent-based sampler keeps it.
             flags: parent?.flags ?? .sampled, state: parent?.state ?? TraceState())
         return PropagatingSpan(operationName: operationName, context: context)

@@ -8,7 +8,7 @@ import Synchronization
 /// authorize), so this is SplitMix64 over a counter seeded once from the system generator. A
 /// counter step is odd and SplitMix64's finalizer is a bijection, so a process never repeats an
 /// id before 2^64 of them; two processes start from independent random seeds.
-final class TraceIDGenerator: Sendable {
+final class TraceIDGenerator: RandomNumberGenerator, Sendable {
     private let counter: Atomic<UInt64>
 
     init(seed: UInt64? = nil) {
@@ -21,11 +21,5 @@ final class TraceIDGenerator: Sendable {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
-    }
-
-    /// This generator as a `RandomNumberGenerator`, for `TraceID.random(using:)`.
-    struct Source: RandomNumberGenerator {
-        let generator: TraceIDGenerator
-        mutating func next() -> UInt64 { generator.next() }
     }
 }

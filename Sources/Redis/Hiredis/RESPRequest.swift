@@ -20,7 +20,7 @@ enum RESPRequest {
                 case .bytes(let bytes):
                     bytes.withUnsafeBufferPointer { appendBulk($0, to: &output) }
                 case .integer(let integer):
-                    var text = String(integer)
+                    var text = String(integer)  // at most 20 digits: a small string, no allocation
                     text.withUTF8 { appendBulk($0, to: &output) }
                 }
             }
@@ -36,21 +36,9 @@ enum RESPRequest {
         output.append(UInt8(ascii: "\n"))
     }
 
-    /// `value` (a count, never negative) in decimal, then `\r\n`, without an intermediate string.
+    /// `value` in decimal, then `\r\n` (a count's digits fit a small string: no allocation).
     private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
-        var width = 1
-        var power = 10
-        while power <= value, width < 19 {
-            width += 1
-            power &*= 10
-        }
-        let start = output.count
-        output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-        var remaining = value
-        for index in stride(from: start + width - 1, through: start, by: -1) {
-            output[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
-            remaining /= 10
-        }
+        output.append(contentsOf: String(value).utf8)
         output.append(UInt8(ascii: "\r"))
         output.append(UInt8(ascii: "\n"))
     }
