@@ -37,6 +37,30 @@ import Testing
         }
     }
 
+    /// ASCII is made into a `String` without validation; one byte of more than seven bits
+    /// anywhere must send the string through it.
+    @Test(arguments: 0..<24) func aByteBeyondASCIIAnywhereIsValidated(at offset: Int) throws {
+        let prefix = Array(Self.plain.prefix(offset).utf8)
+        let valid = prefix + Array("é".utf8) + Array(Self.plain.utf8)
+        var reader = JSONReader([UInt8(ascii: "\"")] + valid + [UInt8(ascii: "\"")])
+        #expect(try reader.string() == String(decoding: valid, as: UTF8.self))
+        for invalid: [UInt8] in [[0xFF], [0xC3], [0x80], [0xED, 0xA0, 0x80]] {
+            let bytes = [UInt8(ascii: "\"")] + prefix + invalid + Array(Self.plain.utf8) + [UInt8(ascii: "\"")]
+            var reader = JSONReader(bytes)
+            #expect(throws: JSONReader.Failure.self) { try reader.string() }
+            #expect(throws: (any Error).self) { try JSONDecoder().decode(String.self, from: Data(bytes)) }
+        }
+    }
+
+    @Test func aStringsBytesAreReadUnescaped() throws {
+        var reader = JSONReader(Array(#"["plain", "esc\u0061ped"]"#.utf8))
+        try reader.beginArray()
+        #expect(try reader.nextElement())
+        #expect(try reader.stringKey().withUTF8 { Array($0) } == Array("plain".utf8))
+        #expect(try reader.nextElement())
+        #expect(try reader.stringKey().withUTF8 { Array($0) } == Array("escaped".utf8))
+    }
+
     @Test func anUnterminatedStringIsRefused() {
         for length in 0..<20 {
             var reader = JSONReader(Array("\"\(Self.plain.prefix(length))".utf8))

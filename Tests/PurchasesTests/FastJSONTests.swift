@@ -20,6 +20,27 @@ import Testing
         return writer.bytes
     }
 
+    /// Integers are written digit by digit; `String(value)` is the reference at both ends of
+    /// every width the writers use.
+    @Test func integersAreWrittenAsStringWritesThem() {
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, 1_763_000_002_345, .max, .min, Int64(Int32.min), 42]
+        for value in values {
+            var writer = JSONWriter()
+            writer.int(value)
+            #expect(writer.bytes == Array(String(value).utf8))
+        }
+        var writer = JSONWriter()
+        writer.beginArray()
+        for value in [Int.min, -7, Int.max] {
+            writer.element()
+            writer.int(value)
+        }
+        writer.element()
+        writer.int(Int32.min)
+        writer.endArray()
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "[\(Int.min),-7,\(Int.max),\(Int32.min)]")
+    }
+
     /// Strings that exercise escaping: quotes, backslashes, every control character, a slash,
     /// non-ASCII and a scalar outside the BMP.
     static let awkward = "q\"b\\s/ü€😀 \u{7F}" + String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })

@@ -54,17 +54,43 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, always UTC and always with three fraction digits.
     public var iso8601: String {
-        let (seconds, millis) = self.millisecondsSince1970.floorDivided(by: 1000)
-        let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
-        let (year, month, day) = RFC3339.civil(fromDays: days)
-        return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
-            + "\(Self.pad(secondOfDay / 3600, 2)):\(Self.pad(secondOfDay % 3600 / 60, 2)):\(Self.pad(secondOfDay % 60, 2))"
-            + ".\(Self.pad(millis, 3))Z"
+        guard let fields = self.canonicalFields else { return self.interpolatedISO8601 }
+        return String(unsafeUninitializedCapacity: Self.canonicalLength) { buffer in
+            Self.write(fields, into: buffer)
+            return Self.canonicalLength
+        }
+    }
+
+    /// Appends the ``iso8601`` form's UTF-8 to `bytes` without making a `String`: every event
+    /// a worker writes carries a few timestamps, and building each through `String` was ~1 % of
+    /// a worker's CPU (docs/performance.md, session 22).
+    public func appendISO8601(to bytes: inout [UInt8]) {
+        guard let fields = self.canonicalFields else {
+            bytes.append(contentsOf: self.interpolatedISO8601.utf8)
+            return
+        }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.canonicalLength) { buffer in
+            Self.write(fields, into: buffer)
+            bytes.append(contentsOf: buffer)
+        }
     }
 
     /// Parses RFC 3339 (`2026-11-21T21:00:00Z`, `…T21:00:00.5+01:00`); nil for anything else.
     public init?(iso8601 text: String) {
-        guard let instant = RFC3339.parse(text, .pipeline) else { return nil }
+        var text = text
+        guard let parsed = text.withUTF8({ Timestamp(iso8601UTF8: $0) }) else { return nil }
+        self = parsed
+    }
+
+    /// ``init(iso8601:)`` from UTF-8 bytes. The form the pipeline writes (24 bytes, `T`, three
+    /// fraction digits, `Z`) is read in place; any other RFC 3339 text goes through the general
+    /// reader, which accepts the same texts and refuses the same ones.
+    public init?(iso8601UTF8 bytes: UnsafeBufferPointer<UInt8>) {
+        if let canonical = Self.canonical(bytes) {
+            self = canonical
+            return
+        }
+        guard let instant = RFC3339.parse(bytes, .pipeline) else { return nil }
         self.millisecondsSince1970 = instant.secondsSince1970 * 1000 + instant.milliseconds
     }
 
@@ -100,10 +126,92 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
     }
 
     public var description: String { self.iso8601 }
+}
+
+// MARK: The canonical form, byte by byte
+
+extension Timestamp {
+    /// `YYYY-MM-DDTHH:MM:SS.mmmZ`: years 0–9999 are always this long.
+    private static let canonicalLength = 24
+
+    /// The date and time fields, for years 0–9999 (the ones written in four digits).
+    private struct Fields {
+        var year, month, day, hour, minute, second, millisecond: Int64
+    }
+
+    private var canonicalFields: Fields? {
+        let (seconds, millis) = self.millisecondsSince1970.floorDivided(by: 1000)
+        let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
+        let (year, month, day) = RFC3339.civil(fromDays: days)
+        guard (0...9999).contains(year) else { return nil }
+        return Fields(
+            year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60,
+            second: secondOfDay % 60, millisecond: millis)
+    }
+
+    /// Years outside 0–9999 (a hostile or corrupt millisecond count): rare, written as before.
+    private var interpolatedISO8601: String {
+        let (seconds, millis) = self.millisecondsSince1970.floorDivided(by: 1000)
+        let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
+        let (year, month, day) = RFC3339.civil(fromDays: days)
+        return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
+            + "\(Self.pad(secondOfDay / 3600, 2)):\(Self.pad(secondOfDay % 3600 / 60, 2)):\(Self.pad(secondOfDay % 60, 2))"
+            + ".\(Self.pad(millis, 3))Z"
+    }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {
         let digits = String(value)
         return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    private static func write(_ fields: Fields, into buffer: UnsafeMutableBufferPointer<UInt8>) {
+        func digits(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for index in (offset..<offset + width).reversed() {
+                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        digits(fields.year, 4, at: 0)
+        buffer[4] = UInt8(ascii: "-")
+        digits(fields.month, 2, at: 5)
+        buffer[7] = UInt8(ascii: "-")
+        digits(fields.day, 2, at: 8)
+        buffer[10] = UInt8(ascii: "T")
+        digits(fields.hour, 2, at: 11)
+        buffer[13] = UInt8(ascii: ":")
+        digits(fields.minute, 2, at: 14)
+        buffer[16] = UInt8(ascii: ":")
+        digits(fields.second, 2, at: 17)
+        buffer[19] = UInt8(ascii: ".")
+        digits(fields.millisecond, 3, at: 20)
+        buffer[23] = UInt8(ascii: "Z")
+    }
+
+    /// The instant `bytes` name when they are exactly the canonical form of an existing date;
+    /// nil for anything else, which the general reader then decides.
+    private static func canonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        guard bytes.count == canonicalLength, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
+            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
+        else { return nil }
+        func number(_ offset: Int, _ width: Int) -> Int64? {
+            var value: Int64 = 0
+            for byte in bytes[offset..<offset + width] {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        guard let year = number(0, 4), let month = number(5, 2), let day = number(8, 2), let hour = number(11, 2),
+            let minute = number(14, 2), let second = number(17, 2), let millisecond = number(20, 3),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = RFC3339.days(fromCivil: year, month, day)
+        guard RFC3339.civil(fromDays: days) == (year, month, day) else { return nil }  // 02-30 and the like
+        return Timestamp(
+            millisecondsSince1970: ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + millisecond)
     }
 }
 

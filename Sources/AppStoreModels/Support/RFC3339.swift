@@ -50,7 +50,13 @@ package enum RFC3339 {
 
     /// Parses `text` in `dialect`; nil for anything else.
     package static func parse(_ text: String, _ dialect: Dialect) -> Instant? {
-        var scanner = DigitScanner(Array(text.utf8))
+        var text = text
+        return text.withUTF8 { self.parse($0, dialect) }
+    }
+
+    /// Parses the UTF-8 `text` in `dialect`; nil for anything else.
+    package static func parse(_ text: UnsafeBufferPointer<UInt8>, _ dialect: Dialect) -> Instant? {
+        var scanner = DigitScanner(text)
         guard let year = scanner.number(4), scanner.skip("-"), let month = scanner.number(2), scanner.skip("-"),
             let day = scanner.number(2), scanner.skip(oneOf: dialect.separators),
             let hour = scanner.number(2), scanner.skip(":"), let minute = scanner.number(2), scanner.skip(":"),
@@ -109,15 +115,17 @@ package enum RFC3339 {
 
 /// Reads fixed-width ASCII digits and literal characters from UTF-8 bytes.
 private struct DigitScanner {
-    private let bytes: [UInt8]
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     var isAtEnd: Bool { self.index == self.bytes.count }
 
     mutating func skip(_ character: Unicode.Scalar) -> Bool {
-        self.skip(oneOf: [UInt8(ascii: character)])
+        guard self.index < self.bytes.count, self.bytes[self.index] == UInt8(ascii: character) else { return false }
+        self.index += 1
+        return true
     }
 
     mutating func skip(oneOf characters: Set<UInt8>) -> Bool {

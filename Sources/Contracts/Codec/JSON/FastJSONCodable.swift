@@ -26,8 +26,9 @@ public typealias FastJSONCodable = FastJSONReadable & FastJSONWritable
 // MARK: Typed reads
 
 extension JSONReader {
+    /// Parsed from the string's bytes: no `String` is made for the canonical form events carry.
     public mutating func timestamp() throws(Failure) -> Timestamp {
-        guard let timestamp = Timestamp(iso8601: try self.string()) else {
+        guard let timestamp = try self.stringKey().withUTF8({ Timestamp(iso8601UTF8: $0) }) else {
             throw Failure(offset: -1, detail: "not a timestamp")
         }
         return timestamp
@@ -38,6 +39,7 @@ extension JSONReader {
     }
 
     /// Open enumerations and `String` enums from their raw value.
+    @inlinable
     public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value?
     where Value.RawValue == String {
         if try self.readNull() { return nil }
@@ -47,6 +49,7 @@ extension JSONReader {
         return value
     }
 
+    @inlinable
     public mutating func optionalRaw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value?
     where Value.RawValue == Int32 {
         if try self.readNull() { return nil }
@@ -57,6 +60,7 @@ extension JSONReader {
     }
 
     /// A required open enumeration or `String` enum (`null` fails).
+    @inlinable
     public mutating func raw<Value: RawRepresentable>(_: Value.Type = Value.self) throws(Failure) -> Value
     where Value.RawValue == String {
         guard let value = try self.optionalRaw(Value.self) else {
@@ -65,6 +69,7 @@ extension JSONReader {
         return value
     }
 
+    @inlinable
     public mutating func optional<Value: FastJSONReadable>(_: Value.Type = Value.self) throws(Failure) -> Value? {
         try self.readNull() ? nil : try Value(from: &self)
     }

@@ -85,8 +85,37 @@ public struct JSONWriter: Sendable {
         self.needsComma = true
     }
 
-    public mutating func int(_ value: some BinaryInteger) {
-        self.bytes.append(contentsOf: String(value).utf8)
+    /// Written digit by digit: `String(value)` through `some BinaryInteger` was not specialized
+    /// for the writers of other modules, and each call built a `String`.
+    public mutating func int(_ value: Int64) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            // The magnitude as UInt64, so Int64.min has one too.
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude != 0
+            if value < 0 { self.bytes.append(UInt8(ascii: "-")) }
+            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+        self.needsComma = true
+    }
+
+    public mutating func int(_ value: Int) {
+        self.int(Int64(value))
+    }
+
+    public mutating func int(_ value: Int32) {
+        self.int(Int64(value))
+    }
+
+    /// A timestamp as the events carry it (``Timestamp/iso8601``), written without a `String`.
+    public mutating func timestamp(_ value: Timestamp) {
+        self.bytes.append(UInt8(ascii: "\""))
+        value.appendISO8601(to: &self.bytes)
+        self.bytes.append(UInt8(ascii: "\""))
         self.needsComma = true
     }
 
@@ -147,9 +176,10 @@ extension JSONWriter {
     public mutating func field(_ name: StaticString, _ value: Timestamp?) {
         guard let value else { return }
         self.key(name)
-        self.string(value.iso8601)
+        self.timestamp(value)
     }
 
+    @inlinable
     public mutating func field<Value: FastJSONWritable>(_ name: StaticString, _ value: Value?) {
         guard let value else { return }
         self.key(name)
@@ -157,6 +187,7 @@ extension JSONWriter {
     }
 
     /// Open enumerations and `String` enums, written as their raw value.
+    @inlinable
     public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
     where Value.RawValue == String {
         guard let value else { return }
@@ -164,6 +195,7 @@ extension JSONWriter {
         self.string(value.rawValue)
     }
 
+    @inlinable
     public mutating func field<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
     where Value.RawValue == Int32 {
         guard let value else { return }
@@ -192,9 +224,11 @@ extension JSONWriter {
     }
 
     public mutating func fieldOrNull(_ name: StaticString, _ value: Timestamp?) {
-        self.fieldOrNull(name, value?.iso8601)
+        self.key(name)
+        if let value { self.timestamp(value) } else { self.null() }
     }
 
+    @inlinable
     public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
     where Value.RawValue == String {
         self.fieldOrNull(name, value?.rawValue)
@@ -205,6 +239,7 @@ extension JSONWriter {
         if let value { self.int(value) } else { self.null() }
     }
 
+    @inlinable
     public mutating func fieldOrNull<Value: RawRepresentable>(_ name: StaticString, _ value: Value?)
     where Value.RawValue == Int32 {
         self.fieldOrNull(name, value.map { Int64($0.rawValue) })
