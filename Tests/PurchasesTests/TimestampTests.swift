@@ -40,7 +40,9 @@ import Testing
         var generator = SystemRandomNumberGenerator()
         let year0: Int64 = -62_167_219_200_000
         let year10000: Int64 = 253_402_300_800_000
-        let edges: [Int64] = [0, -1, 1, 951_782_400_000, year0, year0 - 1, year10000 - 1, year10000, .max / 2, .min / 2]
+        let edges: [Int64] = [
+            0, -1, 1, 951_782_400_000, year0, year0 - 1, year10000 - 1, year10000, .max / 2, .min / 2,
+        ]
         let random = (0..<2000).map { _ in Int64.random(in: year0..<year10000, using: &generator) }
         for milliseconds in edges + random {
             let timestamp = Timestamp(millisecondsSince1970: milliseconds)
