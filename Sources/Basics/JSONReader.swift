@@ -114,7 +114,7 @@ public struct JSONReader {
 
     /// A string's bytes, unescaped but not yet checked as UTF-8: for a value parsed from its
     /// bytes (a timestamp) rather than kept as a `String`.
-    public mutating func stringKey() throws(Failure) -> JSONKey {
+    public mutating func rawString() throws(Failure) -> JSONKey {
         self.skipWhitespace()
         return try self.stringBytes()
     }

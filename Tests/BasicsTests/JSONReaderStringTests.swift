@@ -56,9 +56,9 @@ import Testing
         var reader = JSONReader(Array(#"["plain", "esc\u0061ped"]"#.utf8))
         try reader.beginArray()
         #expect(try reader.nextElement())
-        #expect(try reader.stringKey().withUTF8 { Array($0) } == Array("plain".utf8))
+        #expect(try reader.rawString().withUTF8 { Array($0) } == Array("plain".utf8))
         #expect(try reader.nextElement())
-        #expect(try reader.stringKey().withUTF8 { Array($0) } == Array("escaped".utf8))
+        #expect(try reader.rawString().withUTF8 { Array($0) } == Array("escaped".utf8))
     }
 
     @Test func anUnterminatedStringIsRefused() {

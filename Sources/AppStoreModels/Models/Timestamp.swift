@@ -54,7 +54,8 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
 
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`, always UTC and always with three fraction digits.
     public var iso8601: String {
-        guard let fields = self.canonicalFields else { return self.interpolatedISO8601 }
+        let fields = self.fields
+        guard fields.isCanonical else { return Self.interpolated(fields) }
         return String(unsafeUninitializedCapacity: Self.canonicalLength) { buffer in
             Self.write(fields, into: buffer)
             return Self.canonicalLength
@@ -65,8 +66,9 @@ public struct Timestamp: Codable, Hashable, Comparable, Sendable, CustomStringCo
     /// a worker writes carries a few timestamps, and building each through `String` was ~1 % of
     /// a worker's CPU (docs/performance.md, session 22).
     public func appendISO8601(to bytes: inout [UInt8]) {
-        guard let fields = self.canonicalFields else {
-            bytes.append(contentsOf: self.interpolatedISO8601.utf8)
+        let fields = self.fields
+        guard fields.isCanonical else {
+            bytes.append(contentsOf: Self.interpolated(fields).utf8)
             return
         }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.canonicalLength) { buffer in
@@ -134,29 +136,27 @@ extension Timestamp {
     /// `YYYY-MM-DDTHH:MM:SS.mmmZ`: years 0–9999 are always this long.
     private static let canonicalLength = 24
 
-    /// The date and time fields, for years 0–9999 (the ones written in four digits).
+    /// The date and time fields in UTC.
     private struct Fields {
         var year, month, day, hour, minute, second, millisecond: Int64
+
+        /// Years 0–9999 are written in four digits, so their form is always 24 bytes.
+        var isCanonical: Bool { (0...9999).contains(self.year) }
     }
 
-    private var canonicalFields: Fields? {
+    private var fields: Fields {
         let (seconds, millis) = self.millisecondsSince1970.floorDivided(by: 1000)
         let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
         let (year, month, day) = RFC3339.civil(fromDays: days)
-        guard (0...9999).contains(year) else { return nil }
         return Fields(
             year: year, month: month, day: day, hour: secondOfDay / 3600, minute: secondOfDay % 3600 / 60,
             second: secondOfDay % 60, millisecond: millis)
     }
 
     /// Years outside 0–9999 (a hostile or corrupt millisecond count): rare, written as before.
-    private var interpolatedISO8601: String {
-        let (seconds, millis) = self.millisecondsSince1970.floorDivided(by: 1000)
-        let (days, secondOfDay) = seconds.floorDivided(by: 86_400)
-        let (year, month, day) = RFC3339.civil(fromDays: days)
-        return "\(Self.pad(year, 4))-\(Self.pad(month, 2))-\(Self.pad(day, 2))T"
-            + "\(Self.pad(secondOfDay / 3600, 2)):\(Self.pad(secondOfDay % 3600 / 60, 2)):\(Self.pad(secondOfDay % 60, 2))"
-            + ".\(Self.pad(millis, 3))Z"
+    private static func interpolated(_ fields: Fields) -> String {
+        "\(pad(fields.year, 4))-\(pad(fields.month, 2))-\(pad(fields.day, 2))T"
+            + "\(pad(fields.hour, 2)):\(pad(fields.minute, 2)):\(pad(fields.second, 2)).\(pad(fields.millisecond, 3))Z"
     }
 
     private static func pad(_ value: Int64, _ width: Int) -> String {

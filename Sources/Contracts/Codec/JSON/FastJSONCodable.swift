@@ -28,7 +28,7 @@ public typealias FastJSONCodable = FastJSONReadable & FastJSONWritable
 extension JSONReader {
     /// Parsed from the string's bytes: no `String` is made for the canonical form events carry.
     public mutating func timestamp() throws(Failure) -> Timestamp {
-        guard let timestamp = try self.stringKey().withUTF8({ Timestamp(iso8601UTF8: $0) }) else {
+        guard let timestamp = try self.rawString().withUTF8({ Timestamp(iso8601UTF8: $0) }) else {
             throw Failure(offset: -1, detail: "not a timestamp")
         }
         return timestamp
