@@ -172,29 +172,28 @@ extension Timestamp {
                 value /= 10
             }
         }
+        for (offset, byte) in separators { buffer[offset] = byte }
         digits(fields.year, 4, at: 0)
-        buffer[4] = UInt8(ascii: "-")
         digits(fields.month, 2, at: 5)
-        buffer[7] = UInt8(ascii: "-")
         digits(fields.day, 2, at: 8)
-        buffer[10] = UInt8(ascii: "T")
         digits(fields.hour, 2, at: 11)
-        buffer[13] = UInt8(ascii: ":")
         digits(fields.minute, 2, at: 14)
-        buffer[16] = UInt8(ascii: ":")
         digits(fields.second, 2, at: 17)
-        buffer[19] = UInt8(ascii: ".")
         digits(fields.millisecond, 3, at: 20)
-        buffer[23] = UInt8(ascii: "Z")
     }
+
+    /// The canonical form's fixed bytes, `____-__-__T__:__:__.___Z`, where they stand.
+    private static let separators: [(offset: Int, byte: UInt8)] = [
+        (4, UInt8(ascii: "-")), (7, UInt8(ascii: "-")), (10, UInt8(ascii: "T")), (13, UInt8(ascii: ":")),
+        (16, UInt8(ascii: ":")), (19, UInt8(ascii: ".")), (23, UInt8(ascii: "Z")),
+    ]
 
     /// The instant `bytes` name when they are exactly the canonical form of an existing date;
     /// nil for anything else, which the general reader then decides.
     private static func canonical(_ bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
-        guard bytes.count == canonicalLength, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-            bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
-            bytes[19] == UInt8(ascii: "."), bytes[23] == UInt8(ascii: "Z")
-        else { return nil }
+        guard bytes.count == canonicalLength, separators.allSatisfy({ bytes[$0.offset] == $0.byte }) else {
+            return nil
+        }
         func number(_ offset: Int, _ width: Int) -> Int64? {
             var value: Int64 = 0
             for byte in bytes[offset..<offset + width] {
