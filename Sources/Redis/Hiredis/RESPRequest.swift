@@ -1,3 +1,5 @@
+import Basics
+
 /// A pipeline of commands in Redis' request format (RESP: `*<argc>\r\n` then `$<len>\r\n<bytes>\r\n`
 /// per argument), written into one buffer for both wires to send as it is.
 ///
@@ -20,8 +22,7 @@ enum RESPRequest {
                 case .bytes(let bytes):
                     bytes.withUnsafeBufferPointer { appendBulk($0, to: &output) }
                 case .integer(let integer):
-                    var text = String(integer)  // at most 20 digits: a small string, no allocation
-                    text.withUTF8 { appendBulk($0, to: &output) }
+                    withDecimalDigits(of: integer) { appendBulk($0, to: &output) }
                 }
             }
         }
@@ -36,9 +37,9 @@ enum RESPRequest {
         output.append(UInt8(ascii: "\n"))
     }
 
-    /// `value` in decimal, then `\r\n` (a count's digits fit a small string: no allocation).
+    /// `value` in decimal, then `\r\n`.
     private static func appendDecimal(_ value: Int, to output: inout [UInt8]) {
-        output.append(contentsOf: String(value).utf8)
+        withDecimalDigits(of: Int64(value)) { output.append(contentsOf: $0) }
         output.append(UInt8(ascii: "\r"))
         output.append(UInt8(ascii: "\n"))
     }

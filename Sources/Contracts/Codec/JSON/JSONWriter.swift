@@ -1,4 +1,5 @@
 public import AppStoreModels
+import Basics
 
 /// Appends compact JSON to a byte buffer, for the hand-written encoders of ``FastJSONWritable``.
 ///
@@ -85,21 +86,10 @@ public struct JSONWriter: Sendable {
         self.needsComma = true
     }
 
-    /// Written digit by digit: `String(value)` through `some BinaryInteger` was not specialized
-    /// for the writers of other modules, and each call built a `String`.
+    /// `String(value)` through `some BinaryInteger` was not specialized for the writers of other
+    /// modules, and each call built a `String`.
     public mutating func int(_ value: Int64) {
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            // The magnitude as UInt64, so Int64.min has one too.
-            var magnitude = value.magnitude
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude != 0
-            if value < 0 { self.bytes.append(UInt8(ascii: "-")) }
-            self.bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        withDecimalDigits(of: value) { self.bytes.append(contentsOf: $0) }
         self.needsComma = true
     }
 
