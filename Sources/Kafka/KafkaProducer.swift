@@ -125,26 +125,34 @@ public final class KafkaProducer: Sendable {
         let error: OpaquePointer? = record.topic.withCString { topic in
             record.value.withUnsafeBytes { value in
                 withOptionalBytes(record.key) { key in
-                    var args = [argument(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }]
-                    if let partition = record.partition {
-                        args.append(argument(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition })
-                    }
-                    // An empty value goes out as null: a tombstone on a compacted topic.
-                    let payload = value.isEmpty ? nil : UnsafeMutableRawPointer(mutating: value.baseAddress)
-                    args.append(argument(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: payload, size: value.count) })
-                    if let key {
-                        args.append(
-                            argument(RD_KAFKA_VTYPE_KEY) {
+                    // At most seven arguments, on the stack: an array grown per append cost four
+                    // allocations for every record every stage writes.
+                    withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 7) { args in
+                        var count = 0
+                        func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
+                            args.initializeElement(at: count, to: argument(type, set))
+                            count += 1
+                        }
+                        add(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }
+                        if let partition = record.partition {
+                            add(RD_KAFKA_VTYPE_PARTITION) { $0.u.i32 = partition }
+                        }
+                        // An empty value goes out as null: a tombstone on a compacted topic.
+                        let payload = value.isEmpty ? nil : UnsafeMutableRawPointer(mutating: value.baseAddress)
+                        add(RD_KAFKA_VTYPE_VALUE) { $0.u.mem = .init(ptr: payload, size: value.count) }
+                        if let key {
+                            add(RD_KAFKA_VTYPE_KEY) {
                                 $0.u.mem = .init(
                                     ptr: UnsafeMutableRawPointer(mutating: key.baseAddress), size: key.count)
-                            })
+                            }
+                        }
+                        if let headers {
+                            add(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers }
+                        }
+                        add(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY }
+                        add(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque }
+                        return rd_kafka_produceva(client.handle, args.baseAddress, count)
                     }
-                    if let headers {
-                        args.append(argument(RD_KAFKA_VTYPE_HEADERS) { $0.u.headers = headers })
-                    }
-                    args.append(argument(RD_KAFKA_VTYPE_MSGFLAGS) { $0.u.i = RD_KAFKA_MSG_F_COPY })
-                    args.append(argument(RD_KAFKA_VTYPE_OPAQUE) { $0.u.ptr = opaque })
-                    return rd_kafka_produceva(client.handle, args, args.count)
                 }
             }
         }
