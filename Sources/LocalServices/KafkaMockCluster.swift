@@ -17,7 +17,7 @@ public final class KafkaMockCluster: Sendable {
 
     public init(brokers: Int32 = 1, logger: Logger) throws(KafkaError) {
         let owner = try RDKafkaClient.make(
-            kind: .producer, properties: [:], context: RDKafkaCallbackContext(logger: logger))
+            kind: .producer, properties: [:], context: .logging(to: logger))
         guard let cluster = rd_kafka_mock_cluster_new(owner.handle, brokers) else {
             throw KafkaError(code: .mockCluster, message: "rd_kafka_mock_cluster_new failed")
         }

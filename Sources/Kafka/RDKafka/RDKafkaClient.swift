@@ -73,7 +73,13 @@ package class RDKafkaCallbackContext: @unchecked Sendable {
     // Invariant for @unchecked: `logger` is immutable after init and swift-log loggers are Sendable.
     let logger: Logger
 
-    package init(logger: Logger) { self.logger = logger }
+    /// Internal, with ``logging(to:)`` for other modules: a `package` designated initializer
+    /// overridden in this module (``ConsumerContext``) drew a spurious "function call causes an
+    /// infinite recursion" warning (swiftlang/swift#92023, a vtable thunk never called).
+    init(logger: Logger) { self.logger = logger }
+
+    /// A context that only routes librdkafka's log lines, for clients with no other callbacks.
+    package static func logging(to logger: Logger) -> RDKafkaCallbackContext { RDKafkaCallbackContext(logger: logger) }
 
     /// Whether `rd_kafka_destroy` may run; consumers override this (see `RDKafkaClient.deinit`).
     var isSafeToDestroy: Bool { true }
