@@ -12,7 +12,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         var offsets = PartitionOffsets()
         for offset in Int64(10)...14 {
             offsets.accept(offset)
-            offsets.didStart()
+            offsets.didStart(offset)
         }
         #expect(offsets.finish(12) == nil)
         #expect(offsets.finish(14) == nil)
@@ -28,7 +28,7 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         var offsets = PartitionOffsets()
         for offset in Int64(0)...4 {
             offsets.accept(offset)
-            offsets.didStart()
+            offsets.didStart(offset)
         }
         var finished: Set<Int64> = []
         for offset in order {
@@ -39,6 +39,23 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
             #expect((offsets.committable ?? 0) <= lowestUnfinished)
         }
         #expect(offsets.committable == 5)
+    }
+
+    /// A record started under an earlier assignment of the partition (its drain timed out, the
+    /// partition came back) finishing here: it must not pass for the new assignment's copy of
+    /// the same offset, which has not run yet.
+    @Test func aFinishFromAnEarlierAssignmentChangesNothing() {
+        var offsets = PartitionOffsets()
+        offsets.accept(5)
+        offsets.accept(6)
+        offsets.didStart(6)
+        #expect(offsets.finish(5) == nil, "this assignment's offset 5 has not run")
+        #expect(offsets.committable == nil)
+        #expect(offsets.running == 1)
+        offsets.didStart(5)
+        #expect(offsets.finish(5) == 6)
+        #expect(offsets.finish(6) == 7)
+        #expect(offsets.running == 0)
     }
 }
 
@@ -88,6 +105,30 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         #expect(
             state.remove([p0]) == [TopicPartitionOffset(p0, offset: 1)], "final position stops below the dropped record"
         )
+    }
+
+    /// The drain timed out with offset 0 still running, the partition was removed and assigned
+    /// again, and its new assignment read offset 0 again: the old run finishing neither stores a
+    /// position for the new assignment nor miscounts what runs there.
+    @Test func aRecordThatOutlivedItsAssignmentLeavesTheNextOneAlone() {
+        var state = DispatchState(maxRunning: 8)
+        let p0 = TopicPartition("t", 0)
+        #expect(state.accept(record(0, key: "a")) != nil)
+        #expect(state.revoke([p0]) == 1)
+        #expect(state.remove([p0]).isEmpty, "nothing finished: no position to store")
+        state.assign([p0])
+        #expect(state.accept(record(0, key: "a")) == nil, "waits behind the old run of its key")
+        #expect(state.accept(record(1, key: "b"))?.offset == 1)
+        #expect(state.running(in: [p0]) == 1)
+
+        let old = state.finish(record(0, key: "a"))
+        #expect(old.store == nil, "the new assignment's offset 0 has not run")
+        #expect(old.next?.offset == 0)
+        #expect(state.running(in: [p0]) == 2)
+        #expect(state.finish(record(1, key: "b")).store == nil)
+        #expect(state.finish(record(0, key: "a")).store?.offset == 2)
+        #expect(state.running(in: [p0]) == 0)
+        #expect(state.inFlight == 0)
     }
 
     @Test func runningIsBoundedAndReadyRecordsTakeFreedSlotsInOrder() {

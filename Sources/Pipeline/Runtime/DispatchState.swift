@@ -81,7 +81,7 @@ struct DispatchState {
     mutating func acceptBatch(_ messages: [KafkaMessage]) {
         for message in messages {
             partitions[message.topicPartition, default: PartitionOffsets()].accept(message.offset)
-            partitions[message.topicPartition]!.didStart()
+            partitions[message.topicPartition]!.didStart(message.offset)
         }
         inFlight += messages.count
     }
@@ -100,7 +100,7 @@ struct DispatchState {
 
     private mutating func start(_ message: KafkaMessage) {
         runningTotal += 1
-        partitions[message.topicPartition]!.didStart()
+        partitions[message.topicPartition]!.didStart(message.offset)
     }
 
     /// Starts tracking newly assigned partitions from a clean slate (a re-assigned partition

@@ -1,32 +1,41 @@
 import DequeModule
 
-/// Completion tracking for one partition whose records finish out of order.
+/// Completion tracking for one partition whose records finish out of order, for one assignment
+/// of it.
 ///
 /// Kafka stores one position per partition, so with many records in flight the only safe
 /// position is the lowest unfinished offset: storing anything higher would skip that record
 /// after a crash. Offsets arrive in increasing order, so a deque of unfinished offsets plus a
 /// set of finished-ahead-of-the-front ones gives O(1) amortised updates.
+///
+/// A record that outlived its partition's revocation (the drain timed out) finishes into
+/// whatever tracks the partition then: nothing, or a new assignment that has read the same
+/// offsets again. Only records started here count, so such a finish neither moves the new
+/// assignment's position nor its count of running records.
 struct PartitionOffsets {
     /// Accepted and not finished, in arrival (= offset) order.
     private var unfinished: Deque<Int64> = []
     /// Finished while a lower offset was still unfinished.
     private var finishedAhead: Set<Int64> = []
-    /// Records of this partition currently inside a handler (not waiting in a lane).
-    private(set) var running = 0
+    /// Offsets of this partition's records started under this assignment and not finished
+    /// (inside a handler, not waiting in a lane).
+    private var started: Set<Int64> = []
     /// The position to store: the next record to read after a restart.
     private(set) var committable: Int64?
 
     var unfinishedCount: Int { unfinished.count }
+    var running: Int { started.count }
 
     mutating func accept(_ offset: Int64) {
         unfinished.append(offset)
     }
 
-    mutating func didStart() { running += 1 }
+    mutating func didStart(_ offset: Int64) { started.insert(offset) }
 
-    /// Marks `offset` finished; returns the new position to store when it advanced.
+    /// Marks `offset` finished; returns the new position to store when it advanced. A record
+    /// started under an earlier assignment changes nothing.
     mutating func finish(_ offset: Int64) -> Int64? {
-        running -= 1
+        guard started.remove(offset) != nil else { return nil }
         finishedAhead.insert(offset)
         var advanced: Int64?
         while let first = unfinished.first, finishedAhead.remove(first) != nil {
