@@ -255,6 +255,7 @@ final class ConsumerContext: RDKafkaCallbackContext, @unchecked Sendable {
         var hdrs: OpaquePointer?
         guard rd_kafka_message_headers(message, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR, let hdrs else { return [] }
         var headers: [KafkaHeader] = []
+        headers.reserveCapacity(rd_kafka_header_cnt(hdrs))
         var index = 0
         var name: UnsafePointer<CChar>?
         var valuePointer: UnsafeRawPointer?

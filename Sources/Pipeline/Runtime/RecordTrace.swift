@@ -50,8 +50,13 @@ struct RecordTrace: Sendable {
         let trace = tracer.injecting(span.context, into: [])
         return records.map { record in
             var record = record
-            record.headers.removeAll { TraceHeaders.names.contains($0.name) }
-            record.headers += trace
+            if record.headers.isEmpty {
+                // Most outputs carry no header of their own: they share the one array.
+                record.headers = trace
+            } else {
+                record.headers.removeAll { TraceHeaders.names.contains($0.name) }
+                record.headers += trace
+            }
             return record
         }
     }
