@@ -129,8 +129,12 @@ public final class KafkaProducer: Sendable {
                     // allocations for every record every stage writes.
                     withUnsafeTemporaryAllocation(of: rd_kafka_vu_t.self, capacity: 7) { args in
                         var count = 0
+                        /// One argument: a type tag and the union member it selects.
                         func add(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) {
-                            args.initializeElement(at: count, to: argument(type, set))
+                            var argument = rd_kafka_vu_t()
+                            argument.vtype = type
+                            set(&argument)
+                            args.initializeElement(at: count, to: argument)
                             count += 1
                         }
                         add(RD_KAFKA_VTYPE_TOPIC) { $0.u.cstr = topic }
@@ -162,14 +166,6 @@ public final class KafkaProducer: Sendable {
         if let headers { rd_kafka_headers_destroy(headers) }
         return KafkaError.consuming(error, code: .delivery, context: "produce to \(record.topic)")
     }
-}
-
-/// One `rd_kafka_produceva` argument: a type tag and the union member it selects.
-private func argument(_ type: rd_kafka_vtype_t, _ set: (inout rd_kafka_vu_t) -> Void) -> rd_kafka_vu_t {
-    var argument = rd_kafka_vu_t()
-    argument.vtype = type
-    set(&argument)
-    return argument
 }
 
 private func withOptionalBytes<R>(_ bytes: [UInt8]?, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
