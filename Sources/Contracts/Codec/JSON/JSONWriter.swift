@@ -86,8 +86,8 @@ public struct JSONWriter: Sendable {
         self.needsComma = true
     }
 
-    /// `String(value)` through `some BinaryInteger` was not specialized for the writers of other
-    /// modules, and each call built a `String`.
+    /// Digit by digit (``withDecimalDigits(of:_:)``): `String(value)` through `some BinaryInteger`
+    /// was not specialized for the writers of other modules, and each call built a `String`.
     public mutating func int(_ value: Int64) {
         withDecimalDigits(of: value) { self.bytes.append(contentsOf: $0) }
         self.needsComma = true
