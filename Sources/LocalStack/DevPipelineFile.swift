@@ -20,6 +20,7 @@ enum DevPipelineFile {
             lines.append("    outputs: \(topics(stage.outputs, roles: stage.outputRoles))")
             if let reject = stage.rejectTopic { lines.append("    rejectTopic: \(reject)") }
             if let audit = stage.auditTopic { lines.append("    auditTopic: \(audit)") }
+            if let retryTopic = stage.retryTopic { lines.append("    retryTopic: \(retryTopic)") }
             lines.append("    maxInFlight: \(stage.maxInFlight)")
             lines.append("    retry:")
             lines.append("      initialBackoff: \(milliseconds(configuration.retryInitialBackoff))")

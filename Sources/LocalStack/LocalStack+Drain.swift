@@ -18,7 +18,7 @@ extension LocalStack {
         do {
             var backlog: [String: Int64] = [:]
             for stage in runningStages {
-                let lag = try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
+                let lag = try await admin.consumerLag(group: stage.consumerGroup, topics: stage.consumedTopics)
                 let delayed = try await RedisRetryStore(client: client, stage: stage.name).depth()
                 backlog[stage.name] = lag.reduce(0) { $0 + $1.lag } + Int64(delayed)
             }

@@ -6,12 +6,12 @@ import Redis
 import Topology
 
 extension LocalStack {
-    /// Records on the dead-letter topics (`<input>.dlq`) of the pipeline's stage inputs: each
+    /// Records on the dead-letter topics (`<topic>.dlq`) of what the pipeline's stages consume: each
     /// one a record an operator would have to replay.
     public func deadLettered() async throws -> Int {
         let pipeline = try PipelineFile.load(path: endpoints.pipeline)
         let admin = try KafkaAdmin(bootstrapServers: endpoints.kafka, logger: logger)
-        let topics = Set(pipeline.stages.flatMap(\.inputs).map(WorkerConfiguration.dlqTopic(for:)))
+        let topics = Set(pipeline.stages.flatMap(\.consumedTopics).map(WorkerConfiguration.dlqTopic(for:)))
         let counts = try await admin.partitionCounts(of: Array(topics))
         let partitions = counts.flatMap { topic, count in (0..<count).map { TopicPartition(topic, $0) } }
         return Int(try await admin.watermarks(partitions).values.reduce(0) { $0 + ($1.high - $1.low) })

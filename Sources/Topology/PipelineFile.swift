@@ -3,9 +3,10 @@ import Yams
 
 /// The topology file (`pipelines/iap.yaml`): the Kafka topics and the stages that connect them.
 ///
-/// Dead-letter topics are derived, not declared: every input topic `t` of a stage gets
-/// `t.dlq` (see ``dlqTopic(for:)``) with the same partitions and replication and the
-/// `delete` policy. Declaring `t.dlq` explicitly overrides the derived settings.
+/// Dead-letter topics are derived, not declared: every topic `t` a stage consumes (its inputs
+/// and its retry topic) gets `t.dlq` (see ``dlqTopic(for:)``) with the same partitions and
+/// replication and the `delete` policy. Declaring `t.dlq` explicitly overrides the derived
+/// settings; so does declaring a stage's ``StageSpec/retryTopic``.
 public struct PipelineFile: Sendable, Hashable, Decodable {
     public var topics: [TopicSpec]
     public var stages: [StageSpec]
@@ -48,14 +49,15 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
         return stage
     }
 
-    /// Every topic a stage reads or writes: inputs, outputs, reject topic, the inputs'
-    /// dead-letter topics and the stage's delivery journal, in that order without duplicates.
+    /// Every topic a stage reads or writes: inputs, outputs, reject topic, audit topic, retry
+    /// topic, the dead-letter topics of what it consumes and its delivery journal, in that order
+    /// without duplicates.
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
         let stage = try stage(named: stageName)
         let names =
             stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? [])
-            + (stage.auditTopic.map { [$0] } ?? [])
-            + stage.inputs.map(dlqTopic(for:)) + [
+            + (stage.auditTopic.map { [$0] } ?? []) + (stage.retryTopic.map { [$0] } ?? [])
+            + stage.consumedTopics.map(dlqTopic(for:)) + [
                 stage.journalTopic
             ]
         let all = allTopics
@@ -66,27 +68,36 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     /// The dead-letter topic for messages from `input` that exhausted their retries.
     public func dlqTopic(for input: String) -> String { input + ".dlq" }
 
-    /// Declared topics plus the derived ones, what `iap topics create` creates: a dead-letter
-    /// topic per input, and per stage a compacted delivery journal (``StageSpec/journalTopic``)
-    /// with as many partitions as the stage's widest input and its replication.
+    /// Declared topics plus the derived ones, what `iap topics create` creates. Per stage: a
+    /// retry topic it names but the file does not declare (as many partitions as its widest
+    /// input, their replication, the longest input retention), a compacted delivery journal
+    /// (``StageSpec/journalTopic``, partitions and replication alike); and a dead-letter topic
+    /// per topic a stage consumes.
     public var allTopics: [TopicSpec] {
         var result = topics
         var names = Set(topics.map(\.name))
-        for input in stages.flatMap(\.inputs) {
-            let dlq = dlqTopic(for: input)
-            guard !names.contains(dlq), let source = topics.first(where: { $0.name == input }) else { continue }
+        for stage in stages {
+            let inputs = topics.filter { stage.inputs.contains($0.name) }
+            guard let widest = inputs.max(by: { $0.partitions < $1.partitions }) else { continue }
+            if let retryTopic = stage.retryTopic, names.insert(retryTopic).inserted {
+                result.append(
+                    TopicSpec(
+                        name: retryTopic, partitions: widest.partitions, replicationFactor: widest.replicationFactor,
+                        retention: inputs.compactMap(\.retention).max { $0.duration < $1.duration }))
+            }
+            if names.insert(stage.journalTopic).inserted {
+                result.append(
+                    TopicSpec(
+                        name: stage.journalTopic, partitions: widest.partitions,
+                        replicationFactor: widest.replicationFactor, cleanupPolicy: .compact))
+            }
+        }
+        for consumed in stages.flatMap(\.consumedTopics) {
+            let dlq = dlqTopic(for: consumed)
+            guard !names.contains(dlq), let source = result.first(where: { $0.name == consumed }) else { continue }
             names.insert(dlq)
             result.append(
                 TopicSpec(name: dlq, partitions: source.partitions, replicationFactor: source.replicationFactor))
-        }
-        for stage in stages where !names.contains(stage.journalTopic) {
-            let inputs = topics.filter { stage.inputs.contains($0.name) }
-            guard let widest = inputs.max(by: { $0.partitions < $1.partitions }) else { continue }
-            names.insert(stage.journalTopic)
-            result.append(
-                TopicSpec(
-                    name: stage.journalTopic, partitions: widest.partitions,
-                    replicationFactor: widest.replicationFactor, cleanupPolicy: .compact))
         }
         return result
     }
@@ -126,6 +137,33 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
                     message: "stage '\(stage.name)' references topic '\(topic)', which is not declared")
             }
             try stage.retry.validate(stage: stage.name)
+        }
+        try validateRetryTopics()
+    }
+
+    /// A retry topic carries one stage's due deliveries and nothing else: another group reading
+    /// it, or a stage writing to it, would see them or mix its records in (D67).
+    private func validateRetryTopics() throws(PipelineFileError) {
+        var named: [String: String] = [:]
+        for stage in stages {
+            guard let retryTopic = stage.retryTopic else { continue }
+            if let other = named.updateValue(stage.name, forKey: retryTopic) {
+                throw PipelineFileError(
+                    code: .invalidRetryTopic,
+                    message: "stages '\(other)' and '\(stage.name)' both name '\(retryTopic)' as their retryTopic")
+            }
+            for other in stages {
+                let used =
+                    other.inputs + other.outputs + (other.rejectTopic.map { [$0] } ?? [])
+                    + (other.auditTopic.map { [$0] } ?? []) + [other.journalTopic] + other.inputs.map(dlqTopic(for:))
+                guard !used.contains(retryTopic) else {
+                    throw PipelineFileError(
+                        code: .invalidRetryTopic,
+                        message:
+                            "stage '\(stage.name)': retryTopic '\(retryTopic)' is a topic stage '\(other.name)' reads or writes; it must be the stage's own"
+                    )
+                }
+            }
         }
     }
 

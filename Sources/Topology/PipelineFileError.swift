@@ -25,6 +25,9 @@ public struct PipelineFileError: Error, Sendable, Hashable, CustomStringConverti
         public static let unknownWindow = Code(rawValue: "unknownWindow")
         /// Two values that must outlast one another do not.
         public static let contradiction = Code(rawValue: "contradiction")
+        /// A stage's `retryTopic` is another stage's too, or a topic some stage reads or writes, or
+        /// the stage keeps one key's state and must see its retries in its key's partition.
+        public static let invalidRetryTopic = Code(rawValue: "invalidRetryTopic")
     }
 
     public let code: Code

@@ -22,6 +22,10 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     public var retry: RetryPolicy
     /// Named waiting windows, e.g. match's `unmatched: 24h`.
     public var windows: [String: PipelineDuration]
+    /// Where the stage's due retries and waits come back, when not to the input they came from
+    /// (decision D67): a topic no other group reads, for a stage whose input others read too.
+    /// Its settings are derived from the widest input unless the file declares it.
+    public var retryTopic: String?
 
     public init(
         name: String,
@@ -32,9 +36,11 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         auditTopic: String? = nil,
         maxInFlight: Int = StageSpec.defaultMaxInFlight,
         retry: RetryPolicy = RetryPolicy(),
-        windows: [String: PipelineDuration] = [:]
+        windows: [String: PipelineDuration] = [:],
+        retryTopic: String? = nil
     ) {
         self.name = name
+        self.retryTopic = retryTopic
         self.auditTopic = auditTopic
         self.consumerGroup = consumerGroup
         self.inputs = inputs
@@ -51,8 +57,11 @@ public struct StageSpec: Sendable, Hashable, Decodable {
     /// derived from the consumer group, one per stage, like the dead-letter topics.
     public var journalTopic: String { consumerGroup + ".delayed" }
 
+    /// Every topic the stage's consumer group reads: its inputs, then its retry topic.
+    public var consumedTopics: [String] { inputs + (retryTopic.map { [$0] } ?? []) }
+
     private enum CodingKeys: String, CodingKey {
-        case name, consumerGroup, inputs, outputs, rejectTopic, auditTopic, maxInFlight, retry, windows
+        case name, consumerGroup, inputs, outputs, rejectTopic, auditTopic, maxInFlight, retry, windows, retryTopic
     }
 
     /// A stage with named topic roles.
@@ -60,12 +69,12 @@ public struct StageSpec: Sendable, Hashable, Decodable {
         name: String, consumerGroup: String, inputRoles: [String: String], outputRoles: [String: String],
         rejectTopic: String? = nil, auditTopic: String? = nil,
         maxInFlight: Int = StageSpec.defaultMaxInFlight, retry: RetryPolicy = RetryPolicy(),
-        windows: [String: PipelineDuration] = [:]
+        windows: [String: PipelineDuration] = [:], retryTopic: String? = nil
     ) {
         self.init(
             name: name, consumerGroup: consumerGroup, inputs: Self.topics(inputRoles),
             outputs: Self.topics(outputRoles), rejectTopic: rejectTopic, auditTopic: auditTopic,
-            maxInFlight: maxInFlight, retry: retry, windows: windows
+            maxInFlight: maxInFlight, retry: retry, windows: windows, retryTopic: retryTopic
         )
         self.inputRoles = inputRoles
         self.outputRoles = outputRoles
@@ -109,7 +118,8 @@ public struct StageSpec: Sendable, Hashable, Decodable {
             auditTopic: try container.decodeIfPresent(String.self, forKey: .auditTopic),
             maxInFlight: try container.decodeIfPresent(Int.self, forKey: .maxInFlight) ?? Self.defaultMaxInFlight,
             retry: try container.decodeIfPresent(RetryPolicy.self, forKey: .retry) ?? RetryPolicy(),
-            windows: try container.decodeIfPresent([String: PipelineDuration].self, forKey: .windows) ?? [:]
+            windows: try container.decodeIfPresent([String: PipelineDuration].self, forKey: .windows) ?? [:],
+            retryTopic: try container.decodeIfPresent(String.self, forKey: .retryTopic)
         )
         self.inputRoles = inputs.roles
         self.outputRoles = outputs.roles

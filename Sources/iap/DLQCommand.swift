@@ -23,7 +23,7 @@ struct DLQCommand: AsyncParsableCommand {
         var brokers: String?
 
         @Option(
-            name: .long, help: "Pipeline file whose stage inputs name the dead-letter topics (default: IAP_PIPELINE).")
+            name: .long, help: "Pipeline file naming the dead-letter topics (default: IAP_PIPELINE).")
         var pipeline: String?
 
         @Option(name: .long, help: "A dead-letter topic to list instead of the pipeline's; repeatable.")
@@ -38,7 +38,9 @@ struct DLQCommand: AsyncParsableCommand {
             if topic.isEmpty {
                 let file = try PipelineFile.load(path: try settings.pipelinePath(pipeline))
                 var seen = Set<String>()
-                topics = file.stages.flatMap(\.inputs).map(file.dlqTopic(for:)).filter { seen.insert($0).inserted }
+                topics = file.stages.flatMap(\.consumedTopics).map(file.dlqTopic(for:)).filter {
+                    seen.insert($0).inserted
+                }
             } else {
                 topics = topic
             }

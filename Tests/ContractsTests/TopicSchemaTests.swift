@@ -165,17 +165,24 @@ import Topology
     }
 
     /// Every topic the pipeline file declares has a schema and every schema a topic; the topics
-    /// it derives are dead letters (the source topic's records, unchanged) or the runtime's
-    /// journals of retries and waits (its own copies, not a contract).
+    /// it derives are dead letters (the source topic's records, unchanged), the runtime's
+    /// journals of retries and waits (its own copies, not a contract), or a stage's retry topic
+    /// (its inputs' records, unchanged but for the runtime's headers, D67).
     @Test func everyTopicOfThePipelineHasASchema() throws {
         let pipeline = try PipelineFile.load(
             path: TopicSchemas.directory + "/../../pipelines/iap.yaml")
         #expect(try TopicSchemas.topics() == pipeline.topics.map(\.name).sorted())
         let declared = Set(pipeline.topics.map(\.name))
         let journals = Set(pipeline.stages.map(\.journalTopic))
+        let retryTopics = Set(pipeline.stages.compactMap(\.retryTopic))
+        #expect(!retryTopics.isEmpty)
         for topic in pipeline.allTopics.map(\.name) where !declared.contains(topic) {
-            let deadLetters = topic.hasSuffix(".dlq") && declared.contains(String(topic.dropLast(".dlq".count)))
-            #expect(deadLetters || journals.contains(topic), "\(topic) is neither a dead-letter topic nor a journal")
+            let source = String(topic.dropLast(".dlq".count))
+            let deadLetters =
+                topic.hasSuffix(".dlq") && (declared.contains(source) || retryTopics.contains(source))
+            #expect(
+                deadLetters || journals.contains(topic) || retryTopics.contains(topic),
+                "\(topic) is neither a dead-letter topic, a journal nor a retry topic")
         }
         #expect(Set(Self.contractTopics + ["iap.rejected"]) == declared)
     }

@@ -253,7 +253,8 @@ extension DeploymentEndToEndTests {
                         "\(kustomization): \(name)'s bootstrapServers differ from KAFKA_BROKERS")
                     #expect(text(metadata["consumerGroup"]) == stage.consumerGroup, "\(name): not \(target)'s group")
                     let topic = text(metadata["topic"]) ?? ""
-                    #expect(stage.inputs.contains(topic), "\(name): \(topic) is not an input of \(stage.name)")
+                    #expect(
+                        stage.consumedTopics.contains(topic), "\(name): \(topic) is not a topic \(stage.name) reads")
                     largestInput = max(largestInput, partitions[topic] ?? 0)
                 }
                 let maximum = spec["maxReplicaCount"] as? Int ?? 100

@@ -43,6 +43,7 @@ import Topology
             Set(derived.map(\.name)) == [
                 "iap.purchases.dlq", "iap.notifications.dlq", "iap.verify.dlq", "iap.verified.dlq",
                 "iap.orders.dlq", "iap.matched.dlq", "iap.entitlements.dlq", "iap.audit.dlq",
+                "iap-confirm.retry.dlq",
             ])
         let purchasesDLQ = try #require(derived.first { $0.name == "iap.purchases.dlq" })
         #expect(purchasesDLQ.partitions == 12)
@@ -62,6 +63,31 @@ import Topology
                 "iap.matched", "iap.entitlements", "iap.entitlement-states", "iap.subscription-events", "iap.rejected",
                 "iap.audit", "iap.matched.dlq", "iap-grant.delayed",
             ])
+    }
+
+    /// Confirm's retries come back through a topic of its own (D67), derived from its input: as
+    /// wide, kept as long, with a dead-letter topic of its own; the group reads it beside the input.
+    @Test func aStagesRetryTopicIsDerivedFromItsInput() throws {
+        let file = try PipelineFile.load(path: Self.samplePath)
+        let confirm = try file.stage(named: "confirm")
+        #expect(confirm.retryTopic == "iap-confirm.retry")
+        #expect(confirm.consumedTopics == ["iap.entitlements", "iap-confirm.retry"])
+        let retryTopic = try #require(file.allTopics.first { $0.name == "iap-confirm.retry" })
+        #expect(retryTopic.partitions == 12)
+        #expect(retryTopic.cleanupPolicy == .delete)
+        #expect(retryTopic.retention?.duration == .seconds(30 * 24 * 3600))
+        #expect(
+            try file.topics(for: "confirm").map(\.name) == [
+                "iap.entitlements", "iap.rejected", "iap-confirm.retry", "iap.entitlements.dlq",
+                "iap-confirm.retry.dlq", "iap-confirm.delayed",
+            ])
+        #expect(try file.stage(named: "grant").retryTopic == nil)
+        // Declared, it keeps the file's settings.
+        let declared = try PipelineFile.parse(
+            yaml: "topics: [{name: a, partitions: 4}, {name: r, partitions: 2}]\n"
+                + "stages: [{name: s, consumerGroup: g, inputs: [a], retryTopic: r}]")
+        #expect(declared.allTopics.filter { $0.name == "r" }.map(\.partitions) == [2])
+        #expect(declared.allTopics.contains { $0.name == "r.dlq" && $0.partitions == 2 })
     }
 
     /// Every stage journals its retries and waits in a compacted topic as wide as its widest input.
@@ -137,6 +163,23 @@ import Topology
             "no input"
         ),
         ("topics: [{name: a}]\nstages: []", .unreadable, "partitions"),
+        // A retry topic is its stage's own: not an input, output or journal, not another's.
+        (
+            "topics: [{name: a, partitions: 1}, {name: b, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], outputs: [b]}, {name: t, consumerGroup: h, inputs: [a], retryTopic: b}]",
+            .invalidRetryTopic, "'s'"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retryTopic: a}]",
+            .invalidRetryTopic, "'a'"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retryTopic: g.delayed}]",
+            .invalidRetryTopic, "g.delayed"
+        ),
+        (
+            "topics: [{name: a, partitions: 1}]\nstages: [{name: s, consumerGroup: g, inputs: [a], retryTopic: r}, {name: t, consumerGroup: h, inputs: [a], retryTopic: r}]",
+            .invalidRetryTopic, "both name 'r'"
+        ),
     ])
     func refusesInvalidFiles(yaml: String, code: PipelineFileError.Code, detail: String) {
         #expect {

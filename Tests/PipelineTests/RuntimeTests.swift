@@ -115,6 +115,63 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         await producer.close()
     }
 
+    /// A stage with a retry topic of its own (D67): retries and waits come back through it, the
+    /// input carries only what its writers published, and a record that died there is
+    /// dead-lettered under it, so a replay goes back to this stage alone.
+    @Test func retriesAndWaitsComeBackThroughTheStagesRetryTopicNeverItsInput() async throws {
+        let kafka = try TestKafka.shared(topics: topics.merging(["retry": 3, "retry.dlq": 1]) { $1 })
+        let cluster = kafka.cluster
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let replica = try RuntimeReplica(
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency(), inputs: ["in", "retry"]
+        ) { $0.retryTopic = kafka.topic("retry") }
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"),
+            [(id: "twice", action: "retry"), (id: "patient", action: "wait"), (id: "dead", action: "fail")],
+            extra: ",\"retryAfterMs\":100,\"succeedAt\":2")
+        let dlq = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("check"), topics: [kafka.topic("retry.dlq")]),
+                logger: TestKafka.logger))
+        let dead = try #require(try await dlq.waitForMessages(1).first)
+        #expect(dead.headers.last(named: "source_topic")?.stringValue == kafka.topic("retry"))
+        #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
+        _ = try await eventually("a wait came back") {
+            replica.stage.observations.handled.filter { $0.id == "patient" }.count >= 3 ? true : nil
+        }
+        replica.stage.gate.open()
+        let output = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("out"), topics: [kafka.topic("out")]),
+                logger: TestKafka.logger))
+        #expect(Set(values(try await output.waitForMessages(2))) == ["{\"id\":\"twice\"}", "{\"id\":\"patient\"}"])
+        #expect(replica.stage.observations.handled.filter { $0.id == "twice" }.map(\.attempt) == [0, 1, 2])
+        try await replica.stop()
+
+        let input = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("input"), topics: [kafka.topic("in")]),
+                logger: TestKafka.logger))
+        #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 3, "only the published")
+        let returned = ConsumerProbe(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(
+                    cluster, group: kafka.group("returned"), topics: [kafka.topic("retry")]),
+                logger: TestKafka.logger))
+        let copies = try await returned.waitUntilCaughtUp(on: kafka.topic("retry"), admin: admin)
+        // twice: 2 retries; dead: 2 retries; patient: a wait per round until the gate opened.
+        #expect(copies.count >= 6)
+        await input.close()
+        await returned.close()
+        await output.close()
+        await dlq.close()
+        await producer.close()
+    }
+
     /// Waiting is not failing: a record that waits far longer than its retries could last is
     /// never charged an attempt; it waits until the stage's `retry.maxWait` from when it first
     /// waited, then goes to the DLQ saying so.

@@ -1,4 +1,5 @@
 import Foundation
+import Kafka
 import LocalStack
 import PipelineHarness
 import TestSupport
@@ -50,6 +51,31 @@ extension ScenarioTests {
                     return try Self.appAccountToken(renewal.signedTransaction) == "ffffffff-ffff-ffff-ffff-ffffffff7007"
                         ? true : nil
                 }
+            }
+        }
+
+        /// Confirm's retries come back through its own topic (D67): every backend reading
+        /// `iap.entitlements` sees the grant once, however often confirm had to try Apple again.
+        @Test func confirmsRetriesNeverRepeatTheEntitlementToItsReaders() async throws {
+            try await ReconcilingStack.with(.inProcess, environment: Self.tokenSettings) { pipeline in
+                try await pipeline.simulator.setFaults(["rate": 1, "kinds": ["5000001"]])
+                let purchase = try await pipeline.subscribe("7117")
+                _ = try await eventually("confirm tried Apple three times", timeout: .seconds(60)) {
+                    try await pipeline.simulator.stats().faults["5000001", default: 0] >= 3 ? true : nil
+                }
+                try await pipeline.simulator.setFaults([:])
+                _ = try await eventually("finished once Apple answers again", timeout: .seconds(90)) {
+                    try await pipeline.simulator.isFinished(transactionId: purchase.transactionId) ? true : nil
+                }
+                try await pipeline.stack.waitUntilDrained()
+                try await pipeline.observer.waitUntilCaughtUp()
+                let grant = try #require(
+                    pipeline.changes.first { $0.transactionId == purchase.transactionId && $0.action == "grant" })
+                let copies = pipeline.observer.records.filter { record in
+                    let object = try? JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any]
+                    return object?["eventId"] as? String == grant.eventId
+                }
+                #expect(copies.count == 1, "iap.entitlements carried the grant \(copies.count) times")
             }
         }
 

@@ -237,9 +237,10 @@ public struct DemoRunner: Sendable {
             var counts: [StageCounts] = []
             for stage in stages {
                 let lag =
-                    (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs))?.reduce(0) {
-                        $0 + max($1.lag, 0)
-                    } ?? -1
+                    (try? await admin.consumerLag(group: stage.consumerGroup, topics: stage.consumedTopics))?.reduce(0)
+                {
+                    $0 + max($1.lag, 0)
+                } ?? -1
                 counts.append(StageCounts(stage: stage.name, outcomes: [:], lag: lag))
             }
             if counts.allSatisfy({ $0.lag == 0 }) || clock.now >= deadline {

@@ -401,7 +401,7 @@ public struct SoakRunner: Sendable {
         let admin = try KafkaAdmin(bootstrapServers: stack.endpoints.kafka, logger: logger)
         var lags: [ConsumerLag] = []
         for stage in stack.runningStages {
-            lags += try await admin.consumerLag(group: stage.consumerGroup, topics: stage.inputs)
+            lags += try await admin.consumerLag(group: stage.consumerGroup, topics: stage.consumedTopics)
         }
         return lags
     }

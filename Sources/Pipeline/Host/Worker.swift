@@ -147,7 +147,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         fence.arm(generation)
         let factory = PrometheusMetricsFactory(registry: registry)
         var consumerConfiguration = settings.kafka.consumer(
-            groupId: stage.consumerGroup, topics: stage.inputs, clientId: settings.identity.clientId)
+            groupId: stage.consumerGroup, topics: stage.consumedTopics, clientId: settings.identity.clientId)
         consumerConfiguration.groupInstanceId = settings.identity.groupInstanceId
         let consumer = try KafkaConsumer(configuration: consumerConfiguration, logger: logger)
         let admin = try settings.kafka.admin(clientId: settings.identity.clientId + "-admin", logger: logger)
@@ -157,6 +157,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
             rejectTopic: stage.rejects
         )
         configuration.auditTopic = stage.auditTopic
+        configuration.retryTopic = stage.retryTopic
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
         configuration.idempotencyRetention = idempotencyRetention
@@ -172,7 +173,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
                 )),
             .init(
                 service: DependencyProbe(
-                    admin: admin, redis: redis, inputs: stage.inputs + [stage.journalTopic], readiness: readiness,
+                    admin: admin, redis: redis, inputs: stage.consumedTopics + [stage.journalTopic],
+                    readiness: readiness,
                     interval: settings.readinessInterval)),
             // A lost state fails the group gracefully: the runtime drains and commits first.
             .init(

@@ -10,15 +10,15 @@ public struct LagTarget: Sendable, Hashable {
         self.topics = topics
     }
 
-    /// Every consumer group the pipeline file names, with its stage's input topics (a group
-    /// named by two stages gets the union), in the file's order.
+    /// Every consumer group the pipeline file names, with the topics its stage consumes (inputs
+    /// and retry topic; a group named by two stages gets the union), in the file's order.
     public static func targets(of pipeline: PipelineFile) -> [LagTarget] {
         var targets: [LagTarget] = []
         for stage in pipeline.stages {
             if let index = targets.firstIndex(where: { $0.group == stage.consumerGroup }) {
-                targets[index].topics += stage.inputs.filter { !targets[index].topics.contains($0) }
+                targets[index].topics += stage.consumedTopics.filter { !targets[index].topics.contains($0) }
             } else {
-                targets.append(LagTarget(group: stage.consumerGroup, topics: stage.inputs))
+                targets.append(LagTarget(group: stage.consumerGroup, topics: stage.consumedTopics))
             }
         }
         return targets

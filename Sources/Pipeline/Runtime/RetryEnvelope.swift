@@ -1,8 +1,10 @@
 import Foundation
 import Kafka
 
-/// A record parked in the retry store: enough to re-publish it to its input topic.
+/// A record parked in the retry store: enough to re-publish it to its input topic, or to the
+/// stage's retry topic (D67).
 struct RetryEnvelope: Codable, Sendable {
+    /// Where the promoter re-publishes the record.
     var topic: String
     var key: [UInt8]?
     var value: [UInt8]
@@ -23,14 +25,16 @@ struct RetryEnvelope: Codable, Sendable {
     }
 
     /// - Parameters:
+    ///   - destination: the stage's retry topic; nil re-publishes to the topic the record came
+    ///     from.
     ///   - waitingSince: when the record began to wait; nil keeps what the record carries.
     ///   - waitMemo: the memo of the wait this delivery is for; a memo the record carried is
     ///     dropped, since it belonged to the wait that delivered it.
     init(
-        message: KafkaMessage, attempt: Int, lastError: String, waitingSince: Date? = nil, waitMemo: String? = nil,
-        deliveryId: String? = nil
+        message: KafkaMessage, returningTo destination: String? = nil, attempt: Int, lastError: String,
+        waitingSince: Date? = nil, waitMemo: String? = nil, deliveryId: String? = nil
     ) {
-        topic = message.topic
+        topic = destination ?? message.topic
         key = message.key.map(Array.init)
         value = Array(message.value)
         headers = message.headers

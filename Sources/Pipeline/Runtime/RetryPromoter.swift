@@ -6,7 +6,8 @@ import Metrics
 public import ServiceLifecycle
 import Synchronization
 
-/// Re-publishes due retries to their input topic with the attempt counter incremented.
+/// Re-publishes due retries and waits with the attempt counter incremented: to the input they
+/// came from, or to the stage's retry topic when it has one (D67).
 ///
 /// Items are claimed with a lease and acknowledged only after Kafka acknowledged the
 /// re-published record, so a promoter crash between the two only re-publishes again (the

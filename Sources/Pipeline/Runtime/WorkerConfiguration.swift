@@ -12,6 +12,10 @@ public struct WorkerConfiguration: Sendable {
     /// Where the runtime appends the audit entries of the outcomes it writes (a rejection, a
     /// skip, a duplicate, a dead letter; decision D51); nil writes none.
     public var auditTopic: String?
+    /// Where due retries and waits are re-published, when not to the input they came from: a
+    /// topic only this stage's group reads (``StageSpec/retryTopic``, decision D67). The
+    /// consumer must subscribe to it besides the inputs.
+    public var retryTopic: String?
     /// Records processed concurrently (at most one per key).
     public var maxInFlight: Int = 256
     /// Records fetched but not finished (running, waiting behind their key, or waiting for a

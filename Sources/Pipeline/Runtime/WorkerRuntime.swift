@@ -443,7 +443,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
                 acted = await durably("schedule retry", log: log) {
                     let id = RetryEnvelope.id(for: record, attempt: attempts)
                     let payload = try RetryEnvelope(
-                        message: trace.stamped(record), attempt: attempts, lastError: reason, deliveryId: id
+                        message: trace.stamped(record), returningTo: self.configuration.retryTopic, attempt: attempts,
+                        lastError: reason, deliveryId: id
                     )
                     .encoded()
                     try await self.retries.schedule(
@@ -514,8 +515,8 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         let due = min(wait.until, ceiling)
         let acted: Void? = await durably("schedule wait", log: log) {
             let payload = try RetryEnvelope(
-                message: log.trace.stamped(record), attempt: message.attempt, lastError: reason,
-                waitingSince: wait.since,
+                message: log.trace.stamped(record), returningTo: self.configuration.retryTopic,
+                attempt: message.attempt, lastError: reason, waitingSince: wait.since,
                 waitMemo: wait.memo, deliveryId: id
             ).encoded()
             try await self.retries.schedule(

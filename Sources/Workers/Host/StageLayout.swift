@@ -18,6 +18,11 @@ public struct StageLayout: Sendable {
     public var inputs: [String] = []
     /// Window names the stage reads, with their defaults.
     public var windows: [String: Duration] = [:]
+    /// Whether the stage reads, changes and writes state per key (a binding, a grant's state, a
+    /// customer) and so relies on one replica running a key's records one at a time: its
+    /// retries must come back through its key's own partition, not a retry topic, whose
+    /// partitions Kafka assigns apart from the input's (D67).
+    public var keyedState = false
 
     public static func of(_ stage: StageName) -> StageLayout {
         switch stage {
@@ -26,13 +31,14 @@ public struct StageLayout: Sendable {
         case .match:
             StageLayout(
                 outputs: ["matched", "unmatched", "ownership"], durable: ["ownership"], inputs: ["verified", "orders"],
-                windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace]
+                windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace],
+                keyedState: true
             )
-        case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"])
+        case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"], keyedState: true)
         case .state:
             StageLayout(
                 outputs: ["customers"], durable: ["customers"], inputs: ["entitlements", "audit"],
-                windows: ["audit": RedisAuditIndex.defaultRetention])
+                windows: ["audit": RedisAuditIndex.defaultRetention], keyedState: true)
         case .confirm: StageLayout(outputs: [])
         }
     }
@@ -57,6 +63,13 @@ public struct StageLayout: Sendable {
             }
         }
         for role in inputs { _ = try spec.input(role) }
+        if keyedState, let retryTopic = spec.retryTopic {
+            throw PipelineFileError(
+                code: .invalidRetryTopic,
+                message:
+                    "stage '\(spec.name)' keeps state per key and must see its retries in the key's own partition; remove retryTopic '\(retryTopic)'"
+            )
+        }
         for name in spec.windows.keys.sorted() where windows[name] == nil {
             let known = windows.isEmpty ? "none" : windows.keys.sorted().joined(separator: ", ")
             throw PipelineFileError(

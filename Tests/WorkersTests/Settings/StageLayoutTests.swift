@@ -62,6 +62,18 @@ import Workers
         #expect(refusal(file) == .contradiction)
     }
 
+    /// Match reads and writes a purchase's binding one record at a time per key; a retry through
+    /// a topic of its own could run beside the key's next record on another replica (D67).
+    @Test func aStageThatKeepsStatePerKeyMayNotHaveARetryTopic() throws {
+        let file = try file(
+            match:
+                "{name: match, consumerGroup: g, inputs: {verified: v, orders: o}, outputs: {matched: m, unmatched: u, ownership: w}, retryTopic: g.retry}"
+        )
+        #expect(refusal(file) == .invalidRetryTopic)
+        #expect(StageLayout.of(.grant).keyedState && StageLayout.of(.state).keyedState)
+        #expect(!StageLayout.of(.confirm).keyedState)
+    }
+
     @Test func aMistypedWindowIsRefused() throws {
         let file = try file(
             match: """
