@@ -36,10 +36,7 @@ import Testing
         try await TestKafka.publish(producer, topic: "audit", count: 3)
 
         // "reader" consumes orders and commits, then leaves: an Empty group that still has lag.
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "reader", topics: ["orders"]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: "reader", topics: ["orders"])
         try await probe.waitForMessages(10)
         try probe.storeAll()
         try await probe.consumer.commit()

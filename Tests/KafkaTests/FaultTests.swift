@@ -15,10 +15,7 @@ import Testing
         try cluster.setBrokerUp(1)
         try await pending.value
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["f"]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: "g", topics: ["f"])
         let messages = try await probe.waitForMessages(30)
         let values = Set(messages.map { String(decoding: $0.value, as: UTF8.self) })
         #expect(values == Set((0..<10).map { "before-\($0)" } + (0..<20).map { "during-\($0)" }))
@@ -33,10 +30,7 @@ import Testing
         let producer = try TestKafka.producer(cluster)
         try await TestKafka.publish(producer, topic: "e", count: 25)
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "g", topics: ["e"]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: "g", topics: ["e"])
         try await probe.waitForMessages(25)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let messages = try await probe.waitUntilCaughtUp(on: "e", admin: admin)

@@ -32,10 +32,7 @@ import Testing
         let cluster = kafka.cluster
         let topic = kafka.topic("p")
         let producer = try TestKafka.producer(cluster)
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: kafka.group("g"), topics: [topic]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: kafka.group("g"), topics: [topic])
         try await TestKafka.publish(producer, topic: topic, count: 3)
         try await probe.waitForMessages(3)
 
@@ -74,10 +71,7 @@ import Testing
         #expect(read.map(\.offset) == [3, 4])
         #expect(reader.assignment == [TopicPartition(topic, 0)])
 
-        let member = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: group, topics: [topic]),
-                logger: TestKafka.logger))
+        let member = try ConsumerProbe(cluster, group: group, topics: [topic])
         _ = try await eventually("the subscriber owns both partitions") { member.assignment.count == 2 ? true : nil }
         _ = try await producer.send([
             KafkaRecord(topic: topic, partition: 0, key: Array("k".utf8), value: Array("late".utf8))

@@ -24,10 +24,7 @@ import Testing
         #expect(try await admin.highWatermarks([]).isEmpty)
         #expect(try await admin.committedOffsets(group: group, partitions: []).isEmpty)
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: group, topics: [orders]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: group, topics: [orders])
         let messages = try await probe.waitForMessages(30)
         #expect(Set(messages.map { String(decoding: $0.value, as: UTF8.self) }) == Set((0..<30).map { "m-\($0)" }))
         try probe.storeAll()
@@ -60,10 +57,7 @@ import Testing
         }
         _ = try await producer.send(records)
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: kafka.group("g"), topics: [mixed]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: kafka.group("g"), topics: [mixed])
         let messages = try await probe.waitForMessages(records.count).sorted { $0.offset < $1.offset }
         #expect(messages.count == records.count)
         for (message, record) in zip(messages, records) {
@@ -90,10 +84,7 @@ import Testing
         #expect(report.topic == topic)
         #expect(report.offset == 0)
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: kafka.group("g"), topics: [topic]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: kafka.group("g"), topics: [topic])
         let message = try #require(try await probe.waitForMessages(1).first)
         #expect(message.partition == report.partition)
         #expect(message.key.map(Array.init) == Array("user-1".utf8))

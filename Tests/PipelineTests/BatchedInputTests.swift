@@ -51,11 +51,7 @@ import Topology
         #expect(idempotency.isDoneCount(of: Self.events("s", 5).map(\.id)) == 5)
         #expect(idempotency.isDoneCount(of: trail.map(\.id)) == 0, "a batched record takes no lock")
 
-        let rejected = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    kafka.cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")]),
-                logger: TestKafka.logger))
+        let rejected = try ConsumerProbe(kafka.cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")])
         let reject = try #require(try await rejected.waitForMessages(1).first)
         let body = try #require(try JSONSerialization.jsonObject(with: Data(reject.value)) as? [String: Any])
         #expect(body["reason"] as? String == "malformed_event")

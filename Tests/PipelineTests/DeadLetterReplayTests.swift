@@ -67,10 +67,7 @@ import Testing
         )
         #expect(nothing.replayed == 0)
 
-        let probe = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["iap.verify"]),
-                logger: TestKafka.logger))
+        let probe = try ConsumerProbe(cluster, group: "check", topics: ["iap.verify"])
         try await probe.waitForMessages(3)
         let replayed = try await probe.waitUntilCaughtUp(on: "iap.verify", admin: admin)
         #expect(replayed.count == 3)

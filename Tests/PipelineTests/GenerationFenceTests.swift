@@ -86,10 +86,7 @@ import Topology
                     },
                     makeHandler: { FencedStage(redis: $0.redis, fence: $0.fence) })
             }
-            let output = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
-                    logger: TestKafka.logger))
+            let output = try ConsumerProbe(cluster, group: "check", topics: ["out"])
 
             let first = try worker()
             let firstRun = Task { try await first.run { await Task.never() } }

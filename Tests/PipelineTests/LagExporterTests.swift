@@ -90,10 +90,7 @@ import Topology
 
         // The stage's one replica reads and commits everything, then stops (leaves the group).
         try await TestKafka.publish(producer, topic: "in", count: 12)
-        let replica = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "stage-a", topics: ["in"]),
-                logger: TestKafka.logger))
+        let replica = try ConsumerProbe(cluster, group: "stage-a", topics: ["in"])
         try await replica.waitForMessages(12)
         try replica.storeAll()
         try await replica.consumer.commit()

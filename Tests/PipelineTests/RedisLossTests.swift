@@ -68,10 +68,7 @@ import Topology
                     await Task.never()
                 }
             }
-            let output = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(cluster, group: "check", topics: ["out"]),
-                    logger: TestKafka.logger))
+            let output = try ConsumerProbe(cluster, group: "check", topics: ["out"])
             let produced = try await output.waitForMessages(80, timeout: .seconds(60))
             let ids = Set(produced.map { String(decoding: $0.key ?? [], as: UTF8.self) })
             #expect(ids == Set((waits + retries).map(\.id)), "nothing lost")

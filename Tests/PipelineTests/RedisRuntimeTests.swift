@@ -22,16 +22,8 @@ import Testing
             try await TestEvents.publish(
                 producer, to: kafka.topic("in"), [(id: "later", action: "retry"), (id: "never", action: "fail")],
                 extra: ",\"retryAfterMs\":1000")
-            let out = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(
-                        cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                    logger: TestKafka.logger))
-            let dlq = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(
-                        cluster, group: kafka.group("check-dlq"), topics: [kafka.topic("in.dlq")]),
-                    logger: TestKafka.logger))
+            let out = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
+            let dlq = try ConsumerProbe(cluster, group: kafka.group("check-dlq"), topics: [kafka.topic("in.dlq")])
             #expect(
                 try await out.waitForMessages(1).map { String(decoding: $0.value, as: UTF8.self) } == [
                     "{\"id\":\"later\"}"
@@ -61,11 +53,7 @@ import Testing
             let events = (0..<8).map { (id: "d\($0)", action: $0 == 5 ? "block" : "ok") }
             try await TestEvents.publish(producer, to: kafka.topic("in"), events)
 
-            let out = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(
-                        cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                    logger: TestKafka.logger))
+            let out = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
             let firstClient = RedisClient(configuration: try server.configuration())
             let first = try RuntimeReplica(
                 kafka: kafka, retries: RedisRetryStore(client: firstClient, stage: "test"),

@@ -47,11 +47,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             "finished records are replayed but not redone")
         try await second.stop()
 
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         try await output.waitForMessages(10)
         let produced = try await output.waitUntilCaughtUp(on: kafka.topic("out"), admin: admin)
         #expect(produced.count == 10, "each record's output exactly once")
@@ -72,11 +68,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await TestEvents.publish(
             producer, to: kafka.topic("in"), [(id: "r1", action: "retry")], extra: ",\"retryAfterMs\":1000")
 
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         try await output.waitForMessages(1)
         let handled = replica.stage.observations.handled
         #expect(handled.map(\.attempt) == [0, 1])
@@ -96,11 +88,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await TestEvents.publish(
             producer, to: kafka.topic("in"), [(id: "dead", action: "fail"), (id: "fine", action: "ok")])
 
-        let dlq = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")]),
-                logger: TestKafka.logger))
+        let dlq = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")])
         let dead = try #require(try await dlq.waitForMessages(1).first)
         #expect(values([dead]) == ["{\"schema\":\"test.v1\",\"id\":\"dead\",\"action\":\"fail\"}"])
         #expect(dead.headers.last(named: "source_topic")?.stringValue == kafka.topic("in"))
@@ -130,11 +118,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             producer, to: kafka.topic("in"),
             [(id: "twice", action: "retry"), (id: "patient", action: "wait"), (id: "dead", action: "fail")],
             extra: ",\"retryAfterMs\":100,\"succeedAt\":2")
-        let dlq = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("retry.dlq")]),
-                logger: TestKafka.logger))
+        let dlq = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("retry.dlq")])
         let dead = try #require(try await dlq.waitForMessages(1).first)
         #expect(dead.headers.last(named: "source_topic")?.stringValue == kafka.topic("retry"))
         #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
@@ -142,26 +126,14 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
             replica.stage.observations.handled.filter { $0.id == "patient" }.count >= 3 ? true : nil
         }
         replica.stage.gate.open()
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("out"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("out"), topics: [kafka.topic("out")])
         #expect(Set(values(try await output.waitForMessages(2))) == ["{\"id\":\"twice\"}", "{\"id\":\"patient\"}"])
         #expect(replica.stage.observations.handled.filter { $0.id == "twice" }.map(\.attempt) == [0, 1, 2])
         try await replica.stop()
 
-        let input = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("input"), topics: [kafka.topic("in")]),
-                logger: TestKafka.logger))
+        let input = try ConsumerProbe(cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
         #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 3, "only the published")
-        let returned = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("returned"), topics: [kafka.topic("retry")]),
-                logger: TestKafka.logger))
+        let returned = try ConsumerProbe(cluster, group: kafka.group("returned"), topics: [kafka.topic("retry")])
         let copies = try await returned.waitUntilCaughtUp(on: kafka.topic("retry"), admin: admin)
         // twice: 2 retries; dead: 2 retries; patient: a wait per round until the gate opened.
         #expect(copies.count >= 6)
@@ -187,11 +159,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         }
         try await TestEvents.publish(
             producer, to: kafka.topic("in"), [(id: "patient", action: "wait")], extra: ",\"retryAfterMs\":100")
-        let dlq = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")]),
-                logger: TestKafka.logger))
+        let dlq = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")])
         let waiting = try await eventually("the wait is counted") { () -> WaitingSummary? in
             let summary = try await retries.waiting()
             return summary.counts["gate"] == 1 ? summary : nil
@@ -224,11 +192,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await eventually("the record waits") { try await retries.waiting().counts["gate"] == 1 ? true : nil }
 
         try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "released", action: "ok")])
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         _ = try await output.waitForMessages(1)
         try await eventually("the wait is cancelled") { try await retries.depth() == 0 ? true : nil }
         #expect(try await retries.waiting() == WaitingSummary())
@@ -259,16 +223,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         ])
         try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "after", action: "ok")])
 
-        let rejected = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")]),
-                logger: TestKafka.logger))
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let rejected = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")])
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         let rejects = try await rejected.waitForMessages(5)
         let bodies = try rejects.map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.value)) as? [String: Any])
@@ -306,11 +262,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         try await TestEvents.publish(
             producer, to: kafka.topic("in"), [(id: huge, action: "reject"), (id: "short", action: "reject")])
 
-        let rejected = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")]),
-                logger: TestKafka.logger))
+        let rejected = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("rejected")])
         let rejects = try await rejected.waitForMessages(2)
         let details = try rejects.map { record in
             let body = try #require(try JSONSerialization.jsonObject(with: Data(record.value)) as? [String: Any])
@@ -352,11 +304,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
 
         try await first.stop()
         try await second.stop()
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         let produced = try await output.waitForMessages(expected.count)
         #expect(Set(values(produced)) == Set(expected.map { "{\"id\":\"\($0)\"}" }), "nothing lost")
         await output.close()
@@ -420,11 +368,7 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         }
         try await replica.stop()
 
-        let output = ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    cluster, group: kafka.group("check"), topics: [kafka.topic("out")]),
-                logger: TestKafka.logger))
+        let output = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("out")])
         let produced = try await output.waitForMessages(200)
         #expect(Set(values(produced)) == Set(ids.map { "{\"id\":\"\($0)\"}" }))
         await output.close()

@@ -33,11 +33,7 @@ import Traces
     static func spanId(_ traceparent: String?) -> Substring? { traceparent?.dropFirst(36).prefix(16) }
 
     static func probe(_ kafka: SharedKafka, _ topic: String) throws -> ConsumerProbe {
-        ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(
-                    kafka.cluster, group: kafka.group("check-\(topic)"), topics: [kafka.topic(topic)]),
-                logger: TestKafka.logger))
+        try ConsumerProbe(kafka.cluster, group: kafka.group("check-\(topic)"), topics: [kafka.topic(topic)])
     }
 
     @Test func everyRecordWrittenForAnInputContinuesItsTraceUnderItsOwnSpan() async throws {

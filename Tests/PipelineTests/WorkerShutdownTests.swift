@@ -61,11 +61,7 @@ import Topology
             try await eventually("draining") { fixture.log.lines.contains("draining") ? true : nil }
 
             // Another member joins while the record still runs: the worker's partitions are revoked.
-            let newcomer = ConsumerProbe(
-                try KafkaConsumer(
-                    configuration: TestKafka.consumerConfiguration(
-                        fixture.cluster, group: "test-stage", topics: ["in"]),
-                    logger: TestKafka.logger))
+            let newcomer = try ConsumerProbe(fixture.cluster, group: "test-stage", topics: ["in"])
             try await eventually("the revocation reached the draining worker") {
                 fixture.log.lines.contains("partitions revoked") ? true : nil
             }

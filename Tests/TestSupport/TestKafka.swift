@@ -60,6 +60,14 @@ public final class ConsumerProbe: Sendable {
         var revocations: [[TopicPartition]] = []
     }
 
+    /// A probe in consumer group `group` reading `topics` of `cluster` from their start.
+    public convenience init(_ cluster: KafkaMockCluster, group: String, topics: [String]) throws {
+        self.init(
+            try KafkaConsumer(
+                configuration: TestKafka.consumerConfiguration(cluster, group: group, topics: topics),
+                logger: TestKafka.logger))
+    }
+
     public init(_ consumer: KafkaConsumer) {
         self.consumer = consumer
         let box = self.box

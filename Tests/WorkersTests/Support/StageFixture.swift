@@ -66,10 +66,7 @@ struct StageRun {
 
     /// A consumer of `topic` from its start, in a group of its own.
     func probe(_ topic: String) throws -> ConsumerProbe {
-        ConsumerProbe(
-            try KafkaConsumer(
-                configuration: TestKafka.consumerConfiguration(cluster, group: "probe-\(topic)", topics: [topic]),
-                logger: TestKafka.logger))
+        try ConsumerProbe(cluster, group: "probe-\(topic)", topics: [topic])
     }
 }
 
