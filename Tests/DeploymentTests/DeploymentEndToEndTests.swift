@@ -184,6 +184,11 @@ struct DeploymentEndToEndTests {
             "iap-apple": [
                 "AuthKey.p8": simulatorState["AuthKey.p8"] ?? Data(),
                 "root.pem": simulatorState["root.pem"] ?? Data(),
+                // `--from-file=apps.yaml=apps.yaml` (components/several-apps): two apps on the
+                // deployment's key; nothing reads it unless IAP_APPS names it.
+                "apps.yaml": Data(
+                    "apps:\n  - {bundleId: com.example.game, appAppleId: 1234567890}\n"
+                        .appending("  - {bundleId: com.example.puzzle, appAppleId: 1234567891}\n").utf8),
             ],
             "iap-apple-simulator": simulatorState,
             "iap-kafka": [
