@@ -53,16 +53,17 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     /// topic, the dead-letter topics of what it consumes and its delivery journal, in that order
     /// without duplicates.
     public func topics(for stageName: String) throws(PipelineFileError) -> [TopicSpec] {
-        let stage = try stage(named: stageName)
-        let names =
-            stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? [])
-            + (stage.auditTopic.map { [$0] } ?? []) + (stage.retryTopic.map { [$0] } ?? [])
-            + stage.consumedTopics.map(dlqTopic(for:)) + [
-                stage.journalTopic
-            ]
         let all = allTopics
         var seen: Set<String> = []
-        return names.filter { seen.insert($0).inserted }.compactMap { name in all.first { $0.name == name } }
+        return topicNames(of: try stage(named: stageName)).filter { seen.insert($0).inserted }.compactMap { name in
+            all.first { $0.name == name }
+        }
+    }
+
+    /// The names ``topics(for:)`` lists, in its order, repeats included.
+    private func topicNames(of stage: StageSpec) -> [String] {
+        stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + (stage.auditTopic.map { [$0] } ?? [])
+            + (stage.retryTopic.map { [$0] } ?? []) + stage.consumedTopics.map(dlqTopic(for:)) + [stage.journalTopic]
     }
 
     /// The dead-letter topic for messages from `input` that exhausted their retries.
@@ -152,11 +153,10 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
                     code: .invalidRetryTopic,
                     message: "stages '\(other)' and '\(stage.name)' both name '\(retryTopic)' as their retryTopic")
             }
-            for other in stages {
-                let used =
-                    other.inputs + other.outputs + (other.rejectTopic.map { [$0] } ?? [])
-                    + (other.auditTopic.map { [$0] } ?? []) + [other.journalTopic] + other.inputs.map(dlqTopic(for:))
-                guard !used.contains(retryTopic) else {
+            for var other in stages {
+                // Retry topics are checked against each other above; this is about everything else.
+                other.retryTopic = nil
+                guard !topicNames(of: other).contains(retryTopic) else {
                     throw PipelineFileError(
                         code: .invalidRetryTopic,
                         message:
