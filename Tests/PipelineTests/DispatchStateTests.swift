@@ -177,6 +177,33 @@ private func record(_ offset: Int64, key: String?, partition: Int32 = 0) -> Kafk
         #expect(state.committablePositions == [TopicPartitionOffset(TopicPartition("t", 0), offset: 1)])
     }
 
+    /// A record waiting to be tried again in place (D68) stays only while the worker keeps its
+    /// partition; given back, it frees its slot and its key, and the position never passes it.
+    @Test func aRecordGivenBackFreesItsKeyButNeverItsOffset() {
+        var state = DispatchState(maxRunning: 8)
+        let p0 = TopicPartition("t", 0)
+        let p1 = TopicPartition("t", 1)
+        state.assign([p0, p1])
+        #expect(state.accept(record(0, key: "a")) != nil)
+        #expect(state.accept(record(1, key: "b")) != nil)
+        #expect(state.accept(record(0, key: "a", partition: 1)) == nil, "behind its key")
+        #expect(state.keeps(p0) && state.keeps(p1))
+        #expect(state.finish(record(1, key: "b")).store == nil, "offset 0 is unfinished")
+
+        #expect(state.revoke([p0]) == 1)
+        #expect(!state.keeps(p0), "revoking: the record must not be tried again here")
+        #expect(state.keeps(p1))
+        let given = state.finish(record(0, key: "a"), done: false)
+        #expect(given.store == nil)
+        #expect(given.next?.topicPartition == p1, "its key passes on")
+        #expect(state.running(in: [p0]) == 0, "the revocation's drain need not wait for it")
+        #expect(state.remove([p0]).isEmpty, "no position past the record given back")
+        state.assign([p0])
+        #expect(state.keeps(p0))
+        state.isDraining = true
+        #expect(!state.keeps(p1))
+    }
+
     /// A batch holds its partitions' offsets like running records, outside the running slots and
     /// the lanes: a single record behind it in another partition runs at once, and the batch's
     /// partition stores nothing until the batch is done.

@@ -64,6 +64,8 @@ final class TestStage: MessageHandler {
             return .retry(after: .milliseconds(event.retryAfterMs ?? 0), reason: "asked to retry")
         case "fail":
             return .retry(after: .zero, reason: "always fails")
+        case "flaky" where observations.handled.filter({ $0.id == event.id }).count <= (event.succeedAt ?? 1):
+            throw FlakyFailure()
         case "skip":
             return .skip(reason: "asked to skip")
         case "reject":
@@ -88,6 +90,11 @@ final class TestStage: MessageHandler {
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...3)))
         return .produce([KafkaRecord(topic: output, key: event.id, value: "{\"id\":\"\(event.id)\"}")])
     }
+}
+
+/// What a `flaky` event throws on its first `succeedAt` handles (1 by default).
+struct FlakyFailure: Error, CustomStringConvertible {
+    var description: String { "flaky: fails its first tries" }
 }
 
 /// A batch's events are noted as one ``Observations/batches`` entry; `block` in a batch waits on

@@ -144,6 +144,98 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         await producer.close()
     }
 
+    /// A stage that retries in place (D68: the customer state, whose input backends read; match,
+    /// whose orders are compacted) tries a failed record again where it is: its input carries
+    /// only what was published, and the record's attempt count stays that of its delivery.
+    @Test func aStageRetryingInPlaceNeverRepublishesAFailedRecord() async throws {
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let replica = try RuntimeReplica(
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
+        ) {
+            $0.retriesInPlace = true
+        }
+        try await TestEvents.publish(
+            producer, to: kafka.topic("in"), [(id: "flaky", action: "flaky"), (id: "fine", action: "ok")],
+            extra: ",\"succeedAt\":2")
+        let output = try ConsumerProbe(cluster, group: kafka.group("out"), topics: [kafka.topic("out")])
+        #expect(Set(values(try await output.waitForMessages(2))) == ["{\"id\":\"flaky\"}", "{\"id\":\"fine\"}"])
+        #expect(replica.stage.observations.handled.filter { $0.id == "flaky" }.map(\.attempt) == [0, 0, 0])
+        try await replica.stop()
+
+        let input = try ConsumerProbe(cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
+        #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 2, "only the published")
+        #expect(try await output.waitUntilCaughtUp(on: kafka.topic("out"), admin: admin).count == 2, "each output once")
+        await input.close()
+        await output.close()
+        await producer.close()
+    }
+
+    /// In place or not, the retry budget ends in the input's dead-letter topic, with the tries
+    /// counted.
+    @Test func aRecordRetriedInPlaceIsDeadLetteredOnceItsBudgetIsSpent() async throws {
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
+        let producer = try TestKafka.producer(cluster)
+        let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
+        let replica = try RuntimeReplica(
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
+        ) {
+            $0.retriesInPlace = true
+        }
+        try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "dead", action: "fail")])
+        let dlq = try ConsumerProbe(cluster, group: kafka.group("check"), topics: [kafka.topic("in.dlq")])
+        let dead = try #require(try await dlq.waitForMessages(1).first)
+        #expect(dead.headers.last(named: "source_topic")?.stringValue == kafka.topic("in"))
+        #expect(dead.headers.last(named: "source_attempts")?.stringValue == "3")
+        #expect(replica.stage.observations.handled.map(\.attempt) == [0, 0, 0])
+        try await replica.stop()
+        let input = try ConsumerProbe(cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
+        #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 1)
+        await input.close()
+        await dlq.close()
+        await producer.close()
+    }
+
+    /// A worker that stops while a record waits out a long in-place delay does not sit it out:
+    /// it gives the record back, uncommitted, and the next replica finishes it.
+    @Test func aWorkerStoppingWhileARecordWaitsInPlaceGivesItBack() async throws {
+        let kafka = try TestKafka.shared(topics: topics)
+        let cluster = kafka.cluster
+        let producer = try TestKafka.producer(cluster)
+        let stage = TestStage(output: kafka.topic("out"))
+        let retries = InMemoryRetryStore()
+        let idempotency = InMemoryIdempotency()
+        let inPlace: (inout WorkerConfiguration) -> Void = {
+            $0.retriesInPlace = true
+            $0.retryPolicy = RetryPolicy(initialBackoff: .seconds(600), maxBackoff: .seconds(600), jitter: 0)
+        }
+        let first = try RuntimeReplica(
+            kafka: kafka, stage: stage, retries: retries, idempotency: idempotency, configure: inPlace)
+        try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "flaky", action: "flaky")])
+        try await eventually("the first try failed") { stage.observations.handled.count == 1 ? true : nil }
+        let stopped = Gate()
+        Task {
+            try await first.stop()
+            stopped.open()
+        }
+        try await eventually("stopped without sitting out the 10-minute delay", timeout: .seconds(60)) {
+            stopped.isOpened ? true : nil
+        }
+
+        let second = try RuntimeReplica(
+            kafka: kafka, stage: stage, retries: retries, idempotency: idempotency, configure: inPlace)
+        let output = try ConsumerProbe(cluster, group: kafka.group("out"), topics: [kafka.topic("out")])
+        #expect(values(try await output.waitForMessages(1)) == ["{\"id\":\"flaky\"}"])
+        #expect(stage.observations.handled.count == 2)
+        #expect(try await retries.depth() == 0, "nothing was scheduled")
+        try await second.stop()
+        await output.close()
+        await producer.close()
+    }
+
     /// Waiting is not failing: a record that waits far longer than its retries could last is
     /// never charged an attempt; it waits until the stage's `retry.maxWait` from when it first
     /// waited, then goes to the DLQ saying so.

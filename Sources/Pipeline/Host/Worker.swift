@@ -29,6 +29,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     private let fence: GenerationFence
     private let settings: WorkerSettings
     private let idempotencyRetention: Duration
+    private let retriesInPlace: Bool
     private let keyspace: Keyspace
     private let logger: Logger
     private let onOpsListening: @Sendable (Int) async -> Void
@@ -51,6 +52,8 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     ///   run in order before the deliveries the stage owes are restored.
     /// - Parameter idempotencyRetention: how long "done" markers are kept; longer than any
     ///   redelivery of the stage's records can come (derived from the pipeline file by the stage).
+    /// - Parameter retriesInPlace: whether the stage tries a failed record again where it is
+    ///   instead of re-publishing it (``WorkerConfiguration/retriesInPlace``, D68).
     /// - Parameter keyspace: the names of every Redis key the worker and its handler use
     ///   (``WorkerResources/keyspace``): the runtime's idempotency markers, delay queue and
     ///   generation marker, and the stage's state.
@@ -59,6 +62,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
         idempotencyRetention: Duration = WorkerConfiguration.defaultIdempotencyRetention,
+        retriesInPlace: Bool = false,
         keyspace: Keyspace = .standard,
         recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
         makeHandler: (WorkerResources) throws -> Handler
@@ -102,6 +106,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         self.fence = fence
         self.settings = settings
         self.idempotencyRetention = idempotencyRetention
+        self.retriesInPlace = retriesInPlace
         self.keyspace = keyspace
         self.logger = logger
         self.onOpsListening = onOpsListening
@@ -161,6 +166,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         configuration.maxInFlight = stage.maxInFlight
         configuration.retryPolicy = stage.retry
         configuration.idempotencyRetention = idempotencyRetention
+        configuration.retriesInPlace = retriesInPlace
         return [
             .init(
                 service: RetryPromoter(

@@ -24,6 +24,9 @@ struct DispatchState {
     var isDraining = false
     /// Whether the runtime paused its partitions because the buffer bound was reached.
     var isPaused = false
+    /// Partitions being revoked: their running records are drained, and a record that would
+    /// otherwise wait here to be tried again gives itself back instead (D68).
+    private var revoking: Set<TopicPartition> = []
 
     init(maxRunning: Int) {
         self.maxRunning = maxRunning
@@ -50,11 +53,19 @@ struct DispatchState {
 
     /// Marks a record done; returns the offset to store (if it advanced) and the next record to
     /// run in the finished record's slot: the next of the same key, else the oldest ready one
-    /// (none while draining).
-    mutating func finish(_ message: KafkaMessage) -> (store: TopicPartitionOffset?, next: KafkaMessage?) {
+    /// (none while draining). A record given back (`done` false) frees its slot and its key but
+    /// keeps its offset unfinished, so the position never passes it.
+    mutating func finish(_ message: KafkaMessage, done: Bool = true) -> (
+        store: TopicPartitionOffset?, next: KafkaMessage?
+    ) {
         inFlight -= 1
         runningTotal -= 1
-        let advanced = partitions[message.topicPartition]?.finish(message.offset)
+        var advanced: Int64?
+        if done {
+            advanced = partitions[message.topicPartition]?.finish(message.offset)
+        } else {
+            partitions[message.topicPartition]?.giveBack(message.offset)
+        }
         let store = advanced.map { TopicPartitionOffset(message.topicPartition, offset: $0) }
         let lane = LaneKey(message)
         if isDraining {
@@ -106,12 +117,22 @@ struct DispatchState {
     /// Starts tracking newly assigned partitions from a clean slate (a re-assigned partition
     /// restarts from its committed offset, so older bookkeeping no longer applies).
     mutating func assign(_ assigned: [TopicPartition]) {
-        for partition in assigned { partitions[partition] = PartitionOffsets() }
+        for partition in assigned {
+            partitions[partition] = PartitionOffsets()
+            revoking.remove(partition)
+        }
+    }
+
+    /// Whether a running record of `partition` may go on waiting in this worker: false once the
+    /// worker drains for shutdown or the partition is being revoked.
+    func keeps(_ partition: TopicPartition) -> Bool {
+        !isDraining && partitions[partition] != nil && !revoking.contains(partition)
     }
 
     /// Drops waiting and ready records of revoked partitions (the next owner reads them again)
     /// and returns how many of their records are still running.
     mutating func revoke(_ revoked: Set<TopicPartition>) -> Int {
+        revoking.formUnion(revoked)
         for (lane, waiting) in lanes where waiting.contains(where: { revoked.contains($0.topicPartition) }) {
             let kept = waiting.filter { !revoked.contains($0.topicPartition) }
             inFlight -= waiting.count - kept.count
@@ -145,6 +166,7 @@ struct DispatchState {
     mutating func remove(_ revoked: Set<TopicPartition>) -> [TopicPartitionOffset] {
         var finalOffsets: [TopicPartitionOffset] = []
         for partition in revoked {
+            revoking.remove(partition)
             if let offset = partitions.removeValue(forKey: partition)?.committable {
                 finalOffsets.append(TopicPartitionOffset(partition, offset: offset))
             }

@@ -32,6 +32,10 @@ struct PartitionOffsets {
 
     mutating func didStart(_ offset: Int64) { started.insert(offset) }
 
+    /// Forgets that `offset` runs without finishing it: the position never passes it, so the
+    /// partition's next owner reads it again (a record given back, D68).
+    mutating func giveBack(_ offset: Int64) { started.remove(offset) }
+
     /// Marks `offset` finished; returns the new position to store when it advanced. A record
     /// started under an earlier assignment changes nothing.
     mutating func finish(_ offset: Int64) -> Int64? {

@@ -109,9 +109,10 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
     private func runLane(startingWith first: KafkaMessage) async {
         var next: KafkaMessage? = first
         while let message = next {
-            guard await process(message) else { return }  // cancelled or state lost: leave it unfinished
+            let ending = await process(message)
+            guard ending != .stopped else { return }  // cancelled or state lost: leave it unfinished
             next = state.withLock { state in
-                let (position, following) = state.finish(message)
+                let (position, following) = state.finish(message, done: ending == .finished)
                 if let position { storeLocked([position]) }
                 return following
             }
@@ -276,9 +277,28 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
     // MARK: One record
 
-    /// Processes one record to a durable end. Returns false only when cancelled first, or when the
-    /// stage found its Redis state lost (``StateLost``): either way the record stays unfinished.
-    private func process(_ record: KafkaMessage) async -> Bool {
+    /// How processing a record ended.
+    private enum Ending {
+        /// Its outcome is durable: its offset may be stored.
+        case finished
+        /// Cancelled first, or the stage found its Redis state lost (``StateLost``): the record
+        /// stays unfinished and its lane stops, for the worker is going away.
+        case stopped
+        /// Waiting to be tried again in place when the worker began to drain or lost the
+        /// partition: its slot and key are freed, its offset stays unstored (D68).
+        case givenBack
+    }
+
+    /// What a record's delivery came to before the runtime acts on it.
+    private enum Decision {
+        case act(StageOutcome, lock: IdempotencyLock?)
+        case ended(Ending)
+    }
+
+    /// Processes one record to a durable end (see ``Ending``). With ``WorkerConfiguration/
+    /// retriesInPlace``, a retry the budget allows is waited out here and the record decided
+    /// again from its lock, instead of being scheduled.
+    private func process(_ record: KafkaMessage) async -> Ending {
         let message = InboundMessage(delivered: record)
         let clock = ContinuousClock()
         let started = clock.now
@@ -294,6 +314,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
         if let oversize = oversize(record) {
             return await act(
                 .reject(oversize.reason, detail: oversize.detail), message: message, lock: nil, subject: nil, log: log)
+                ? .finished : .stopped
         }
         let prepared: Prepared<Handler.Work>
         do {
@@ -302,54 +323,103 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             return await act(
                 .reject(error.reason, detail: error.detail), message: message, lock: nil,
                 subject: handler.auditSubject(ofRefused: message), log: log)
+                ? .finished : .stopped
         }
         log.businessId = prepared.idempotencyKey
         if let key = prepared.idempotencyKey { trace.noteBusinessId(key) }
 
+        // Failures of this delivery tried again in place; charged to the retry budget.
+        var failures = 0
+        while true {
+            let (outcome, lock): (StageOutcome, IdempotencyLock?)
+            switch await decide(prepared, message: message, log: log) {
+            case .ended(let ending): return ending
+            case .act(let decided, let held): (outcome, lock) = (decided, held)
+            }
+            if configuration.retriesInPlace, case .retry(let after, let reason) = outcome,
+                configuration.retryPolicy.allowsRetry(afterAttempts: message.attempt + failures + 1)
+            {
+                await release(lock)
+                failures += 1
+                let delay = configuration.retryPolicy.delay(forAttempt: message.attempt + failures, retryAfter: after)
+                log.info(
+                    "retrying in place",
+                    metadata: [
+                        "attempt": "\(message.attempt + failures)", "delay": "\(delay)",
+                        "reason": "\(Excerpt.of(reason))",
+                    ])
+                metrics.count(.retried)
+                if let ending = await waitInPlace(delay, record: record) { return ending }
+                continue
+            }
+            var charged = message
+            charged.attempt += failures
+            let finished = await act(outcome, message: charged, lock: lock, subject: prepared.audit, log: log)
+            if !finished { await release(lock) }
+            return finished ? .finished : .stopped
+        }
+    }
+
+    /// Takes the record's business-id lock and runs the handler: the outcome to act on with the
+    /// lock held, or how the delivery ended without one (a duplicate, a superseded copy, stopped).
+    private func decide(_ prepared: Prepared<Handler.Work>, message: InboundMessage, log: RecordLog) async
+        -> Decision
+    {
+        let trace = log.trace
         var lock: IdempotencyLock?
         if let key = prepared.idempotencyKey, let idempotency {
             switch await acquire(key, attempt: message.attempt, guard: idempotency, log: log) {
             case .none:
-                return false
+                return .ended(.stopped)
             case .some(.alreadyDone):
                 metrics.count(.duplicate)
                 trace.noteOutcome("duplicate")
                 let reason = "duplicate: \(configuration.stage) already processed \(key)"
-                return await appendAudit(.noEffect, about: prepared.audit, reason: reason, log: log) != nil
+                let audited = await appendAudit(.noEffect, about: prepared.audit, reason: reason, log: log)
+                return .ended(audited != nil ? .finished : .stopped)
             case .some(.superseded):
                 // A stale copy of a record whose later attempt is scheduled: nothing to tell anyone.
                 metrics.count(.duplicate)
                 trace.noteOutcome("duplicate")
-                return true
+                return .ended(.finished)
             case .some(.busy):
                 let outcome = StageOutcome.retry(
                     after: RetryPolicy.lockedElsewhereFloor, reason: "business id \(key) is locked by another worker")
-                return await act(outcome, message: message, lock: nil, subject: prepared.audit, log: log)
+                return .act(outcome, lock: nil)
             case .some(.acquired(let token)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency)
             case .some(.acquiredOverWait(let token, let wait)):
                 lock = IdempotencyLock(key: key, token: token, guard: idempotency, replacing: wait)
             }
         }
-
-        let outcome: StageOutcome
         do {
-            outcome = try await handler.handle(prepared.work, message: message)
+            return .act(try await handler.handle(prepared.work, message: message), lock: lock)
         } catch is CancellationError {
             await release(lock)
-            return false
+            return .ended(.stopped)
         } catch is StateLost {
             // Decided against a Redis that lost its data: nothing is acted on, and the record
             // stays unfinished (its offset is not stored) for the restart that rebuilds first.
             await release(lock)
-            return false
+            return .ended(.stopped)
         } catch {
             trace.recordError(error)
-            outcome = .retry(after: .zero, reason: "\(error)")
+            return .act(.retry(after: .zero, reason: "\(error)"), lock: lock)
         }
-        let finished = await act(outcome, message: message, lock: lock, subject: prepared.audit, log: log)
-        if !finished { await release(lock) }
-        return finished
+    }
+
+    /// Waits out an in-place retry's delay; nil once it passed. A worker that drains or loses
+    /// the record's partition meanwhile gives the record back at once rather than trying it
+    /// again beside the partition's next owner.
+    private func waitInPlace(_ delay: Duration, record: KafkaMessage) async -> Ending? {
+        let clock = ContinuousClock()
+        let deadline = clock.now + delay
+        while true {
+            guard state.withLock({ $0.keeps(record.topicPartition) }) else { return .givenBack }
+            let left = deadline - clock.now
+            guard left > .zero else { return nil }
+            do { try await Task.sleep(for: min(left, .milliseconds(250))) } catch { return .stopped }
+        }
     }
 
     /// Best-effort unlock when abandoning a record, so its next owner need not wait out the

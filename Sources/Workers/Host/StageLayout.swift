@@ -23,6 +23,12 @@ public struct StageLayout: Sendable {
     /// retries must come back through its key's own partition, not a retry topic, whose
     /// partitions Kafka assigns apart from the input's (D67).
     public var keyedState = false
+    /// Whether the stage tries a failed record again where it is instead of re-publishing it to
+    /// its input (D68): the customer state, whose input `iap.entitlements` every backend reads,
+    /// and match, whose `iap.orders` is compacted (a re-published order would become the copy
+    /// kept over a newer one). Their failures are Redis's or Kafka's only; stages whose retries
+    /// wait for Apple keep scheduling them.
+    public var retriesInPlace = false
 
     public static func of(_ stage: StageName) -> StageLayout {
         switch stage {
@@ -32,13 +38,13 @@ public struct StageLayout: Sendable {
             StageLayout(
                 outputs: ["matched", "unmatched", "ownership"], durable: ["ownership"], inputs: ["verified", "orders"],
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace],
-                keyedState: true
+                keyedState: true, retriesInPlace: true
             )
         case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"], keyedState: true)
         case .state:
             StageLayout(
                 outputs: ["customers"], durable: ["customers"], inputs: ["entitlements", "audit"],
-                windows: ["audit": RedisAuditIndex.defaultRetention], keyedState: true)
+                windows: ["audit": RedisAuditIndex.defaultRetention], keyedState: true, retriesInPlace: true)
         case .confirm: StageLayout(outputs: [])
         }
     }

@@ -74,6 +74,14 @@ import Workers
         #expect(!StageLayout.of(.confirm).keyedState)
     }
 
+    /// Match's orders are compacted and the customer state's input is the backends' topic: a
+    /// re-published retry does harm in both, so they retry in place (D68). The stages whose
+    /// retries wait for Apple keep scheduling them.
+    @Test func matchAndTheCustomerStateRetryInPlaceTheOthersSchedule() {
+        let inPlace = StageName.allCases.filter { StageLayout.of($0).retriesInPlace }
+        #expect(inPlace == [.match, .state])
+    }
+
     @Test func aMistypedWindowIsRefused() throws {
         let file = try file(
             match: """
