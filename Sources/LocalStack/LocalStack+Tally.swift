@@ -11,7 +11,7 @@ extension LocalStack {
     public func deadLettered() async throws -> Int {
         let pipeline = try PipelineFile.load(path: endpoints.pipeline)
         let admin = try KafkaAdmin(bootstrapServers: endpoints.kafka, logger: logger)
-        let topics = Set(pipeline.stages.flatMap(\.consumedTopics).map(WorkerConfiguration.dlqTopic(for:)))
+        let topics = Set(pipeline.stages.flatMap(\.consumedTopics).map(PipelineFile.dlqTopic(for:)))
         let counts = try await admin.partitionCounts(of: Array(topics))
         let partitions = counts.flatMap { topic, count in (0..<count).map { TopicPartition(topic, $0) } }
         return Int(try await admin.watermarks(partitions).values.reduce(0) { $0 + ($1.high - $1.low) })

@@ -63,11 +63,20 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
     /// The names ``topics(for:)`` lists, in its order, repeats included.
     private func topicNames(of stage: StageSpec) -> [String] {
         stage.inputs + stage.outputs + (stage.rejectTopic.map { [$0] } ?? []) + (stage.auditTopic.map { [$0] } ?? [])
-            + (stage.retryTopic.map { [$0] } ?? []) + stage.consumedTopics.map(dlqTopic(for:)) + [stage.journalTopic]
+            + (stage.retryTopic.map { [$0] } ?? []) + stage.consumedTopics.map(Self.dlqTopic(for:))
+            + [stage.journalTopic]
     }
 
-    /// The dead-letter topic for messages from `input` that exhausted their retries.
-    public func dlqTopic(for input: String) -> String { input + ".dlq" }
+    /// The dead-letter topic for messages from `input` that exhausted their retries or waits:
+    /// the one place the name is made, for the runtime that writes it and the tools that read it.
+    public static func dlqTopic(for input: String) -> String { input + dlqSuffix }
+
+    /// The topic a dead-letter topic's records came from, nil for a name that is none.
+    public static func source(ofDeadLetterTopic topic: String) -> String? {
+        topic.hasSuffix(dlqSuffix) ? String(topic.dropLast(dlqSuffix.count)) : nil
+    }
+
+    private static let dlqSuffix = ".dlq"
 
     /// Declared topics plus the derived ones, what `iap topics create` creates. Per stage: a
     /// retry topic it names but the file does not declare (as many partitions as its widest
@@ -94,7 +103,7 @@ public struct PipelineFile: Sendable, Hashable, Decodable {
             }
         }
         for consumed in stages.flatMap(\.consumedTopics) {
-            let dlq = dlqTopic(for: consumed)
+            let dlq = Self.dlqTopic(for: consumed)
             guard !names.contains(dlq), let source = result.first(where: { $0.name == consumed }) else { continue }
             names.insert(dlq)
             result.append(

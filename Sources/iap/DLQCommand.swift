@@ -38,7 +38,7 @@ struct DLQCommand: AsyncParsableCommand {
             if topic.isEmpty {
                 let file = try PipelineFile.load(path: try settings.pipelinePath(pipeline))
                 var seen = Set<String>()
-                topics = file.stages.flatMap(\.consumedTopics).map(file.dlqTopic(for:)).filter {
+                topics = file.stages.flatMap(\.consumedTopics).map(PipelineFile.dlqTopic(for:)).filter {
                     seen.insert($0).inserted
                 }
             } else {

@@ -37,7 +37,9 @@ import Topology
 
     @Test func deadLetterTopicsAreDerivedFromInputs() throws {
         let file = try PipelineFile.load(path: Self.samplePath)
-        #expect(file.dlqTopic(for: "iap.verify") == "iap.verify.dlq")
+        #expect(PipelineFile.dlqTopic(for: "iap.verify") == "iap.verify.dlq")
+        #expect(PipelineFile.source(ofDeadLetterTopic: "iap.verify.dlq") == "iap.verify")
+        #expect(PipelineFile.source(ofDeadLetterTopic: "iap.verify") == nil)
         let derived = file.allTopics.filter { $0.name.hasSuffix(".dlq") }
         #expect(
             Set(derived.map(\.name)) == [

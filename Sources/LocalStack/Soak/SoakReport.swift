@@ -39,6 +39,10 @@ public struct SoakReport: Codable, Sendable {
     public var duplicateGrants: [String] = []
     /// Grant records seen more than once with the same eventId (allowed: consumers dedupe).
     public var repeatedDeliveries = 0
+    /// The first repeated purchases' copies and audit trails (``repeatsShown``): which stage
+    /// decided the change again, and after what.
+    public var repeatedTrails: [String] = []
+    static let repeatsShown = 3
     /// Ordered purchases bound to the publisher's userId hint instead of their order's user.
     public var boundByHint: [String] = []
     public var badInputs = 0
@@ -109,6 +113,7 @@ public struct SoakReport: Codable, Sendable {
         (a Redis restart starts redis-server's count over); offsets short of the log end: \(stuckOffsets.count); published in \(String(format: "%.1f", publishSeconds)) s, drained in \(String(format: "%.1f", drainSeconds)) s
         \((lost + duplicateGrants + boundByHint).isEmpty ? "" : "first affected: lost \(lost.prefix(5)), granted twice \(duplicateGrants.prefix(5)), bound by a hint \(boundByHint.prefix(5))\n")\
         \(lostTrails.map { "lost: \($0)\n" }.joined())\
+        \(repeatedTrails.map { "repeated: \($0)\n" }.joined())\
         \(passed ? "PASSED" : "FAILED: " + failures.joined(separator: "; "))
         """
     }

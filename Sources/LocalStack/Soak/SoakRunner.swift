@@ -332,6 +332,11 @@ public struct SoakRunner: Sendable {
             }
             if grants.eventIds.count == 1, grants.users == [purchase.expectedUser] { report.grantedOnce += 1 }
             report.repeatedDeliveries += grants.records - grants.eventIds.count
+            if grants.records > grants.eventIds.count, report.repeatedTrails.count < SoakReport.repeatsShown {
+                report.repeatedTrails.append(
+                    "\(purchase.transactionId) (\(purchase.kind.rawValue), \(grants.records) copies): "
+                        + state.trail(transactionId: purchase.transactionId, eventId: purchase.eventId))
+            }
         }
         report.badInputsRejected = min(report.badInputs, state.rejectedBadInputs.count)
         report.rejectedByReason = state.rejectedByReason

@@ -1,6 +1,7 @@
 import Foundation
 public import Kafka
 public import Logging
+import Topology
 
 /// What `iap dlq list` and `iap dlq replay` do with the `<topic>.dlq` topics, where the runtime
 /// writes records that failed past their retry budget (unchanged, plus headers saying where
@@ -107,7 +108,7 @@ public enum DeadLetterReplay {
 
     private static func entry(_ record: KafkaMessage, dlqTopic: String) -> Entry {
         func header(_ name: String) -> String? { record.headers.last(named: name)?.stringValue }
-        let fallback = dlqTopic.hasSuffix(".dlq") ? String(dlqTopic.dropLast(4)) : dlqTopic
+        let fallback = PipelineFile.source(ofDeadLetterTopic: dlqTopic) ?? dlqTopic
         return Entry(
             partition: record.partition, offset: record.offset,
             key: record.key.map { String(decoding: $0, as: UTF8.self) },

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Kafka
+import Topology
 
 /// Builds the records the runtime writes for refused and dead-lettered input.
 enum RejectRecord {
@@ -34,7 +35,7 @@ enum RejectRecord {
                 KafkaHeader(name: PipelineHeaders.lastError, string: lastError),
             ]
         return KafkaRecord(
-            topic: WorkerConfiguration.dlqTopic(for: message.topic), key: message.key.map(Array.init),
+            topic: PipelineFile.dlqTopic(for: message.topic), key: message.key.map(Array.init),
             value: Array(message.value), headers: headers)
     }
 

@@ -52,7 +52,4 @@ public struct WorkerConfiguration: Sendable {
         self.inputTopics = inputTopics
         self.rejectTopic = rejectTopic
     }
-
-    /// The dead-letter topic of an input topic.
-    public static func dlqTopic(for input: String) -> String { input + ".dlq" }
 }
