@@ -49,8 +49,10 @@ import Topology
             _ = try await producer.send(records)
             let ends = try await admin.highWatermarks(inputs)
             do {
+                // 30 s: the first burst also waits for the group's join, which took longer than
+                // 15 s once on a clean clone's first run, with the whole suite starting beside it.
                 _ = try await eventually(
-                    "burst \(burst): committed == high watermark on every partition", timeout: .seconds(15)
+                    "burst \(burst): committed == high watermark on every partition", timeout: .seconds(30)
                 ) {
                     let committed = try await admin.committedOffsets(
                         group: kafka.group("test-stage"), partitions: inputs)
