@@ -12,6 +12,15 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
     messages.map { String(decoding: $0.value, as: UTF8.self) }
 }
 
+/// Everything on the test's `in`, read to its end in a group of its own: what was published, and
+/// any copy a stage put back.
+private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws -> [KafkaMessage] {
+    let input = try ConsumerProbe(kafka.cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
+    let records = try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin)
+    await input.close()
+    return records
+}
+
 @Suite(.timeLimit(.minutes(2))) struct RuntimeTests {
     @Test func storedOffsetStopsAtUnfinishedRecordsAndACrashReplaysOnlyThem() async throws {
         let kafka = try TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
@@ -131,13 +140,11 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         #expect(replica.stage.observations.handled.filter { $0.id == "twice" }.map(\.attempt) == [0, 1, 2])
         try await replica.stop()
 
-        let input = try ConsumerProbe(cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
-        #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 3, "only the published")
+        #expect(try await inputRecords(kafka, admin: admin).count == 3, "only the published")
         let returned = try ConsumerProbe(cluster, group: kafka.group("returned"), topics: [kafka.topic("retry")])
         let copies = try await returned.waitUntilCaughtUp(on: kafka.topic("retry"), admin: admin)
         // twice: 2 retries; dead: 2 retries; patient: a wait per round until the gate opened.
         #expect(copies.count >= 6)
-        await input.close()
         await returned.close()
         await output.close()
         await dlq.close()
@@ -173,10 +180,8 @@ private func values(_ messages: [KafkaMessage]) -> [String] {
         }
         try await replica.stop()
 
-        let input = try ConsumerProbe(cluster, group: kafka.group("input"), topics: [kafka.topic("in")])
-        #expect(try await input.waitUntilCaughtUp(on: kafka.topic("in"), admin: admin).count == 3, "only the published")
+        #expect(try await inputRecords(kafka, admin: admin).count == 3, "only the published")
         #expect(try await output.waitUntilCaughtUp(on: kafka.topic("out"), admin: admin).count == 2, "each output once")
-        await input.close()
         await output.close()
         await dlq.close()
         await producer.close()
