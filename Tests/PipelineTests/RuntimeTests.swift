@@ -151,8 +151,8 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         await producer.close()
     }
 
-    /// A stage that retries in place (D68: the customer state, whose input backends read; match,
-    /// whose orders are compacted) tries a failed record again where it is: its input carries
+    /// A stage that retries in place (D68: the customer state, whose input backends read) tries a
+    /// failed record again where it is: its input carries
     /// only what was published, the record's attempt count stays that of its delivery, and a
     /// spent budget still ends in the input's dead-letter topic with the tries counted.
     @Test func aStageRetryingInPlaceNeverRepublishesAFailedRecord() async throws {

@@ -18,11 +18,10 @@ public struct WorkerConfiguration: Sendable {
     public var retryTopic: String?
     /// Whether a record that fails is tried again where it is, holding its key and its
     /// partition's position, instead of being scheduled and re-published (decision D68). For a
-    /// stage whose input others read (the customer state's `iap.entitlements`) or whose input
-    /// keeps only the latest record per key (match's compacted `iap.orders`): a re-published
-    /// copy would reach every reader again, or replace a newer record. ``retryPolicy`` spaces
-    /// the tries and bounds them alike; a worker that stops or loses the partition meanwhile
-    /// gives the record back to the partition's next owner.
+    /// stage whose input others read (the customer state's `iap.entitlements`): a re-published
+    /// copy would reach every reader again. ``retryPolicy`` spaces the tries and bounds them
+    /// alike; a worker that stops or loses the partition meanwhile gives the record back to the
+    /// partition's next owner.
     public var retriesInPlace = false
     /// Records processed concurrently (at most one per key).
     public var maxInFlight: Int = 256

@@ -74,12 +74,11 @@ import Workers
         #expect(!StageLayout.of(.confirm).keyedState)
     }
 
-    /// Match's orders are compacted and the customer state's input is the backends' topic: a
-    /// re-published retry does harm in both, so they retry in place (D68). The stages whose
-    /// retries wait for Apple keep scheduling them.
-    @Test func matchAndTheCustomerStateRetryInPlaceTheOthersSchedule() {
+    /// The customer state's input is the backends' topic, where a re-published retry reaches
+    /// every reader: it retries in place (D68). The others keep scheduling their retries.
+    @Test func theCustomerStateRetriesInPlaceTheOthersSchedule() {
         let inPlace = StageName.allCases.filter { StageLayout.of($0).retriesInPlace }
-        #expect(inPlace == [.match, .state])
+        #expect(inPlace == [.state])
     }
 
     @Test func aMistypedWindowIsRefused() throws {
