@@ -26,7 +26,7 @@ public struct StageLayout: Sendable {
     /// Whether the stage tries a failed record again where it is instead of re-publishing it to
     /// its input (D68): the customer state, whose input `iap.entitlements` every backend reads
     /// and whose failures are Redis's or Kafka's only. Match stays scheduled: in place, the full
-    /// soak repeated about a hundred grants and drained half again as slowly (D68).
+    /// soak repeated about a hundred grants in two runs of three (D68).
     public var retriesInPlace = false
 
     public static func of(_ stage: StageName) -> StageLayout {
