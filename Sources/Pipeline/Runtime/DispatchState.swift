@@ -24,9 +24,6 @@ struct DispatchState {
     var isDraining = false
     /// Whether the runtime paused its partitions because the buffer bound was reached.
     var isPaused = false
-    /// Partitions being revoked: their running records are drained, and a record that would
-    /// otherwise wait here to be tried again gives itself back instead (D68).
-    private var revoking: Set<TopicPartition> = []
 
     init(maxRunning: Int) {
         self.maxRunning = maxRunning
@@ -117,22 +114,19 @@ struct DispatchState {
     /// Starts tracking newly assigned partitions from a clean slate (a re-assigned partition
     /// restarts from its committed offset, so older bookkeeping no longer applies).
     mutating func assign(_ assigned: [TopicPartition]) {
-        for partition in assigned {
-            partitions[partition] = PartitionOffsets()
-            revoking.remove(partition)
-        }
+        for partition in assigned { partitions[partition] = PartitionOffsets() }
     }
 
     /// Whether a running record of `partition` may go on waiting in this worker: false once the
     /// worker drains for shutdown or the partition is being revoked.
     func keeps(_ partition: TopicPartition) -> Bool {
-        !isDraining && partitions[partition] != nil && !revoking.contains(partition)
+        !isDraining && partitions[partition].map { !$0.isRevoking } ?? false
     }
 
     /// Drops waiting and ready records of revoked partitions (the next owner reads them again)
     /// and returns how many of their records are still running.
     mutating func revoke(_ revoked: Set<TopicPartition>) -> Int {
-        revoking.formUnion(revoked)
+        for partition in revoked { partitions[partition]?.isRevoking = true }
         for (lane, waiting) in lanes where waiting.contains(where: { revoked.contains($0.topicPartition) }) {
             let kept = waiting.filter { !revoked.contains($0.topicPartition) }
             inFlight -= waiting.count - kept.count
@@ -166,7 +160,6 @@ struct DispatchState {
     mutating func remove(_ revoked: Set<TopicPartition>) -> [TopicPartitionOffset] {
         var finalOffsets: [TopicPartitionOffset] = []
         for partition in revoked {
-            revoking.remove(partition)
             if let offset = partitions.removeValue(forKey: partition)?.committable {
                 finalOffsets.append(TopicPartitionOffset(partition, offset: offset))
             }

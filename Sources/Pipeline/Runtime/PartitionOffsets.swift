@@ -22,6 +22,9 @@ struct PartitionOffsets {
     private var started: Set<Int64> = []
     /// The position to store: the next record to read after a restart.
     private(set) var committable: Int64?
+    /// Set when this assignment is being revoked: its running records are drained, and one that
+    /// would otherwise wait here to be tried again gives itself back instead (D68).
+    var isRevoking = false
 
     var unfinishedCount: Int { unfinished.count }
     var running: Int { started.count }
