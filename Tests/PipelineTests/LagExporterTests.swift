@@ -42,10 +42,20 @@ import Topology
         }
     }
 
-    static func scrape(_ url: String) async throws -> (status: UInt, body: String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(5))
-        let body = try await response.body.collect(upTo: 1 << 20)
+    /// One scrape, or `nil` when no answer came in time, so that `eventually` asks again: with
+    /// the whole unit set starting at once on two cores, a local answer can take seconds (a CI
+    /// run lost two of these tests to a 5 s deadline at the same instant). A server that never
+    /// answers still fails the test, at `eventually`'s deadline.
+    static func scrape(_ url: String) async -> (status: UInt, body: String)? {
+        guard let response = try? await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10)),
+            let body = try? await response.body.collect(upTo: 1 << 20)
+        else { return nil }
         return (response.status.code, String(buffer: body))
+    }
+
+    /// The first answer to a scrape of `url`.
+    static func answer(_ url: String) async throws -> (status: UInt, body: String) {
+        try await eventually("an answer from \(url)") { await scrape(url) }
     }
 
     /// The exporter's samples of `name` for `group`.
@@ -97,9 +107,8 @@ import Topology
         await replica.close()
 
         let caughtUp = try await eventually("stage-a exported at lag 0 on its 3 partitions") { () -> [Sample]? in
-            let lags = Self.samples(
-                Self.parse(try await Self.scrape(exporter.base + "/metrics").body),
-                "kafka_consumergroup_lag", group: "stage-a")
+            guard let scrape = await Self.scrape(exporter.base + "/metrics") else { return nil }
+            let lags = Self.samples(Self.parse(scrape.body), "kafka_consumergroup_lag", group: "stage-a")
             return lags.count == 3 && lags.allSatisfy { $0.value == 0 } ? lags : nil
         }
         #expect(Set(caughtUp.compactMap { $0.labels["partition"] }) == ["0", "1", "2"])
@@ -109,7 +118,8 @@ import Topology
         try await TestKafka.publish(producer, topic: "in", count: published, prefix: "late")
         try await TestKafka.publish(producer, topic: "other", count: 5)
         let scraped = try await eventually("stage-a's exported lag rises by \(published)") { () -> [Sample]? in
-            let samples = Self.parse(try await Self.scrape(exporter.base + "/metrics").body)
+            guard let scrape = await Self.scrape(exporter.base + "/metrics") else { return nil }
+            let samples = Self.parse(scrape.body)
             let lag = Self.samples(samples, "kafka_consumergroup_lag", group: "stage-a").reduce(0) { $0 + $1.value }
             return lag == Double(published) ? samples : nil
         }
@@ -123,14 +133,15 @@ import Topology
 
         // Never committed: series on every partition; lag is what it would read (earliest).
         let neverRan = try await eventually("never-ran's lag on both partitions of other") { () -> [Sample]? in
-            let samples = Self.parse(try await Self.scrape(exporter.base + "/metrics").body)
+            guard let scrape = await Self.scrape(exporter.base + "/metrics") else { return nil }
+            let samples = Self.parse(scrape.body)
             let lags = Self.samples(samples, "kafka_consumergroup_lag", group: "never-ran")
             return lags.count == 2 && lags.reduce(0, { $0 + $1.value }) == 5 ? samples : nil
         }
         let noCommit = Self.samples(neverRan, "kafka_consumergroup_current_offset", group: "never-ran")
         #expect(noCommit.count == 2 && noCommit.allSatisfy { $0.value == -1 })
         #expect(neverRan.contains { $0.name == "iap_lag_exporter_up" && $0.value == 1 })
-        #expect(try await Self.scrape(exporter.base + "/readyz").status == 200)
+        #expect(try await Self.answer(exporter.base + "/readyz").status == 200)
 
         stop.continuation.finish()
         try await exporter.running.value
@@ -148,11 +159,11 @@ import Topology
         let stop = AsyncStream<Void>.makeStream()
         let exporter = try await start(settings, targets: [LagTarget(group: "g", topics: ["t"])], until: stop)
         let body = try await eventually("readyz says the query failed") { () -> String? in
-            let (status, body) = try await Self.scrape(exporter.base + "/readyz")
+            guard let (status, body) = await Self.scrape(exporter.base + "/readyz") else { return nil }
             return status == 503 && body.contains("Kafka query failed") ? body : nil
         }
         #expect(body.contains("not ready"))
-        let metrics = Self.parse(try await Self.scrape(exporter.base + "/metrics").body)
+        let metrics = Self.parse(try await Self.answer(exporter.base + "/metrics").body)
         #expect(metrics.contains { $0.name == "iap_lag_exporter_up" && $0.value == 0 })
         stop.continuation.finish()
         try await exporter.running.value
@@ -167,7 +178,7 @@ import Topology
             try settings(cluster, interval: .seconds(3600)), targets: [LagTarget(group: "g", topics: ["in"])],
             until: stop)
         _ = try await eventually("first refresh") {
-            try await Self.scrape(exporter.base + "/readyz").status == 200 ? true : nil
+            await Self.scrape(exporter.base + "/readyz")?.status == 200 ? true : nil
         }
         stop.continuation.finish()
         try await exporter.running.value
