@@ -45,7 +45,6 @@ enum GatewayHarness {
         settings.opsHost = "127.0.0.1"
         settings.opsPort = 0
         settings.topic = topic
-        settings.writeTimeout = .seconds(2)
         settings.shutdownGracePeriod = .seconds(15)
         return settings
     }

@@ -135,8 +135,10 @@ import Testing
     }
 
     @Test func brokerDownAnswers503WithinTheWriteTimeoutAndRecovers() async throws {
-        // Its broker goes down: a cluster of its own, not the one other tests share.
-        try await GatewayHarness.withGateway(privateCluster: true) { gateway in
+        // Its broker goes down: a cluster of its own, not the one other tests share. The other
+        // tests keep the default write timeout (10 s): a loaded machine can take 2 s to write.
+        try await GatewayHarness.withGateway(privateCluster: true, configure: { $0.writeTimeout = .seconds(2) }) {
+            gateway in
             let first = try await GatewayHarness.post(
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
             #expect(first.status == 200)
