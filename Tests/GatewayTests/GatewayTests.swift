@@ -137,8 +137,8 @@ import Testing
     @Test func brokerDownAnswers503WithinTheWriteTimeoutAndRecovers() async throws {
         // Its broker goes down: a cluster of its own, not the one other tests share. The other
         // tests keep the default write timeout (10 s): a loaded machine can take 2 s to write.
-        try await GatewayHarness.withGateway(privateCluster: true, configure: { $0.writeTimeout = .seconds(2) }) {
-            gateway in
+        let shortWrites: (inout GatewaySettings) -> Void = { $0.writeTimeout = .seconds(2) }
+        try await GatewayHarness.withGateway(privateCluster: true, configure: shortWrites) { gateway in
             let first = try await GatewayHarness.post(
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
             #expect(first.status == 200)
