@@ -9,7 +9,7 @@ public import Logging
 /// to `bootstrapServers` over TCP exactly as they would to a real cluster. Fault hooks take
 /// brokers down and inject request errors, which is how the tests prove nothing is lost.
 public final class KafkaMockCluster: Sendable {
-    /// The cluster, destroyed in `deinit` before `owner` (an assert fires in the other order).
+    /// The cluster, destroyed before `owner` (an assert fires in the other order).
     private let cluster: MockClusterHandle
     private let owner: RDKafkaClient
     public let bootstrapServers: String
@@ -28,49 +28,67 @@ public final class KafkaMockCluster: Sendable {
     }
 
     deinit {
-        rd_kafka_mock_cluster_destroy(cluster.pointer)
+        let (cluster, owner) = (self.cluster, self.owner)
+        BlockingExecutor.detach {
+            rd_kafka_mock_cluster_destroy(cluster.pointer)
+            withExtendedLifetime(owner) {}
+        }
     }
 
-    public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int32 = 1) throws(KafkaError) {
-        let err = rd_kafka_mock_topic_create(cluster.pointer, name, partitions, min(replicationFactor, brokerCount))
+    // Every call below hands an operation to the cluster's own thread and waits for it, which
+    // on a busy cluster (a test process's shared one) takes seconds: they wait on
+    // `BlockingExecutor`, never on the cooperative pool (a CI run lost tests to both of its
+    // threads waiting in `rd_kafka_mock_topic_create`).
+
+    public func createTopic(_ name: String, partitions: Int32, replicationFactor: Int32 = 1) async throws(KafkaError) {
+        let (cluster, replicas) = (self.cluster, min(replicationFactor, brokerCount))
+        let err = await BlockingExecutor.run { rd_kafka_mock_topic_create(cluster.pointer, name, partitions, replicas) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR && err != RD_KAFKA_RESP_ERR_TOPIC_ALREADY_EXISTS {
             throw KafkaError.from(err, code: .mockCluster, context: "create topic \(name)")
         }
     }
 
     /// Disconnects and refuses clients of one broker (ids start at 1), with no leader change.
-    public func setBrokerDown(_ brokerId: Int32) throws(KafkaError) {
-        try check(rd_kafka_mock_broker_set_down(cluster.pointer, brokerId), "broker \(brokerId) down")
+    public func setBrokerDown(_ brokerId: Int32) async throws(KafkaError) {
+        try await check("broker \(brokerId) down") { rd_kafka_mock_broker_set_down($0, brokerId) }
     }
 
-    public func setBrokerUp(_ brokerId: Int32) throws(KafkaError) {
-        try check(rd_kafka_mock_broker_set_up(cluster.pointer, brokerId), "broker \(brokerId) up")
+    public func setBrokerUp(_ brokerId: Int32) async throws(KafkaError) {
+        try await check("broker \(brokerId) up") { rd_kafka_mock_broker_set_up($0, brokerId) }
     }
 
     /// Moves a partition's leadership to `brokerId`, so a test can take one topic's partitions
     /// down with their broker while the rest stay up.
-    public func setPartitionLeader(_ topic: String, partition: Int32, broker brokerId: Int32) throws(KafkaError) {
-        try check(
-            rd_kafka_mock_partition_set_leader(cluster.pointer, topic, partition, brokerId),
-            "leader of \(topic)/\(partition)")
+    public func setPartitionLeader(_ topic: String, partition: Int32, broker brokerId: Int32) async throws(KafkaError) {
+        try await check("leader of \(topic)/\(partition)") {
+            rd_kafka_mock_partition_set_leader($0, topic, partition, brokerId)
+        }
     }
 
     /// Makes `brokerId` the coordinator of consumer group `group`.
-    public func setGroupCoordinator(_ group: String, broker brokerId: Int32) throws(KafkaError) {
-        try check(rd_kafka_mock_coordinator_set(cluster.pointer, "group", group, brokerId), "coordinator of \(group)")
+    public func setGroupCoordinator(_ group: String, broker brokerId: Int32) async throws(KafkaError) {
+        try await check("coordinator of \(group)") { rd_kafka_mock_coordinator_set($0, "group", group, brokerId) }
     }
 
     /// The next requests of `apiKey` fail with these errors, in order.
-    public func pushRequestErrors(_ apiKey: APIKey, _ errors: [ErrorCode]) {
-        var codes = errors.map { rd_kafka_resp_err_t(rawValue: $0.rawValue) }
-        rd_kafka_mock_push_request_errors_array(cluster.pointer, apiKey.rawValue, codes.count, &codes)
+    public func pushRequestErrors(_ apiKey: APIKey, _ errors: [ErrorCode]) async {
+        let cluster = self.cluster
+        await BlockingExecutor.run {
+            var codes = errors.map { rd_kafka_resp_err_t(rawValue: $0.rawValue) }
+            rd_kafka_mock_push_request_errors_array(cluster.pointer, apiKey.rawValue, codes.count, &codes)
+        }
     }
 
-    public func clearRequestErrors(_ apiKey: APIKey) {
-        rd_kafka_mock_clear_request_errors(cluster.pointer, apiKey.rawValue)
+    public func clearRequestErrors(_ apiKey: APIKey) async {
+        let cluster = self.cluster
+        await BlockingExecutor.run { rd_kafka_mock_clear_request_errors(cluster.pointer, apiKey.rawValue) }
     }
 
-    private func check(_ err: rd_kafka_resp_err_t, _ context: String) throws(KafkaError) {
+    private func check(_ context: String, _ call: @escaping @Sendable (OpaquePointer) -> rd_kafka_resp_err_t)
+        async throws(KafkaError)
+    {
+        let cluster = self.cluster
+        let err = await BlockingExecutor.run { call(cluster.pointer) }
         if err != RD_KAFKA_RESP_ERR_NO_ERROR { throw KafkaError.from(err, code: .mockCluster, context: context) }
     }
 

@@ -73,7 +73,7 @@ public final class LocalStack: Sendable {
 
         let cluster = try KafkaMockCluster(brokers: configuration.brokers, logger: logger)
         for topic in pipeline.allTopics {
-            try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
+            try await cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
         }
         let redis = try await LocalRedisServer.start(
             appendOnlyDirectory: configuration.redisAppendOnly ? directory : nil)

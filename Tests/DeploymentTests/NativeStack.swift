@@ -79,7 +79,7 @@ final class NativeStack {
         // Every topic of the shipped pipeline file, as `iap topics create` makes them.
         let pipeline = try PipelineFile.load(path: DeploymentFiles.path("pipelines/iap.yaml"))
         for topic in pipeline.allTopics {
-            try cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
+            try await cluster.createTopic(topic.name, partitions: Int32(topic.partitions))
         }
         redis = try await LocalRedisServer.start()
     }

@@ -60,7 +60,7 @@ enum GatewayHarness {
         _ body: (RunningGateway) async throws -> Result
     ) async throws -> Result {
         let kafka =
-            privateCluster
+            await privateCluster
             ? SharedKafka(cluster: try TestKafka.cluster(topics: [Self.topic: partitions]))
             : try TestKafka.shared(topics: [Self.topic: partitions])
         let cluster = kafka.cluster

@@ -143,7 +143,7 @@ import Testing
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "before-outage"))
             #expect(first.status == 200)
 
-            try gateway.cluster.setBrokerDown(1)
+            try await gateway.cluster.setBrokerDown(1)
             let started = ContinuousClock.now
             let answer = try await GatewayHarness.post(
                 gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "during-outage"))
@@ -157,7 +157,7 @@ import Testing
                 try await GatewayHarness.get(gateway.ops + "/readyz").status == 503 ? true : nil
             }
 
-            try gateway.cluster.setBrokerUp(1)
+            try await gateway.cluster.setBrokerUp(1)
             _ = try await eventually("writes succeed again", timeout: .seconds(60), every: .milliseconds(500)) {
                 try await GatewayHarness.post(
                     gateway.notificationsURL, signedPayload: try TestJWS.notification(uuid: "after-outage")
@@ -186,7 +186,7 @@ import Testing
     }
 
     @Test func readinessWaitsForTheTopic() async throws {
-        let kafka = try TestKafka.shared(topics: ["other": 1])
+        let kafka = try await TestKafka.shared(topics: ["other": 1])
         var settings = try GatewayHarness.settings(kafka.cluster)
         settings.topic = kafka.topic("missing-topic")
         let opsPort = Mutex<Int?>(nil)

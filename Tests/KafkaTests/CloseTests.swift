@@ -9,7 +9,7 @@ import Testing
     /// at once: it drained before asking, and the poll thread would otherwise wait out the whole
     /// revocation drain timeout before it could leave the group.
     @Test func closeDoesNotWaitOutARevocationNobodyAcknowledged() async throws {
-        let kafka = try TestKafka.shared(topics: ["t": 4])
+        let kafka = try await TestKafka.shared(topics: ["t": 4])
         var configuration = TestKafka.consumerConfiguration(
             kafka.cluster, group: kafka.group("g"), topics: [kafka.topic("t")])
         configuration.revocationDrainTimeout = .seconds(90)
@@ -43,7 +43,7 @@ import Testing
     /// closed before its first assignment cannot be destroyed on librdkafka 2.0.2 (#4312), and
     /// every worker kept one, with its threads and memory, for as long as it ran (issue 23).
     @Test func aBoundedReadOfAnEmptyTopicLeavesNoHandleBehind() async throws {
-        let kafka = try TestKafka.shared(topics: ["empty": 4])
+        let kafka = try await TestKafka.shared(topics: ["empty": 4])
         let capture = LogCapture()
         let configuration = BoundedTopicRead.configuration(
             cluster: KafkaCluster(bootstrapServers: kafka.cluster.bootstrapServers),

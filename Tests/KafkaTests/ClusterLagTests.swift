@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func listsEveryGroupOnEveryPartitionOfTheTopicsItCommittedOn() async throws {
-        let cluster = try TestKafka.cluster(topics: ["orders": 2, "audit": 1])
+        let cluster = try await TestKafka.cluster(topics: ["orders": 2, "audit": 1])
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         try await TestKafka.publish(producer, topic: "orders", count: 10)
@@ -63,7 +63,7 @@ import Testing
     /// The real listing call on the mock cluster, which does not implement ListGroups: it
     /// must end in an error naming the call (not hang, not an empty list passed off as "no groups").
     @Test func listingOnAClusterWithoutListGroupsFailsClearly() async throws {
-        let cluster = try TestKafka.cluster(topics: ["orders": 1])
+        let cluster = try await TestKafka.cluster(topics: ["orders": 1])
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         let outcome = Mutex<String>("")
         do {

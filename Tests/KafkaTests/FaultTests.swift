@@ -5,14 +5,14 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct FaultTests {
     @Test func brokerDownForSecondsLosesNothing() async throws {
-        let cluster = try TestKafka.cluster(topics: ["f": 2])
+        let cluster = try await TestKafka.cluster(topics: ["f": 2])
         let producer = try TestKafka.producer(cluster)
         try await TestKafka.publish(producer, topic: "f", count: 10, prefix: "before")
 
-        try cluster.setBrokerDown(1)
+        try await cluster.setBrokerDown(1)
         let pending = Task { try await TestKafka.publish(producer, topic: "f", count: 20, prefix: "during") }
         try await Task.sleep(for: .seconds(3))
-        try cluster.setBrokerUp(1)
+        try await cluster.setBrokerUp(1)
         try await pending.value
 
         let probe = try ConsumerProbe(cluster, group: "g", topics: ["f"])
@@ -25,8 +25,8 @@ import Testing
     }
 
     @Test func injectedProduceErrorsAreRetriedWithoutLossOrDuplicates() async throws {
-        let cluster = try TestKafka.cluster(topics: ["e": 1])
-        cluster.pushRequestErrors(.produce, [.notEnoughReplicas, .requestTimedOut, .notLeaderForPartition])
+        let cluster = try await TestKafka.cluster(topics: ["e": 1])
+        await cluster.pushRequestErrors(.produce, [.notEnoughReplicas, .requestTimedOut, .notLeaderForPartition])
         let producer = try TestKafka.producer(cluster)
         try await TestKafka.publish(producer, topic: "e", count: 25)
 
@@ -41,7 +41,7 @@ import Testing
     }
 
     @Test func failedCommitIsReportedAndALaterCommitLands() async throws {
-        let cluster = try TestKafka.cluster(topics: ["c": 1])
+        let cluster = try await TestKafka.cluster(topics: ["c": 1])
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
         try await TestKafka.publish(producer, topic: "c", count: 4)
@@ -51,7 +51,7 @@ import Testing
         try await probe.waitForMessages(4)
         try probe.storeAll()
 
-        cluster.pushRequestErrors(.offsetCommit, [.rebalanceInProgress])
+        await cluster.pushRequestErrors(.offsetCommit, [.rebalanceInProgress])
         await #expect(throws: KafkaError.self) { try await probe.consumer.commit() }
         #expect(try await admin.committedOffsets(group: "g", partitions: [TopicPartition("c", 0)]).isEmpty)
 

@@ -5,7 +5,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct GroupTests {
     @Test func secondMemberTakesPartitionsCooperatively() async throws {
-        let kafka = try TestKafka.shared(topics: ["t": 4])
+        let kafka = try await TestKafka.shared(topics: ["t": 4])
         let configuration = TestKafka.consumerConfiguration(
             kafka.cluster, group: kafka.group("grp"), topics: [kafka.topic("t")])
         let first = ConsumerProbe(try KafkaConsumer(configuration: configuration, logger: TestKafka.logger))
@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func pausedPartitionsDeliverNothingUntilResumed() async throws {
-        let kafka = try TestKafka.shared(topics: ["p": 1])
+        let kafka = try await TestKafka.shared(topics: ["p": 1])
         let cluster = kafka.cluster
         let topic = kafka.topic("p")
         let producer = try TestKafka.producer(cluster)
@@ -54,7 +54,7 @@ import Testing
     /// A reader given partitions and offsets starts exactly there and is no member of its group:
     /// a subscriber of the same group gets every partition, and nothing is committed for it.
     @Test func anAssignedReaderStartsAtItsOffsetsAndJoinsNoGroup() async throws {
-        let kafka = try TestKafka.shared(topics: ["a": 2])
+        let kafka = try await TestKafka.shared(topics: ["a": 2])
         let cluster = kafka.cluster
         let topic = kafka.topic("a")
         let group = kafka.group("shared")

@@ -6,7 +6,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2))) struct ProduceConsumeTests {
     @Test func roundTripCommitsAndLagFollowsTheLog() async throws {
-        let kafka = try TestKafka.shared(topics: ["orders": 3])
+        let kafka = try await TestKafka.shared(topics: ["orders": 3])
         let cluster = kafka.cluster
         let orders = kafka.topic("orders")
         let group = kafka.group("g1")
@@ -44,7 +44,7 @@ import Testing
     /// Records of one poll share buffers; every key and value must still come back byte-exact,
     /// across chunk boundaries, for empty values, missing keys and values larger than a chunk.
     @Test func keysAndValuesSurviveSharedBuffers() async throws {
-        let kafka = try TestKafka.shared(topics: ["mixed": 1])
+        let kafka = try await TestKafka.shared(topics: ["mixed": 1])
         let cluster = kafka.cluster
         let mixed = kafka.topic("mixed")
         let producer = try TestKafka.producer(cluster)
@@ -69,7 +69,7 @@ import Testing
     }
 
     @Test func headersKeysAndDeliveryReportsSurvive() async throws {
-        let kafka = try TestKafka.shared(topics: ["h": 2])
+        let kafka = try await TestKafka.shared(topics: ["h": 2])
         let cluster = kafka.cluster
         let topic = kafka.topic("h")
         let producer = try TestKafka.producer(cluster)
@@ -100,7 +100,7 @@ import Testing
     /// The poll threads are what `top -H` and `perf` show an operator; a name that never reached
     /// the OS thread left them as "oot.default-qos", indistinguishable from Swift's own pool.
     @Test func pollThreadsCarryTheirNames() async throws {
-        let kafka = try TestKafka.shared(topics: ["names": 1])
+        let kafka = try await TestKafka.shared(topics: ["names": 1])
         let producer = try TestKafka.producer(kafka.cluster)
         let consumer = try KafkaConsumer(
             configuration: TestKafka.consumerConfiguration(
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func producingToAnUnknownPartitionFailsCleanly() async throws {
-        let kafka = try TestKafka.shared(topics: ["p": 1])
+        let kafka = try await TestKafka.shared(topics: ["p": 1])
         let cluster = kafka.cluster
         let topic = kafka.topic("p")
         let producer = try TestKafka.producer(cluster)

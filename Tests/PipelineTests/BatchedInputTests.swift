@@ -23,7 +23,7 @@ import Topology
     }
 
     @Test func aPollsRecordsAreHandledTogetherWithoutALockAndTheOtherInputRunsSingly() async throws {
-        let kafka = try TestKafka.shared(topics: Self.topics)
+        let kafka = try await TestKafka.shared(topics: Self.topics)
         let producer = try TestKafka.producer(kafka.cluster)
         let admin = try KafkaAdmin(bootstrapServers: kafka.cluster.bootstrapServers, logger: TestKafka.logger)
         let trail = Self.events("t", 200)
@@ -63,7 +63,7 @@ import Topology
     }
 
     @Test func aFailingBatchIsRetriedInPlaceWholeAndNothingIsStoredBeforeItIsDone() async throws {
-        let kafka = try TestKafka.shared(topics: Self.topics)
+        let kafka = try await TestKafka.shared(topics: Self.topics)
         let producer = try TestKafka.producer(kafka.cluster)
         let admin = try KafkaAdmin(bootstrapServers: kafka.cluster.bootstrapServers, logger: TestKafka.logger)
         let trail = Self.events("f", 50)
@@ -85,7 +85,7 @@ import Topology
     }
 
     @Test func aCrashMidBatchStoresNothingPastItAndTheNextOwnerHandlesItAgain() async throws {
-        let kafka = try TestKafka.shared(topics: Self.topics)
+        let kafka = try await TestKafka.shared(topics: Self.topics)
         let producer = try TestKafka.producer(kafka.cluster)
         let admin = try KafkaAdmin(bootstrapServers: kafka.cluster.bootstrapServers, logger: TestKafka.logger)
         // One key: one partition, the held record last at offset 20.

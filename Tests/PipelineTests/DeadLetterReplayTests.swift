@@ -24,7 +24,7 @@ import Testing
     }
 
     @Test func replaysEachDeadLetterOnceToItsSourceWithoutTheDeadLetterHeaders() async throws {
-        let cluster = try TestKafka.cluster(topics: ["iap.verify": 2, "iap.verify.dlq": 2])
+        let cluster = try await TestKafka.cluster(topics: ["iap.verify": 2, "iap.verify.dlq": 2])
         let producer = try TestKafka.producer(cluster)
         _ = try await producer.send((0..<3).map(Self.deadLetter))
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)

@@ -59,7 +59,7 @@ import Topology
 
     @Test func aStoreFindingRedisEmptiedStopsTheWorkerBeforeTheWatchLooks() async throws {
         try await withRedisServer { redis in
-            let cluster = try TestKafka.cluster(topics: [
+            let cluster = try await TestKafka.cluster(topics: [
                 "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "fenced-stage.delayed": 2,
             ])
             let producer = try TestKafka.producer(cluster)

@@ -11,7 +11,7 @@ import Testing
     /// for releases nothing. The restore from the journal must still make that wait due at
     /// once; a retry keeps the due time the journal gives it (Apple's Retry-After).
     @Test func restoreMakesAWaitDueAtOnceOverALaterCopyInTheIndex() async throws {
-        let kafka = try TestKafka.shared(topics: ["match.delayed": 1])
+        let kafka = try await TestKafka.shared(topics: ["match.delayed": 1])
         let producer = try TestKafka.producer(kafka.cluster)
         try await withRedisClient { _, client in
             let journal = DeliveryJournal(topic: kafka.topic("match.delayed"), producer: producer)

@@ -92,7 +92,7 @@ import Topology
     /// exported lag rises by exactly what was published, with no member in the group; a group
     /// that never committed has series too.
     @Test func lagRisesByWhatWasPublishedWhileNoReplicaRuns() async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": 3, "other": 2])
+        let cluster = try await TestKafka.cluster(topics: ["in": 3, "other": 2])
         let producer = try TestKafka.producer(cluster)
         let targets = [LagTarget(group: "stage-a", topics: ["in"]), LagTarget(group: "never-ran", topics: ["other"])]
         let stop = AsyncStream<Void>.makeStream()
@@ -172,7 +172,7 @@ import Topology
     /// A graceful shutdown wakes the refresh loop: with an hour between refreshes, the
     /// process still stops (the suite's time limit would catch a loop sleeping through it).
     @Test func stopsPromptlyBetweenRefreshes() async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": 1])
+        let cluster = try await TestKafka.cluster(topics: ["in": 1])
         let stop = AsyncStream<Void>.makeStream()
         let exporter = try await start(
             try settings(cluster, interval: .seconds(3600)), targets: [LagTarget(group: "g", topics: ["in"])],

@@ -21,7 +21,7 @@ import Topology
 
     @Test(arguments: Ending.allCases)
     func committedOffsetReachesTheHighWatermarkAfterEveryBurst(ending: Ending) async throws {
-        let kafka = try TestKafka.shared(topics: ["in": Self.partitions, "out": 2, "rejected": 1, "in.dlq": 1])
+        let kafka = try await TestKafka.shared(topics: ["in": Self.partitions, "out": 2, "rejected": 1, "in.dlq": 1])
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)

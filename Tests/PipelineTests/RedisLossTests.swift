@@ -17,7 +17,7 @@ import Topology
 @Suite(.timeLimit(.minutes(3))) struct RedisLossTests {
     @Test func waitingAndRetryingRecordsSurviveRedisLosingItsData() async throws {
         try await withRedisServer { redis in
-            let cluster = try TestKafka.cluster(topics: [
+            let cluster = try await TestKafka.cluster(topics: [
                 "in": 4, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 4,
             ])
             let producer = try TestKafka.producer(cluster)

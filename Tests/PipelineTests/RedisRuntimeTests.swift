@@ -12,7 +12,7 @@ import Testing
     @Test func retriesGoThroughRedisAndExhaustedOnesReachTheDLQ() async throws {
         try await withRedisDatabase { server in
             let client = RedisClient(configuration: try server.configuration())
-            let kafka = try TestKafka.shared(topics: ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1])
+            let kafka = try await TestKafka.shared(topics: ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1])
             let cluster = kafka.cluster
             let producer = try TestKafka.producer(cluster)
             let replica = try RuntimeReplica(
@@ -47,7 +47,7 @@ import Testing
 
     @Test func doneMarkersInRedisStopAReplacementReplicaFromRedoingWork() async throws {
         try await withRedisDatabase { server in
-            let kafka = try TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
+            let kafka = try await TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
             let cluster = kafka.cluster
             let producer = try TestKafka.producer(cluster)
             let events = (0..<8).map { (id: "d\($0)", action: $0 == 5 ? "block" : "ok") }

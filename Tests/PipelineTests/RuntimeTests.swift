@@ -23,7 +23,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
 
 @Suite(.timeLimit(.minutes(2))) struct RuntimeTests {
     @Test func storedOffsetStopsAtUnfinishedRecordsAndACrashReplaysOnlyThem() async throws {
-        let kafka = try TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
+        let kafka = try await TestKafka.shared(topics: ["in": 1, "out": 1, "rejected": 1])
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
@@ -69,7 +69,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     }
 
     @Test func retryIsRedeliveredNoEarlierThanAskedWithTheAttemptCounted() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
@@ -89,7 +89,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     }
 
     @Test func exhaustedRetriesLandInTheDLQWithSourceHeaders() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
@@ -116,7 +116,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// input carries only what its writers published, and a record that died there is
     /// dead-lettered under it, so a replay goes back to this stage alone.
     @Test func retriesAndWaitsComeBackThroughTheStagesRetryTopicNeverItsInput() async throws {
-        let kafka = try TestKafka.shared(topics: topics.merging(["retry": 3, "retry.dlq": 1]) { $1 })
+        let kafka = try await TestKafka.shared(topics: topics.merging(["retry": 3, "retry.dlq": 1]) { $1 })
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
@@ -156,7 +156,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// only what was published, the record's attempt count stays that of its delivery, and a
     /// spent budget still ends in the input's dead-letter topic with the tries counted.
     @Test func aStageRetryingInPlaceNeverRepublishesAFailedRecord() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
@@ -190,7 +190,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// A worker that stops while a record waits out a long in-place delay does not sit it out:
     /// it gives the record back, uncommitted, and the next replica finishes it.
     @Test func aWorkerStoppingWhileARecordWaitsInPlaceGivesItBack() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let stage = TestStage(output: kafka.topic("out"))
@@ -228,7 +228,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// never charged an attempt; it waits until the stage's `retry.maxWait` from when it first
     /// waited, then goes to the DLQ saying so.
     @Test func aWaitIsNeverAnAttemptAndEndsInTheDLQOnlyPastMaxWait() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
@@ -262,7 +262,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// A later delivery of the same business id that ends durably (match: the transaction its
     /// order released) cancels the wait an earlier one scheduled: the wait is never delivered.
     @Test func aWaitReplacedByALaterDeliveryIsCancelled() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
@@ -283,7 +283,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     }
 
     @Test func badInputIsRejectedWithAReasonAndTheWorkerKeepsGoing() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
@@ -333,7 +333,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// A refusal detail quoting an oversized field is cut to a bounded excerpt that says the
     /// original size, so one hostile record cannot write a reject record of its own size.
     @Test func refusalDetailsAreBoundedExcerptsWithTheSize() async throws {
-        let kafka = try TestKafka.shared(topics: topics)
+        let kafka = try await TestKafka.shared(topics: topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(
@@ -358,7 +358,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     }
 
     @Test func twoReplicasShareTheWorkWithoutOverlapOrLoss() async throws {
-        let kafka = try TestKafka.shared(topics: ["in": 6, "out": 3, "rejected": 1])
+        let kafka = try await TestKafka.shared(topics: ["in": 6, "out": 3, "rejected": 1])
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let retries = InMemoryRetryStore()
@@ -396,14 +396,16 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
     /// the outputs are acknowledged, the copy is written, then the state saved. In one produce
     /// the copy could land alone, and a rebuild after a Redis loss would trust it.
     @Test func aDeliverysStateCopyWaitsForItsOutputs() async throws {
-        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 2, "state": 1, "rejected": 1], brokers: 2)
+        let cluster = try await TestKafka.cluster(topics: ["in": 1, "out": 2, "state": 1, "rejected": 1], brokers: 2)
         let kafka = SharedKafka(cluster: cluster)
-        for topic in ["in", "state", "rejected"] { try cluster.setPartitionLeader(topic, partition: 0, broker: 1) }
-        for partition in Int32(0)..<2 { try cluster.setPartitionLeader("out", partition: partition, broker: 2) }
-        try cluster.setGroupCoordinator(kafka.group("test-stage"), broker: 1)
+        for topic in ["in", "state", "rejected"] {
+            try await cluster.setPartitionLeader(topic, partition: 0, broker: 1)
+        }
+        for partition in Int32(0)..<2 { try await cluster.setPartitionLeader("out", partition: partition, broker: 2) }
+        try await cluster.setGroupCoordinator(kafka.group("test-stage"), broker: 1)
         let producer = try TestKafka.producer(cluster)
         let admin = try KafkaAdmin(bootstrapServers: cluster.bootstrapServers, logger: TestKafka.logger)
-        try cluster.setBrokerDown(2)
+        try await cluster.setBrokerDown(2)
         let replica = try RuntimeReplica(
             kafka: kafka, stage: TestStage(output: "out", stateOutput: "state"), retries: InMemoryRetryStore(),
             idempotency: InMemoryIdempotency())
@@ -415,7 +417,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         #expect(try await admin.lastOffsets(of: ["state"]).isEmpty, "no copy while its outputs are unacknowledged")
         #expect(replica.stage.observations.saved.isEmpty)
 
-        try cluster.setBrokerUp(2)
+        try await cluster.setBrokerUp(2)
         try await eventually("d1 saved", timeout: .seconds(60)) {
             replica.stage.observations.saved == ["d1"] ? true : nil
         }
@@ -427,7 +429,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
 
     @Test func brokerOutageDuringProcessingLosesNothing() async throws {
         // Its broker goes down: a cluster of its own, not the one other tests share.
-        let cluster = try TestKafka.cluster(topics: topics)
+        let cluster = try await TestKafka.cluster(topics: topics)
         let kafka = SharedKafka(cluster: cluster)
         let producer = try TestKafka.producer(cluster)
         let idempotency = InMemoryIdempotency()
@@ -435,13 +437,13 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         let ids = (0..<200).map { "o\($0)" }
         try await TestEvents.publish(producer, to: kafka.topic("in"), ids.prefix(100).map { (id: $0, action: "ok") })
         try await eventually("some processed") { idempotency.isDoneCount(of: ids) > 10 ? true : nil }
-        try cluster.setBrokerDown(1)
+        try await cluster.setBrokerDown(1)
         let late = Task {
             try await TestEvents.publish(
                 producer, to: kafka.topic("in"), ids.suffix(100).map { (id: $0, action: "ok") })
         }
         try await Task.sleep(for: .seconds(3))
-        try cluster.setBrokerUp(1)
+        try await cluster.setBrokerUp(1)
         try await late.value
         try await eventually("all 200 done", timeout: .seconds(60)) {
             idempotency.isDoneCount(of: ids) == 200 ? true : nil

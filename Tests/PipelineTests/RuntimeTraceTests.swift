@@ -37,7 +37,7 @@ import Traces
     }
 
     @Test func everyRecordWrittenForAnInputContinuesItsTraceUnderItsOwnSpan() async throws {
-        let kafka = try TestKafka.shared(topics: Self.topics)
+        let kafka = try await TestKafka.shared(topics: Self.topics)
         let cluster = kafka.cluster
         let producer = try TestKafka.producer(cluster)
         let replica = try RuntimeReplica(

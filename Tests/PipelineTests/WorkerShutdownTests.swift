@@ -22,7 +22,7 @@ import Topology
     /// its Kafka metadata call), hence a bound of 30 s: half the shortest sleep it must cut short.
     @Test func aWorkerWithNothingInFlightExitsPromptly() async throws {
         try await withRedisDatabase { redis in
-            let fixture = try Fixture(redisURL: redis.url)
+            let fixture = try await Fixture(redisURL: redis.url)
             let worker = try fixture.worker(TestStage(output: "out"))
             let stop = AsyncStream<Void>.makeStream()
             let running = Task { try await worker.run { for await _ in stop.stream { return } } }
@@ -48,7 +48,7 @@ import Topology
     /// leaves and stops as soon as its last record is done.
     @Test func aWorkerRebalancedWhileDrainingCommitsAndStops() async throws {
         try await withRedisDatabase { redis in
-            let fixture = try Fixture(redisURL: redis.url)
+            let fixture = try await Fixture(redisURL: redis.url)
             let stage = TestStage(output: "out")
             let worker = try fixture.worker(stage)
             let stop = AsyncStream<Void>.makeStream()
@@ -108,8 +108,8 @@ import Topology
         private let port = Mutex<Int?>(nil)
         private let settings: WorkerSettings
 
-        init(redisURL: String) throws {
-            cluster = try TestKafka.cluster(topics: [
+        init(redisURL: String) async throws {
+            cluster = try await TestKafka.cluster(topics: [
                 "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
             ])
             producer = try TestKafka.producer(cluster)

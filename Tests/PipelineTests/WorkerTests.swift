@@ -38,7 +38,7 @@ import Topology
 
     @Test func servesMetricsHealthAndReadinessAndCommitsOnShutdown() async throws {
         try await withRedisDatabase { redis in
-            let cluster = try TestKafka.cluster(topics: [
+            let cluster = try await TestKafka.cluster(topics: [
                 "in": 2, "out": 2, "rejected": 1, "in.dlq": 1, "test-stage.delayed": 2,
             ])
             let producer = try TestKafka.producer(cluster)
@@ -101,7 +101,7 @@ import Topology
     @Test func aWorkerStartedWhileRedisIsDownWaitsForIt() async throws {
         let redis = try await LocalRedisServer.start()
         redis.stop()
-        let cluster = try TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1, "test-stage.delayed": 1])
+        let cluster = try await TestKafka.cluster(topics: ["in": 1, "out": 1, "rejected": 1, "test-stage.delayed": 1])
         let producer = try TestKafka.producer(cluster)
         let settings = try Self.settings(cluster, redisURL: redis.url)
         let stage = StageSpec(

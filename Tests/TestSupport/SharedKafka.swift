@@ -42,11 +42,11 @@ extension TestKafka {
     private static let prefixes = Atomic<UInt32>(0)
 
     /// Creates `topics` (name: partitions) under a fresh prefix on the shared cluster.
-    public static func shared(topics: [String: Int32] = [:]) throws -> SharedKafka {
+    public static func shared(topics: [String: Int32] = [:]) async throws -> SharedKafka {
         let cluster = try sharedCluster.get()
         let hex = String(prefixes.wrappingAdd(1, ordering: .relaxed).newValue, radix: 16)
         let kafka = SharedKafka(cluster: cluster, prefix: "t\(String(repeating: "0", count: 8 - hex.count))\(hex).")
-        for (topic, partitions) in topics { try cluster.createTopic(kafka.topic(topic), partitions: partitions) }
+        for (topic, partitions) in topics { try await cluster.createTopic(kafka.topic(topic), partitions: partitions) }
         return kafka
     }
 }

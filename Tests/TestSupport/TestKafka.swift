@@ -12,9 +12,9 @@ public enum TestKafka {
         return logger
     }()
 
-    public static func cluster(topics: [String: Int32], brokers: Int32 = 1) throws -> KafkaMockCluster {
+    public static func cluster(topics: [String: Int32], brokers: Int32 = 1) async throws -> KafkaMockCluster {
         let cluster = try KafkaMockCluster(brokers: brokers, logger: logger)
-        for (topic, partitions) in topics { try cluster.createTopic(topic, partitions: partitions) }
+        for (topic, partitions) in topics { try await cluster.createTopic(topic, partitions: partitions) }
         return cluster
     }
 

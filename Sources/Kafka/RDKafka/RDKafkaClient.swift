@@ -5,8 +5,9 @@ package import Logging
 ///
 /// `@unchecked Sendable`: librdkafka documents `rd_kafka_t` as thread-safe for every call this
 /// module makes on it; the Swift-side state reachable from here (`context`) is itself Sendable.
-/// Stored-property order matters for teardown: `deinit` destroys the handle first, and only
-/// then is `context` released, because librdkafka may call back into it until destroy returns.
+/// `deinit` hands the handle and `context` to a teardown off the releasing thread, which
+/// releases `context` only after destroying the handle: librdkafka may call back into it until
+/// destroy returns.
 /// `package`, not `public`: the mock cluster (`LocalServices`) owns one as its C handle; nothing
 /// outside this package sees librdkafka.
 package final class RDKafkaClient: @unchecked Sendable {
@@ -58,7 +59,19 @@ package final class RDKafkaClient: @unchecked Sendable {
             _ = Unmanaged.passRetained(context)
             return
         }
-        rd_kafka_destroy(handle)
+        // Off the releasing thread: destroying joins librdkafka's threads (see
+        // `BlockingExecutor.detach`). `context` lives until it returns: callbacks may run until then.
+        let handle = Handle(pointer: self.handle)
+        let context = self.context
+        BlockingExecutor.detach {
+            rd_kafka_destroy(handle.pointer)
+            withExtendedLifetime(context) {}
+        }
+    }
+
+    /// `@unchecked Sendable`: handed to the teardown once, after the last reference is gone.
+    private struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
     }
 
     /// The broker-assigned or configured client name, useful in logs.

@@ -217,9 +217,9 @@ public struct SoakRunner: Sendable {
                     events.count(\.redisRestarts)
                 case .brokerOutage(let outage):
                     report("fault: broker down for \(outage)")
-                    try stack.cluster.setBrokerDown(1)
+                    try await stack.cluster.setBrokerDown(1)
                     try await Task.sleep(for: outage)
-                    try stack.cluster.setBrokerUp(1)
+                    try await stack.cluster.setBrokerUp(1)
                     events.count(\.brokerOutages)
                 case .brokerErrors:
                     report("fault: produce, commit and fetch errors injected")
@@ -227,7 +227,7 @@ public struct SoakRunner: Sendable {
                         .notLeaderForPartition, .requestTimedOut, .notEnoughReplicas,
                     ]
                     for api in [KafkaMockCluster.APIKey.produce, .offsetCommit, .fetch] {
-                        stack.cluster.pushRequestErrors(api, errors)
+                        await stack.cluster.pushRequestErrors(api, errors)
                         events.count(\.brokerErrorsInjected, by: errors.count)
                     }
                 case .redisLoss:

@@ -24,7 +24,7 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CLILogging.logger("iap.bench")
         let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
-        try cluster.createTopic("bench", partitions: partitions)
+        try await cluster.createTopic("bench", partitions: partitions)
         try await publish(to: cluster)
 
         // Both sides are group consumers timed from their first record to their last, each

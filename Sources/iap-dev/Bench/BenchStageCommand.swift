@@ -50,9 +50,9 @@ struct BenchStageCommand: AsyncParsableCommand {
         let redis = try await LocalRedisServer.start()
         defer { redis.stop() }
         let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
-        try cluster.createTopic("bench.in", partitions: partitions)
-        try cluster.createTopic("bench.out", partitions: partitions)
-        try cluster.createTopic("bench.rejected", partitions: 1)
+        try await cluster.createTopic("bench.in", partitions: partitions)
+        try await cluster.createTopic("bench.out", partitions: partitions)
+        try await cluster.createTopic("bench.rejected", partitions: 1)
 
         var producerConfiguration = KafkaProducerConfiguration(bootstrapServers: cluster.bootstrapServers)
         producerConfiguration.additionalProperties = ["queue.buffering.max.messages": "1000000"]

@@ -25,7 +25,7 @@ struct DevBrokerCommand: AsyncParsableCommand {
         let cluster = try KafkaMockCluster(brokers: brokers, logger: CLILogging.logger("iap.dev.broker"))
         let topics = file.allTopics
         for topic in topics {
-            try cluster.createTopic(
+            try await cluster.createTopic(
                 topic.name, partitions: Int32(partitions ?? topic.partitions),
                 replicationFactor: Int32(topic.replicationFactor))
         }

@@ -24,7 +24,7 @@ import Workers
     }
 
     @Test func rebuildsTheLatestOrderPerKeyAndKeepsWhatRedisHolds() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.orders": 3])
+        let kafka = try await TestKafka.shared(topics: ["iap.orders": 3])
         let cluster = kafka.cluster
         let topic = kafka.topic("iap.orders")
         let producer = try TestKafka.producer(cluster)
@@ -79,7 +79,7 @@ import Workers
     }
 
     @Test func anEmptyTopicRebuildsNothingWithoutWaiting() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.orders": 4])
+        let kafka = try await TestKafka.shared(topics: ["iap.orders": 4])
         let cluster = kafka.cluster
         let topic = kafka.topic("iap.orders")
         try await withRedisClient { _, client in

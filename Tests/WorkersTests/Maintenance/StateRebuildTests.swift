@@ -26,7 +26,7 @@ import Workers
     }
 
     @Test func bindingsComeBackAndWhatRedisHoldsIsKept() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.ownership": 3])
+        let kafka = try await TestKafka.shared(topics: ["iap.ownership": 3])
         let cluster = kafka.cluster
         let topic = kafka.topic("iap.ownership")
         let producer = try TestKafka.producer(cluster)
@@ -64,7 +64,7 @@ import Workers
     }
 
     @Test func statesComeBackWithTheExpiryIndexTheirSavesKeep() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.entitlement-states": 3])
+        let kafka = try await TestKafka.shared(topics: ["iap.entitlement-states": 3])
         let cluster = kafka.cluster
         let topic = kafka.topic("iap.entitlement-states")
         let producer = try TestKafka.producer(cluster)
@@ -108,7 +108,7 @@ import Workers
     }
 
     @Test func anEmptyTopicRebuildsNothingWithoutWaiting() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.ownership": 4])
+        let kafka = try await TestKafka.shared(topics: ["iap.ownership": 4])
         let cluster = kafka.cluster
         let topic = kafka.topic("iap.ownership")
         try await withRedisClient { _, client in

@@ -77,7 +77,7 @@ import Workers
     }
 
     @Test func statusesAndHistoriesLostWithRedisComeBackFromTheTopicAsTheyWere() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.audit": 3])
+        let kafka = try await TestKafka.shared(topics: ["iap.audit": 3])
         let topic = kafka.topic("iap.audit")
         let producer = try TestKafka.producer(kafka.cluster)
         let trail = AuditTrail(topic: topic, stage: "any")
@@ -100,7 +100,7 @@ import Workers
     }
 
     @Test func entriesOlderThanTheWindowAreNotRebuilt() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.audit-old": 1])
+        let kafka = try await TestKafka.shared(topics: ["iap.audit-old": 1])
         let topic = kafka.topic("iap.audit-old")
         let producer = try TestKafka.producer(kafka.cluster)
         let old = Self.entry("intake", .accepted, event: "e-old", at: -8 * 24 * 3_600_000)

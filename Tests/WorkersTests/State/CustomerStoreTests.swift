@@ -28,7 +28,7 @@ import Workers
     }
 
     @Test func recordsLostWithRedisComeBackFromTheirTopicAsTheyWere() async throws {
-        let kafka = try TestKafka.shared(topics: ["iap.customers": 3])
+        let kafka = try await TestKafka.shared(topics: ["iap.customers": 3])
         let topic = kafka.topic("iap.customers")
         let producer = try TestKafka.producer(kafka.cluster)
         let changes = [

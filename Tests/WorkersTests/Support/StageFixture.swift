@@ -85,7 +85,7 @@ func withStage(
             path: SettingsTableTests.repository.appendingPathComponent("pipelines/iap.yaml").path)
         var spec = try file.stage(named: stage.rawValue)
         adjust(&spec)
-        let cluster = try TestKafka.cluster(
+        let cluster = try await TestKafka.cluster(
             topics: Dictionary(uniqueKeysWithValues: file.allTopics.map { ($0.name, Int32(2)) }))
         let environment = [
             "KAFKA_BROKERS": cluster.bootstrapServers, "REDIS_URL": redis.url,
