@@ -4,8 +4,18 @@ import Synchronization
 /// Collects log messages in memory, so tests can assert what was logged and how often.
 public final class LogCapture: Sendable {
     private let messages = Mutex<[(message: String, metadata: Logger.Metadata)]>([])
+    private let annotate: @Sendable () -> Logger.Metadata
 
-    public init() {}
+    /// - Parameter annotate: metadata added to each message as it is logged, on the logging
+    ///   thread (where a line was logged from, say).
+    public init(annotate: @escaping @Sendable () -> Logger.Metadata = { [:] }) {
+        self.annotate = annotate
+    }
+
+    /// The messages containing `text`, with their metadata.
+    public func entries(containing text: String) -> [(message: String, metadata: Logger.Metadata)] {
+        messages.withLock { $0.filter { $0.message.contains(text) } }
+    }
 
     /// A logger writing into this capture (every level from `level` up).
     public func logger(label: String = "test", level: Logger.Level = .trace) -> Logger {
@@ -43,7 +53,8 @@ public final class LogCapture: Sendable {
         }
 
         func log(event: LogEvent) {
-            capture.append(event.message.description, metadata: metadata.merging(event.metadata ?? [:]) { $1 })
+            let metadata = metadata.merging(event.metadata ?? [:]) { $1 }.merging(capture.annotate()) { $1 }
+            capture.append(event.message.description, metadata: metadata)
         }
     }
 }
