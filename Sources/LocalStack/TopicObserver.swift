@@ -3,8 +3,13 @@ public import Kafka
 public import Logging
 import Synchronization
 
-/// Reads topics from the beginning in a throwaway group and keeps every record, for the demo's
-/// and benchmarks' own bookkeeping of what the pipeline wrote.
+/// Reads topics from the beginning in a throwaway group and keeps every record once, for the
+/// demo's and benchmarks' own bookkeeping of what the pipeline wrote.
+///
+/// The group commits nothing, so a member that loses its partitions (its session expiring
+/// through a broker outage) reads them again from the start when they come back: a record is
+/// kept by its position once, and the copies are only counted (``rereadRecords``), so that a
+/// soak's count of repeated deliveries is the pipeline's, not the observer's.
 public final class TopicObserver: Sendable {
     private let consumer: KafkaConsumer
     private let box = Box()
@@ -14,7 +19,26 @@ public final class TopicObserver: Sendable {
     private let logger: Logger
 
     private final class Box: Sendable {
-        let records = Mutex<[KafkaMessage]>([])
+        struct Read {
+            var records: [KafkaMessage] = []
+            var positions: Set<TopicPartitionOffset> = []
+            var rereads = 0
+        }
+        let read = Mutex(Read())
+
+        func keep(_ batch: [KafkaMessage]) {
+            read.withLock { read in
+                for record in batch {
+                    let position = TopicPartitionOffset(
+                        TopicPartition(record.topic, record.partition), offset: record.offset)
+                    if read.positions.insert(position).inserted {
+                        read.records.append(record)
+                    } else {
+                        read.rereads += 1
+                    }
+                }
+            }
+        }
     }
 
     public init(bootstrap: String, topics: [String], logger: Logger) throws {
@@ -31,7 +55,7 @@ public final class TopicObserver: Sendable {
         reader = Task {
             for await event in consumer.events {
                 switch event {
-                case .messages(let batch): box.records.withLock { $0.append(contentsOf: batch) }
+                case .messages(let batch): box.keep(batch)
                 case .assigned: break
                 case .revoked(_, _, let acknowledgement): acknowledgement.acknowledge()
                 }
@@ -39,7 +63,10 @@ public final class TopicObserver: Sendable {
         }
     }
 
-    public var records: [KafkaMessage] { box.records.withLock { $0 } }
+    public var records: [KafkaMessage] { box.read.withLock { $0.records } }
+
+    /// Records read again after the group gave their partitions back (kept once in ``records``).
+    public var rereadRecords: Int { box.read.withLock { $0.rereads } }
 
     /// Returns once every record its topics hold now has been read (each partition up to the
     /// high watermark taken at the call): with the writers done, nothing more is coming.
@@ -48,7 +75,7 @@ public final class TopicObserver: Sendable {
         let last = try await admin.lastOffsets(of: topics)
         let deadline = ContinuousClock.now + timeout
         while true {
-            let behind = last.unreached(by: box.records.withLock { $0.lastOffsets() })
+            let behind = last.unreached(by: box.read.withLock { $0.records.lastOffsets() })
             if behind.isEmpty { return }
             guard ContinuousClock.now < deadline else {
                 throw LocalStackError("the observer did not read \(behind) up to \(last) within \(timeout)")

@@ -39,6 +39,9 @@ public struct SoakReport: Codable, Sendable {
     public var duplicateGrants: [String] = []
     /// Grant records seen more than once with the same eventId (allowed: consumers dedupe).
     public var repeatedDeliveries = 0
+    /// Records the soak's own observer read twice (its group lost their partitions during an
+    /// outage and read them again from the start); not counted as repeated deliveries.
+    public var observerRereads = 0
     /// The first repeated purchases' copies and audit trails (``repeatsShown``): which stage
     /// decided the change again, and after what.
     public var repeatedTrails: [String] = []
@@ -103,7 +106,7 @@ public struct SoakReport: Codable, Sendable {
         """
         purchases \(purchases) (a backlog of \(backlog) at once): granted once \(grantedOnce), lost \(lost.count), \
         granted twice \(duplicateGrants.count), bound by a hint \(boundByHint.count), dead-lettered \(deadLettered) \
-        (repeated deliveries of one eventId: \(repeatedDeliveries))
+        (repeated deliveries of one eventId: \(repeatedDeliveries); records the observer read again: \(observerRereads))
         bad input \(badInputs): rejected \(badInputsRejected); gateway bad bodies \(gatewayBadBodies), passed on or deferred (not 4xx) \(gatewayBadBodiesNot4xx)
         rejected by reason: \(rejectedByReason.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         faults: \(kills) kills, \(redisRestarts) Redis restarts, \(redisLosses) Redis losses, \(brokerOutages) broker outages, \

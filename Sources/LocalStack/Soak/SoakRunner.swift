@@ -174,6 +174,7 @@ public struct SoakRunner: Sendable {
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
         tally(&report, observer: observer, workload: workload, results: results, audit: auditTopic)
+        report.observerRereads = observer.rereadRecords
         report.stuckOffsets = Self.stuckOffsets(try await consumerLags(stack), short: ends ?? [:])
         report.deadLettered = try await stack.deadLettered()
         events.copy(into: &report)
