@@ -699,7 +699,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "KafkaTests", dependencies: ["Kafka", "LocalServices", "TestSupport"], swiftSettings: strictSettings),
+            name: "KafkaTests",
+            dependencies: [
+                "Kafka", "LocalServices", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "RedisTests", dependencies: ["Redis", "CHiredis", "LocalServices", "TestSupport"],
             swiftSettings: strictSettings),
@@ -731,8 +735,8 @@ let package = Package(
         .testTarget(
             name: "ScenarioTests",
             dependencies: [
-                "PipelineHarness", "LocalStack", "Kafka", "Topology", "TestSupport", "Contracts", "Customers", "Redis",
-                "ProductCatalog", "AppStoreModels",
+                "PipelineHarness", "LocalStack", "LocalServices", "Kafka", "Topology", "TestSupport", "Contracts",
+                "Customers", "Redis", "ProductCatalog", "AppStoreModels",
             ],
             swiftSettings: strictSettings
         ),
