@@ -44,7 +44,7 @@ package enum BlockingExecutor {
     }
 
     /// The longest the process's exit waits for teardowns still running.
-    package static let exitWait: Duration = .seconds(10)
+    private static let exitWait: Duration = .seconds(10)
 
     private static let pending = DispatchGroup()
 

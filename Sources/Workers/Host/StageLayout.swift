@@ -25,8 +25,10 @@ public struct StageLayout: Sendable {
     public var keyedState = false
     /// Whether the stage tries a failed record again where it is instead of re-publishing it to
     /// its input (D68): the customer state, whose input `iap.entitlements` every backend reads
-    /// and whose failures are Redis's or Kafka's only. Match stays scheduled: in place, the full
-    /// soak repeated about a hundred grants in two runs of three (D68).
+    /// and whose failures are Redis's or Kafka's only. Match stays scheduled until several full
+    /// soaks decide it: the repeats that kept it so were at least partly the soak observer's own
+    /// re-reads (D68, session 26), and in place it would hold a partition's commit for its
+    /// retry policy's day.
     public var retriesInPlace = false
 
     public static func of(_ stage: StageName) -> StageLayout {
