@@ -92,7 +92,13 @@ public struct ReconcilingStack: Sendable {
 
     /// Waits for two reconcile runs to complete and the pipeline to drain what they
     /// published, and returns whether the entitlements changed meanwhile.
+    ///
+    /// What is measured against is taken once the pipeline has drained and the observer has
+    /// read it: a change still on its way from the test's own events (a notification's
+    /// entitlement change arriving just after its signal) is not reconcile's.
     public func settles() async throws -> Bool {
+        try await stack.waitUntilDrained()
+        try await observer.waitUntilCaughtUp()
         let before = changes
         guard let ops = stack.endpoints.ops["iap-reconcile"] else { throw LocalStackError("reconcile is not running") }
         let metrics = ops + "/metrics"
