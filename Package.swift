@@ -802,6 +802,8 @@ let package = Package(
                 "Pipeline", "Contracts", "Hosting", "Settings", "Topology", "Kafka", "Redis", "LocalServices",
                 "TestSupport", "Traces",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

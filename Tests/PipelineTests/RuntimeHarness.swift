@@ -1,4 +1,5 @@
 import Contracts
+import CoreMetrics
 import Foundation
 import Kafka
 import LocalServices
@@ -197,6 +198,7 @@ final class RuntimeReplica: Sendable {
     init(
         kafka: SharedKafka, stage: TestStage? = nil, retries: any RetryStore,
         idempotency: (any IdempotencyGuard)?, inputs: [String] = ["in"],
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
         configure: (inout WorkerConfiguration) -> Void = { _ in }
     ) throws {
         let cluster = kafka.cluster
@@ -215,7 +217,7 @@ final class RuntimeReplica: Sendable {
         let producer = try TestKafka.producer(cluster)
         let runtime = WorkerRuntime(
             configuration: configuration, handler: stage, consumer: consumer, producer: producer, retries: retries,
-            idempotency: idempotency, logger: TestKafka.logger
+            idempotency: idempotency, logger: TestKafka.logger, metricsFactory: metricsFactory
         )
         let promoter = RetryPromoter(stage: "test", store: retries, producer: producer, logger: TestKafka.logger)
         self.stage = stage

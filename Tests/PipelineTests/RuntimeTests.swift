@@ -1,12 +1,14 @@
 import Foundation
+import Hosting
 import Kafka
 import LocalServices
 import Pipeline
+import Prometheus
 import TestSupport
 import Testing
 import Topology
 
-private let topics: [String: Int32] = ["in": 3, "out": 3, "rejected": 1, "in.dlq": 1]
+private let topics: [String: Int32] = ["in": 3, "other": 3, "out": 3, "rejected": 1, "in.dlq": 1]
 
 private func values(_ messages: [KafkaMessage]) -> [String] {
     messages.map { String(decoding: $0.value, as: UTF8.self) }
@@ -163,7 +165,7 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         let replica = try RuntimeReplica(
             kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency()
         ) {
-            $0.retriesInPlace = true
+            $0.retriesInPlace = [kafka.topic("in")]
         }
         try await TestEvents.publish(
             producer, to: kafka.topic("in"),
@@ -187,6 +189,27 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         await producer.close()
     }
 
+    /// In place only where the stage names the input (D69: match's orders, not its verified
+    /// transactions): a failure of another input is scheduled and comes back as a new attempt.
+    @Test func aStageRetriesInPlaceOnlyTheInputsItNames() async throws {
+        let kafka = try await TestKafka.shared(topics: topics)
+        let producer = try TestKafka.producer(kafka.cluster)
+        let replica = try RuntimeReplica(
+            kafka: kafka, retries: InMemoryRetryStore(), idempotency: InMemoryIdempotency(), inputs: ["in", "other"]
+        ) {
+            $0.retriesInPlace = [kafka.topic("in")]
+        }
+        try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "held", action: "flaky")])
+        try await TestEvents.publish(producer, to: kafka.topic("other"), [(id: "scheduled", action: "flaky")])
+        let output = try ConsumerProbe(kafka.cluster, group: kafka.group("out"), topics: [kafka.topic("out")])
+        #expect(Set(values(try await output.waitForMessages(2))) == ["{\"id\":\"held\"}", "{\"id\":\"scheduled\"}"])
+        #expect(replica.stage.observations.handled.filter { $0.id == "held" }.map(\.attempt) == [0, 0])
+        #expect(replica.stage.observations.handled.filter { $0.id == "scheduled" }.map(\.attempt) == [0, 1])
+        try await replica.stop()
+        await output.close()
+        await producer.close()
+    }
+
     /// A worker that stops while a record waits out a long in-place delay does not sit it out:
     /// it gives the record back, uncommitted, and the next replica finishes it.
     @Test func aWorkerStoppingWhileARecordWaitsInPlaceGivesItBack() async throws {
@@ -197,13 +220,22 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         let retries = InMemoryRetryStore()
         let idempotency = InMemoryIdempotency()
         let inPlace: (inout WorkerConfiguration) -> Void = {
-            $0.retriesInPlace = true
+            $0.retriesInPlace = [kafka.topic("in")]
             $0.retryPolicy = RetryPolicy(initialBackoff: .seconds(600), maxBackoff: .seconds(600), jitter: 0)
         }
+        let registry = PrometheusCollectorRegistry()
         let first = try RuntimeReplica(
-            kafka: kafka, stage: stage, retries: retries, idempotency: idempotency, configure: inPlace)
+            kafka: kafka, stage: stage, retries: retries, idempotency: idempotency,
+            metricsFactory: PrometheusMetricsFactory(registry: registry), configure: inPlace)
+        let exposed = { String(decoding: OpsServer.exposition(registry), as: UTF8.self) }
         try await TestEvents.publish(producer, to: kafka.topic("in"), [(id: "flaky", action: "flaky")])
         try await eventually("the first try failed") { stage.observations.handled.count == 1 ? true : nil }
+        // What tells an operator why the partition's lag stays up: one record held, for seconds.
+        _ = try await eventually("the held record is exported with its age") {
+            let text = exposed()
+            return text.contains(#"iap_stage_retrying_in_place{stage="test"} 1"#)
+                && !text.contains(#"iap_stage_retrying_in_place_oldest_seconds{stage="test"} 0"#) ? true : nil
+        }
         let stopped = Gate()
         Task {
             try await first.stop()
@@ -212,6 +244,8 @@ private func inputRecords(_ kafka: SharedKafka, admin: KafkaAdmin) async throws 
         try await eventually("stopped without sitting out the 10-minute delay", timeout: .seconds(60)) {
             stopped.isOpened ? true : nil
         }
+        #expect(exposed().contains(#"iap_stage_retrying_in_place{stage="test"} 0"#), "given back, no longer held")
+        #expect(exposed().contains(#"iap_stage_retrying_in_place_oldest_seconds{stage="test"} 0"#))
 
         let second = try RuntimeReplica(
             kafka: kafka, stage: stage, retries: retries, idempotency: idempotency, configure: inPlace)

@@ -17,6 +17,11 @@ public enum MetricHelp {
         "iap_stage_in_flight": "Records accepted by the stage and not finished yet.",
         "iap_stage_paused": "1 while the stage's partitions are paused at the in-flight bound, else 0.",
         "iap_stage_infrastructure_errors_total": "Kafka or Redis calls that failed and were retried in place.",
+        "iap_stage_retrying_in_place":
+            "Records this replica is trying again where they are (D68), each holding its partition's commit.",
+        "iap_stage_retrying_in_place_oldest_seconds":
+            "Age of this replica's oldest record retrying in place, from its first failure: how long its"
+            + " partition's commit has been held.",
         "iap_retry_promoted_total": "Delayed retries re-published to the stage's input once due.",
         "iap_retry_queue_depth": "Delayed deliveries (retries and waits) the stage owes, due or not.",
         "iap_waiting_records":

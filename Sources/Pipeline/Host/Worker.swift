@@ -29,7 +29,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     private let fence: GenerationFence
     private let settings: WorkerSettings
     private let idempotencyRetention: Duration
-    private let retriesInPlace: Bool
+    private let retriesInPlace: Set<String>
     private let keyspace: Keyspace
     private let logger: Logger
     private let onOpsListening: @Sendable (Int) async -> Void
@@ -52,8 +52,9 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
     ///   run in order before the deliveries the stage owes are restored.
     /// - Parameter idempotencyRetention: how long "done" markers are kept; longer than any
     ///   redelivery of the stage's records can come (derived from the pipeline file by the stage).
-    /// - Parameter retriesInPlace: whether the stage tries a failed record again where it is
-    ///   instead of re-publishing it (``WorkerConfiguration/retriesInPlace``, D68).
+    /// - Parameter retriesInPlace: the input topics whose failed records the stage tries again
+    ///   where they are instead of re-publishing them (``WorkerConfiguration/retriesInPlace``,
+    ///   D68, D69).
     /// - Parameter keyspace: the names of every Redis key the worker and its handler use
     ///   (``WorkerResources/keyspace``): the runtime's idempotency markers, delay queue and
     ///   generation marker, and the stage's state.
@@ -62,7 +63,7 @@ public struct Worker<Handler: MessageHandler>: HostedProcess {
         registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
         onOpsListening: @escaping @Sendable (Int) async -> Void = { _ in },
         idempotencyRetention: Duration = WorkerConfiguration.defaultIdempotencyRetention,
-        retriesInPlace: Bool = false,
+        retriesInPlace: Set<String> = [],
         keyspace: Keyspace = .standard,
         recoverySteps: (WorkerResources) -> [StateRecovery.Step] = { _ in [] },
         makeHandler: (WorkerResources) throws -> Handler

@@ -14,6 +14,7 @@ struct StageMetrics: Sendable {
     let inFlight: Gauge
     let paused: Gauge
     let infrastructureErrors: Counter
+    let inPlace: InPlaceRetries
 
     init(stage: String, factory: any MetricsFactory) {
         outcomes = Dictionary(
@@ -31,6 +32,7 @@ struct StageMetrics: Sendable {
         paused = Gauge(label: "iap_stage_paused", dimensions: [("stage", stage)], factory: factory)
         infrastructureErrors = Counter(
             label: "iap_stage_infrastructure_errors_total", dimensions: [("stage", stage)], factory: factory)
+        inPlace = InPlaceRetries(stage: stage, factory: factory)
     }
 
     func count(_ outcome: Outcome, _ records: Int = 1) {

@@ -16,13 +16,14 @@ public struct WorkerConfiguration: Sendable {
     /// topic only this stage's group reads (``StageSpec/retryTopic``, decision D67). The
     /// consumer must subscribe to it besides the inputs.
     public var retryTopic: String?
-    /// Whether a record that fails is tried again where it is, holding its key and its
-    /// partition's position, instead of being scheduled and re-published (decision D68). For a
-    /// stage whose input others read (the customer state's `iap.entitlements`): a re-published
-    /// copy would reach every reader again. ``retryPolicy`` spaces the tries and bounds them
-    /// alike; a worker that stops or loses the partition meanwhile gives the record back to the
-    /// partition's next owner.
-    public var retriesInPlace = false
+    /// The input topics whose failed records are tried again where they are, holding their key
+    /// and their partition's position, instead of being scheduled and re-published (decisions
+    /// D68, D69): inputs where a re-published copy does harm, one that others read (the customer
+    /// state's `iap.entitlements`: the copy would reach every reader again) or a compacted one
+    /// (match's `iap.orders`: a late copy would replace a newer record of its key).
+    /// ``retryPolicy`` spaces the tries and bounds them alike; a worker that stops or loses the
+    /// partition meanwhile gives the record back to the partition's next owner.
+    public var retriesInPlace: Set<String> = []
     /// Records processed concurrently (at most one per key).
     public var maxInFlight: Int = 256
     /// Records fetched but not finished (running, waiting behind their key, or waiting for a

@@ -330,17 +330,20 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
 
         // Failures of this delivery tried again in place; charged to the retry budget.
         var failures = 0
+        var inPlace: Int?
+        defer { if let inPlace { metrics.inPlace.end(inPlace) } }
         while true {
             let (outcome, lock): (StageOutcome, IdempotencyLock?)
             switch await decide(prepared, message: message, log: log) {
             case .ended(let ending): return ending
             case .act(let decided, let held): (outcome, lock) = (decided, held)
             }
-            if configuration.retriesInPlace, case .retry(let after, let reason) = outcome,
+            if configuration.retriesInPlace.contains(record.topic), case .retry(let after, let reason) = outcome,
                 configuration.retryPolicy.allowsRetry(afterAttempts: message.attempt + failures + 1)
             {
                 await release(lock)
                 failures += 1
+                if inPlace == nil { inPlace = metrics.inPlace.begin(since: clock.now) }
                 let delay = configuration.retryPolicy.delay(forAttempt: message.attempt + failures, retryAfter: after)
                 log.info(
                     "retrying in place",
@@ -418,6 +421,7 @@ public final class WorkerRuntime<Handler: MessageHandler>: Service {
             guard state.withLock({ $0.keeps(record.topicPartition) }) else { return .givenBack }
             let left = deadline - clock.now
             guard left > .zero else { return nil }
+            metrics.inPlace.report()
             do { try await Task.sleep(for: min(left, .milliseconds(250))) } catch { return .stopped }
         }
     }

@@ -168,7 +168,7 @@ struct StageAssembly {
         let worker = try Worker(
             stage: spec, settings: settings, logger: logger,
             idempotencyRetention: StageLayout.idempotencyRetention(of: spec, in: file),
-            retriesInPlace: StageLayout.of(stage).retriesInPlace,
+            retriesInPlace: Set(try StageLayout.of(stage).retriesInPlace.map { try spec.input($0) }),
             recoverySteps: recoverySteps, makeHandler: makeHandler
         )
         try await worker.run(until: stop)

@@ -23,13 +23,15 @@ public struct StageLayout: Sendable {
     /// retries must come back through its key's own partition, not a retry topic, whose
     /// partitions Kafka assigns apart from the input's (D67).
     public var keyedState = false
-    /// Whether the stage tries a failed record again where it is instead of re-publishing it to
-    /// its input (D68): the customer state, whose input `iap.entitlements` every backend reads
-    /// and whose failures are Redis's or Kafka's only. Match stays scheduled until several full
-    /// soaks decide it: the repeats that kept it so were at least partly the soak observer's own
-    /// re-reads (D68, session 26), and in place it would hold a partition's commit for its
-    /// retry policy's day.
-    public var retriesInPlace = false
+    /// Input roles whose failed records the stage tries again where they are instead of
+    /// re-publishing them (D68, D69): inputs a re-published copy would harm, where the failures
+    /// are Redis's or Kafka's only. The customer state's `iap.entitlements` is read by every
+    /// backend; match's `iap.orders` is compacted, where a retried order re-published after a
+    /// newer one of its token would be the copy kept. Match's verified transactions stay
+    /// scheduled: their retries go back to `iap.verified`, which only match reads, so holding
+    /// them would buy nothing (D69). The price is the partition's commit held while a record
+    /// retries, up to its retry policy's horizon.
+    public var retriesInPlace: [String] = []
 
     public static func of(_ stage: StageName) -> StageLayout {
         switch stage {
@@ -39,13 +41,14 @@ public struct StageLayout: Sendable {
             StageLayout(
                 outputs: ["matched", "unmatched", "ownership"], durable: ["ownership"], inputs: ["verified", "orders"],
                 windows: ["unmatched": MatchConfiguration().waitWindow, "orderGrace": MatchConfiguration().orderGrace],
-                keyedState: true
+                keyedState: true, retriesInPlace: ["orders"]
             )
         case .grant: StageLayout(outputs: ["entitlements", "state"], durable: ["state"], keyedState: true)
         case .state:
             StageLayout(
                 outputs: ["customers"], durable: ["customers"], inputs: ["entitlements", "audit"],
-                windows: ["audit": RedisAuditIndex.defaultRetention], keyedState: true, retriesInPlace: true)
+                windows: ["audit": RedisAuditIndex.defaultRetention], keyedState: true,
+                retriesInPlace: ["entitlements"])
         case .confirm: StageLayout(outputs: [])
         }
     }
@@ -69,7 +72,7 @@ public struct StageLayout: Sendable {
                 )
             }
         }
-        for role in inputs { _ = try spec.input(role) }
+        for role in inputs + retriesInPlace { _ = try spec.input(role) }
         if keyedState, let retryTopic = spec.retryTopic {
             throw PipelineFileError(
                 code: .invalidRetryTopic,

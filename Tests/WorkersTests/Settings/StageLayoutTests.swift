@@ -75,10 +75,14 @@ import Workers
     }
 
     /// The customer state's input is the backends' topic, where a re-published retry reaches
-    /// every reader: it retries in place (D68). The others keep scheduling their retries.
-    @Test func theCustomerStateRetriesInPlaceTheOthersSchedule() {
-        let inPlace = StageName.allCases.filter { StageLayout.of($0).retriesInPlace }
-        #expect(inPlace == [.state])
+    /// every reader, and match's orders are compacted, where a late copy replaces a newer order:
+    /// those retry in place (D68, D69). Match's verified transactions and the other stages,
+    /// whose retries wait for Apple, schedule theirs.
+    @Test func ordersAndTheCustomerStateRetryInPlaceTheRestIsScheduled() {
+        let inPlace = StageName.allCases.filter { !StageLayout.of($0).retriesInPlace.isEmpty }
+        #expect(inPlace == [.match, .state])
+        #expect(StageLayout.of(.match).retriesInPlace == ["orders"])
+        #expect(StageLayout.of(.state).retriesInPlace == ["entitlements"])
     }
 
     @Test func aMistypedWindowIsRefused() throws {

@@ -5,6 +5,7 @@ import Kafka
 import LocalServices
 import Logging
 import Pipeline
+import Purchases
 import Redis
 import TestSupport
 import Testing
@@ -13,8 +14,9 @@ import Topology
 @testable import WorkerCommon
 @testable import Workers
 
-/// The customer state as `iap-state` assembles it retries a failed change where it is (D68):
-/// backends read its input, `iap.entitlements`, which carries each change as grant wrote it, once.
+/// The stages whose retries would harm their input retry a failed record where it is (D68), as
+/// their executables assemble them: the customer state, whose input backends read, and match,
+/// whose orders' topic is compacted.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RetriesInPlaceTests {
     @Test func theCustomerStateRetriesAChangeWithoutPublishingItAgain() async throws {
         let change = EntitlementEvent(
@@ -50,6 +52,48 @@ import Topology
             let carried = try await readers.waitUntilCaughtUp(on: entitlements, admin: admin)
             #expect(carried.count == 1, "iap.entitlements carried the change \(carried.count) times")
             await customers.close()
+            await readers.close()
+            await redis.shutdown()
+        }
+    }
+
+    /// Match's `iap.orders` is compacted by token: an order re-published for a retry after a newer
+    /// order of its token would become the copy compaction keeps. Match retries in place (D68):
+    /// the order is indexed once its Redis works, and `iap.orders` still holds only what the
+    /// backend wrote.
+    @Test func matchRetriesAnOrderWithoutPublishingItAgain() async throws {
+        let token = "5b7a3c1e-0d2f-4a8b-9c6d-1e2f3a4b5c6d"
+        let order = OrderEvent(
+            orderId: "o-1", userId: "u-1", productId: "remove_ads", bundleId: "com.example.game",
+            appAccountToken: token)
+        let fastRetries: (inout StageSpec) -> Void = { $0.retry.initialBackoff = .milliseconds(200) }
+        try await withStage(.match, environment: [:], adjust: fastRetries) { stage in
+            var logger = Logger(label: "test.redis")
+            logger.logLevel = .critical
+            let redis = RedisClient(configuration: try stage.redis.configuration(), logger: logger)
+            // The token's index of parked transactions holds a string: taking it fails
+            // (WRONGTYPE) until the key is gone, a failure of Redis the stage can only retry.
+            let index = Keyspace.standard.waitingIndex(.appAccountToken(token))
+            _ = try await redis.execute(SET(index, value: .string("broken")))
+            let before = try await Self.wrongTypeErrors(redis)
+
+            let orders = try stage.spec.input("orders")
+            _ = try await stage.producer.send(
+                KafkaRecord(topic: orders, key: Array(token.utf8), value: try EventEncoder.encode(order)))
+            _ = try await eventually("the stage failed the order twice", timeout: .seconds(30)) {
+                try await Self.wrongTypeErrors(redis) >= before + 2 ? true : nil
+            }
+            _ = try await redis.execute(DEL(index))
+
+            let admin = try KafkaAdmin(bootstrapServers: stage.cluster.bootstrapServers, logger: logger)
+            _ = try await eventually("match committed the order", timeout: .seconds(30)) {
+                let lag = try await admin.consumerLag(group: stage.spec.consumerGroup, topics: [orders])
+                let written = lag.filter { $0.highWatermark > 0 }
+                return !written.isEmpty && written.allSatisfy { $0.committedOffset == $0.highWatermark } ? true : nil
+            }
+            let readers = try stage.probe(orders)
+            let carried = try await readers.waitUntilCaughtUp(on: orders, admin: admin)
+            #expect(carried.count == 1, "iap.orders carried the order \(carried.count) times")
             await readers.close()
             await redis.shutdown()
         }
