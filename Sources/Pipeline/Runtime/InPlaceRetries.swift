@@ -1,7 +1,7 @@
 import CoreMetrics
 import Synchronization
 
-/// The records a stage is trying again where they are (D68), each from its first failure.
+/// The records a stage is trying again where they are (D68, D69), each from its first failure.
 ///
 /// A record retrying in place holds its partition's committed position, so the partition's lag
 /// rises while the stage is busy elsewhere; what tells an operator why is the count of such
@@ -51,9 +51,9 @@ final class InPlaceRetries: Sendable {
     /// Re-reports the gauges, at most once per ``reportInterval`` unless `force`d: the oldest
     /// record's age grows while it waits.
     func report(force: Bool = false) {
-        let now = ContinuousClock.now
-        // Recorded under the lock, so a report never lands after a newer one.
+        // Read and recorded under the lock, so a report never lands after a newer one.
         held.withLock { held in
+            let now = ContinuousClock.now
             if !force, let last = held.reported, now - last < Self.reportInterval { return }
             held.reported = now
             let age = held.since.values.min().map { now - $0 } ?? .zero
