@@ -173,7 +173,9 @@ public struct SoakRunner: Sendable {
             let commands = try await stack.redisCommandsProcessed().subtracting(redisCommandsBefore).values.reduce(0, +)
             report.redisCommandsPerPurchase = Double(commands) / Double(max(report.purchases, 1))
         }
-        tally(&report, observer: observer, workload: workload, results: results, audit: auditTopic)
+        tally(
+            &report, observer: observer, workload: workload, results: results, audit: auditTopic,
+            timeline: events.timeline)
         report.observerRereads = observer.rereadRecords
         report.stuckOffsets = Self.stuckOffsets(try await consumerLags(stack), short: ends ?? [:])
         report.deadLettered = try await stack.deadLettered()
@@ -214,16 +216,19 @@ public struct SoakRunner: Sendable {
                 switch next.fault {
                 case .redisRestart:
                     report("fault: redis-server killed and restarted (append-only file kept)")
+                    events.note("redis-server killed")
                     try await stack.redis.restart()
                     events.count(\.redisRestarts)
                 case .brokerOutage(let outage):
                     report("fault: broker down for \(outage)")
+                    events.note("broker down")
                     try await stack.cluster.setBrokerDown(1)
                     try await Task.sleep(for: outage)
                     try await stack.cluster.setBrokerUp(1)
                     events.count(\.brokerOutages)
                 case .brokerErrors:
                     report("fault: produce, commit and fetch errors injected")
+                    events.note("broker errors injected")
                     let errors: [KafkaMockCluster.ErrorCode] = [
                         .notLeaderForPartition, .requestTimedOut, .notEnoughReplicas,
                     ]
@@ -233,6 +238,7 @@ public struct SoakRunner: Sendable {
                     }
                 case .redisLoss:
                     report("fault: Redis FLUSHALL (all state lost)")
+                    events.note("Redis FLUSHALL")
                     let client = RedisClient(configuration: try stack.redis.configuration(poolSize: 1))
                     try await client.execute(FLUSHALL())
                     await client.shutdown()
@@ -251,6 +257,7 @@ public struct SoakRunner: Sendable {
                 return
             }
             guard events.manage(victim) else { continue }
+            events.note("\(victim) killed")
             await stack.kill(victim)
             events.count(\.kills)
             try? await Task.sleep(for: .seconds(1))
@@ -267,6 +274,7 @@ public struct SoakRunner: Sendable {
                 guard let child = stack.process(name), !child.isRunning, events.manage(name) else { continue }
                 if child.exitCode == 75 {
                     events.count(\.stateLostRestarts)
+                    events.note("\(name) restarted after a lost Redis state")
                 } else {
                     events.died(
                         SoakReport.Death(process: name, exitCode: child.exitCode, logTail: child.logTail(bytes: 1_500)))
@@ -312,7 +320,7 @@ public struct SoakRunner: Sendable {
 
     private func tally(
         _ report: inout SoakReport, observer: TopicObserver, workload: SoakWorkload, results: ResultTopics,
-        audit: String?
+        audit: String?, timeline: SoakTimeline
     ) {
         let state = EndState(observer, results, audit: audit)
         for purchase in workload.purchases {
@@ -333,9 +341,23 @@ public struct SoakRunner: Sendable {
             }
             if grants.eventIds.count == 1, grants.users == [purchase.expectedUser] { report.grantedOnce += 1 }
             report.repeatedDeliveries += grants.records - grants.eventIds.count
+            // Each copy after an eventId's first, by what the soak did last before it.
+            var before: [String] = []
+            for stamps in grants.stamps.values {
+                for stamp in stamps.sorted().dropFirst() {
+                    let last = timeline.last(before: stamp)
+                    report.repeatsAfter[last?.what ?? "no fault yet", default: 0] += 1
+                    if let last {
+                        before.append(
+                            "\(last.ago.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))) after \(last.what)"
+                        )
+                    }
+                }
+            }
             if grants.records > grants.eventIds.count, report.repeatedTrails.count < SoakReport.repeatsShown {
                 report.repeatedTrails.append(
-                    "\(purchase.transactionId) (\(purchase.kind.rawValue), \(grants.records) copies): "
+                    "\(purchase.transactionId) (\(purchase.kind.rawValue), \(grants.records) copies"
+                        + (before.isEmpty ? "" : "; copied \(before.joined(separator: ", "))") + "): "
                         + state.trail(transactionId: purchase.transactionId, eventId: purchase.eventId))
             }
         }
@@ -349,6 +371,8 @@ public struct SoakRunner: Sendable {
             var eventIds: Set<String> = []
             var users: Set<String> = []
             var records = 0
+            /// When each copy was written (Kafka's timestamp), by eventId.
+            var stamps: [String: [Int64]] = [:]
         }
         var grants: [String: Grants] = [:]
         var rejectedBadInputs: Set<String> = []
@@ -381,7 +405,12 @@ public struct SoakRunner: Sendable {
                 } else if object["action"] as? String == "grant", let transactionId = object["transactionId"] as? String
                 {
                     grants[transactionId, default: Grants()].records += 1
-                    if let eventId = object["eventId"] as? String { grants[transactionId]!.eventIds.insert(eventId) }
+                    if let eventId = object["eventId"] as? String {
+                        grants[transactionId]!.eventIds.insert(eventId)
+                        if let stamp = record.timestampMilliseconds {
+                            grants[transactionId]!.stamps[eventId, default: []].append(stamp)
+                        }
+                    }
                     if let user = object["userId"] as? String { grants[transactionId]!.users.insert(user) }
                 }
             }
@@ -470,6 +499,7 @@ final class SoakEvents: Sendable {
     private struct State {
         var report = SoakReport()
         var managed: Set<String> = []
+        var timeline = SoakTimeline()
     }
 
     private let state = Mutex(State())
@@ -477,6 +507,14 @@ final class SoakEvents: Sendable {
     func count(_ field: any WritableKeyPath<SoakReport, Int> & Sendable, by amount: Int = 1) {
         state.withLock { $0.report[keyPath: field] += amount }
     }
+
+    /// Notes a kill or a fault now, for what came last before each repeated delivery.
+    func note(_ what: String) {
+        let now = Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        state.withLock { $0.timeline.note(what, at: now) }
+    }
+
+    var timeline: SoakTimeline { state.withLock { $0.timeline } }
 
     func died(_ death: SoakReport.Death) {
         state.withLock { $0.report.deaths.append(death) }
