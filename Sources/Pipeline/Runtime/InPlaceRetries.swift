@@ -1,3 +1,4 @@
+import Basics
 import CoreMetrics
 import Synchronization
 
@@ -58,7 +59,7 @@ final class InPlaceRetries: Sendable {
             held.reported = now
             let age = held.since.values.min().map { now - $0 } ?? .zero
             count.record(held.since.count)
-            oldest.record(Double(age.components.seconds) + Double(age.components.attoseconds) / 1e18)
+            oldest.record(age.seconds)
         }
     }
 }
