@@ -292,6 +292,13 @@ import Testing
             return
         }
         #expect(released == [notification])
+        // The order's delivery died before it published what it released: its next delivery
+        // releases the transaction again (D70).
+        #expect(
+            try await rules.acceptOrder(
+                OrderEvent(
+                    orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId,
+                    appAccountToken: Self.token)) == .indexed(released: [notification]))
 
         let waited = try #require(released.first)
         let matched = try #require(self.matched(try await rules.match(waited, now: Self.now)))
@@ -299,7 +306,7 @@ import Testing
         #expect(matched.orderId == "o-1")
         #expect(await self.waiting.count == 0)
 
-        // Released once: a second copy of the order releases nothing.
+        // Matched, it is forgotten: a later copy of the order releases nothing.
         let repeated = OrderEvent(
             orderId: "o-1", userId: "u-order", productId: "gems_100", bundleId: TestApple.bundleId,
             appAccountToken: Self.token)

@@ -25,6 +25,9 @@ import Testing
         #expect(HMGET("h", fields: []).isReadOnly && HGETALL("h").isReadOnly)
         #expect(Self.wire(HGETALL("h")) == ["HGETALL", "h"])
         #expect(Self.wire(SADD("s", members: ["m"])) == ["SADD", "s", "m"])
+        #expect(Self.wire(SREM("s", members: ["m", "n"])) == ["SREM", "s", "m", "n"])
+        #expect(!SREM("s", members: []).isReadOnly)
+        #expect(Self.wire(SMEMBERS("s")) == ["SMEMBERS", "s"] && SMEMBERS("s").isReadOnly)
         #expect(Self.wire(ZADD("z", score: 1_700_000_000_000, member: "m")) == ["ZADD", "z", "1700000000000", "m"])
         #expect(Self.wire(ZREM("z", members: ["m", "n"])) == ["ZREM", "z", "m", "n"])
         #expect(

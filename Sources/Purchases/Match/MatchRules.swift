@@ -113,11 +113,11 @@ public struct MatchRules: Sendable {
         }
         guard let candidate else {
             guard let since = parkedSince else { return .park }
-            return .decided(try await self.waitOrGiveUp(verified, since: since, now: now))
+            return .decided(try await self.waitOrGiveUp(verified, token: token, since: since, now: now))
         }
 
         if let refusal = try await self.ownershipRefusal(candidate, existingOwner: existingOwner, verified: verified) {
-            try await self.waiting.forget(recordKey: verified.recordKey)
+            try await self.forget(verified, token: token)
             return .decided(.reject(refusal))
         }
         if let orderId = candidate.orderId {
@@ -133,7 +133,7 @@ public struct MatchRules: Sendable {
         {
             warnings.append(.appAccountTokenMismatch)
         }
-        try await self.waiting.forget(recordKey: verified.recordKey)
+        try await self.forget(verified, token: token)
         return .decided(
             .matched(
                 MatchedTransaction(
@@ -220,12 +220,12 @@ public struct MatchRules: Sendable {
 
     /// No user yet, parked since `since`: wait until the window from its first sighting has
     /// passed, then give up on it.
-    private func waitOrGiveUp(_ verified: VerifiedTransaction, since: Timestamp, now: Timestamp) async throws
-        -> MatchOutcome
+    private func waitOrGiveUp(_ verified: VerifiedTransaction, token: String?, since: Timestamp, now: Timestamp)
+        async throws -> MatchOutcome
     {
         let deadline = since.advanced(by: self.configuration.waitWindow)
         guard now < deadline else {
-            try await self.waiting.forget(recordKey: verified.recordKey)
+            try await self.forget(verified, token: token)
             return .unmatched(
                 UnmatchedTransaction(verified: verified, since: since, unmatchedAt: now, reason: .noOrderOrUser))
         }
@@ -239,6 +239,13 @@ public struct MatchRules: Sendable {
         if token != nil, self.configuration.tokenScheme == nil, view.byToken == nil { return true }
         if hints.orderId != nil, view.byOrderId == nil { return true }
         return false
+    }
+
+    /// Drops the transaction's parked record, if it has one, and its place under its wait keys:
+    /// decided, it must not be released again (decision D70).
+    private func forget(_ verified: VerifiedTransaction, token: String?) async throws {
+        try await self.waiting.forget(
+            recordKey: verified.recordKey, under: Self.waitKeys(token: token, hints: verified.hints))
     }
 
     /// What an arriving order can release a waiting transaction by.

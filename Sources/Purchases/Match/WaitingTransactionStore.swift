@@ -21,15 +21,21 @@ public enum WaitKey: Hashable, Sendable, CustomStringConvertible {
 ///
 /// Each record is kept under its ``VerifiedTransaction/recordKey`` with the time it was first
 /// parked (the start of its wait window) and indexed by the keys that can release it.
+///
+/// A release does not consume what it returns (decision D70): the order that released a record
+/// can fail or die before it publishes it, and its next delivery must find the record again, or
+/// the purchase waits out its whole window for an order already indexed. A record leaves its
+/// keys only when match forgets it, once its released copy is matched, rejected or given up on.
 public protocol WaitingTransactionStore: Sendable {
     /// Parks `transaction` under `keys` unless it is parked already; returns when it was first parked.
     func park(_ transaction: VerifiedTransaction, under keys: [WaitKey], at now: Timestamp) async throws -> Timestamp
-    /// The records parked under `key`, dropping that key's index. The records themselves stay
-    /// (with their first-parked time) until ``forget(recordKey:)``: a released record that
-    /// still finds no user keeps its original window.
+    /// The records parked under `key`. Releasing again returns them again until they are
+    /// forgotten: each copy is the same record, and match's idempotency makes a second one a
+    /// duplicate. A released record that still finds no user keeps its original window.
     func release(_ key: WaitKey) async throws -> [VerifiedTransaction]
-    /// Drops a record that was matched, rejected or given up on.
-    func forget(recordKey: String) async throws
+    /// Drops a record that was matched, rejected or given up on, and its place under `keys`
+    /// (the keys it was parked under).
+    func forget(recordKey: String, under keys: [WaitKey]) async throws
 }
 
 /// In-process ``WaitingTransactionStore``.
@@ -50,12 +56,15 @@ public actor InMemoryWaitingTransactionStore: WaitingTransactionStore {
     }
 
     public func release(_ key: WaitKey) -> [VerifiedTransaction] {
-        let recordKeys = self.index.removeValue(forKey: key) ?? []
-        return recordKeys.compactMap { self.records[$0]?.transaction }
+        (self.index[key] ?? []).compactMap { self.records[$0]?.transaction }
     }
 
-    public func forget(recordKey: String) {
+    public func forget(recordKey: String, under keys: [WaitKey]) {
         self.records[recordKey] = nil
+        for key in keys {
+            self.index[key]?.removeAll { $0 == recordKey }
+            if self.index[key]?.isEmpty == true { self.index[key] = nil }
+        }
     }
 
     /// How many records are parked (for tests and diagnostics).

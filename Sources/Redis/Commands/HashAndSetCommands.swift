@@ -88,6 +88,48 @@ public struct SADD: RedisCommand, Hashable {
     }
 }
 
+/// `SREM key member [member …]`: how many members were removed (a set left empty is deleted).
+public struct SREM: RedisCommand, Hashable {
+    public typealias Response = Int
+    public static var name: String { "SREM" }
+
+    public var key: String
+    public var members: [RedisValue]
+
+    public init(_ key: String, members: [RedisValue]) {
+        self.key = key
+        self.members = members
+    }
+
+    public var keys: CollectionOfOne<String> { CollectionOfOne(key) }
+
+    public func encode(into encoder: inout RedisCommandEncoder) {
+        encoder.append(Self.name)
+        encoder.append(key: key)
+        encoder.append(contentsOf: members)
+    }
+}
+
+/// `SMEMBERS key`: the set's members (as UTF-8), in no order; empty for a missing key.
+public struct SMEMBERS: RedisCommand, Hashable {
+    public typealias Response = [String]
+    public static var name: String { "SMEMBERS" }
+
+    public var key: String
+
+    public init(_ key: String) {
+        self.key = key
+    }
+
+    public var keys: CollectionOfOne<String> { CollectionOfOne(key) }
+    public var isReadOnly: Bool { true }
+
+    public func encode(into encoder: inout RedisCommandEncoder) {
+        encoder.append(Self.name)
+        encoder.append(key: key)
+    }
+}
+
 /// `HSET key field value [field value …]`: how many fields were new.
 public struct HSET: RedisCommand, Hashable {
     public typealias Response = Int

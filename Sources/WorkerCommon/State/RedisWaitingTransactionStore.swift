@@ -20,13 +20,14 @@ public import Redis
 /// (default 24 h): a record that expired while still being retried would be parked again with
 /// a new first-parked time and wait a second window.
 ///
-/// `release` reads and deletes an index in one script, so concurrent releases of one key
-/// (two replicas consuming the same order twice) return each record once; it then reads the
-/// records still present (a forgotten or expired one is skipped), first parked first. If
-/// that read fails (or a record does not decode), the error propagates and the records stay
-/// parked: their own delayed retries match them once the order is indexed. The record is
-/// written before the indexes, so an index never names a record that was not stored; each
-/// write is idempotent, so a failed `park` is simply retried.
+/// `release` only reads: the index's members, then the records still present (an expired one
+/// is skipped), first parked first. Nothing is taken, so an order that fails or dies between its
+/// release and its produce releases the same records on its next delivery (decision D70); two
+/// replicas consuming the same order both return them, and match's idempotency lock makes the
+/// second copy of each a duplicate. `forget` deletes the record and removes it from the indexes
+/// it was parked under in one pipeline; a set left empty is gone. The record is written before
+/// the indexes, so an index never names a record that was not stored; each write is
+/// idempotent, so a failed `park` is simply retried.
 public struct RedisWaitingTransactionStore: WaitingTransactionStore {
     /// 8 days.
     public static let defaultRetention: Duration = .seconds(8 * 24 * 3600)
@@ -68,7 +69,7 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
 
     public func release(_ waitKey: WaitKey) async throws -> [VerifiedTransaction] {
         let index = keys.waitingIndex(waitKey)
-        let recordKeys = try await client.execute(EVALSHA<[String]>(.takeWaitingIndex, keys: [index]))
+        let recordKeys = try await client.execute(SMEMBERS(index))
         guard !recordKeys.isEmpty else { return [] }
         var reads = RedisPipeline()
         let slots = recordKeys.map { recordKey in
@@ -79,7 +80,7 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
         for (recordKey, slot) in zip(recordKeys, slots) {
             let key = keys.waitingRecord(recordKey)
             let fields = try replies[slot]
-            // Forgotten (matched, rejected, given up on) or expired since it was indexed.
+            // Expired since it was indexed (a forgotten record leaves its indexes).
             guard let json = fields[1] else { continue }
             let since = try Self.since(fields[0].map { String(decoding: $0, as: UTF8.self) }, key: key)
             released.append(
@@ -89,8 +90,13 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
         return released.sorted { ($0.since, $0.recordKey) < ($1.since, $1.recordKey) }.map(\.transaction)
     }
 
-    public func forget(recordKey: String) async throws {
-        _ = try await client.execute(DEL(keys.waitingRecord(recordKey)))
+    public func forget(recordKey: String, under waitKeys: [WaitKey]) async throws {
+        var forgetting = RedisPipeline()
+        forgetting.append(DEL(keys.waitingRecord(recordKey)))
+        for waitKey in waitKeys {
+            forgetting.append(SREM(keys.waitingIndex(waitKey), members: [.string(recordKey)]))
+        }
+        try await StateStorage.execute(client, forgetting)
     }
 
     private static func since(_ text: String?, key: String) throws(StateDecodingError) -> Timestamp {
@@ -115,15 +121,6 @@ extension RedisScript {
         redis.call('HSET', KEYS[1], 'since', ARGV[1], 'transaction', ARGV[2])
         redis.call('PEXPIRE', KEYS[1], ARGV[3])
         return ARGV[1]
-        """
-    )
-
-    /// KEYS index. Returns the set's members and deletes it, atomically.
-    fileprivate static let takeWaitingIndex = RedisScript(
-        """
-        local members = redis.call('SMEMBERS', KEYS[1])
-        redis.call('DEL', KEYS[1])
-        return members
         """
     )
 }

@@ -16,7 +16,7 @@ public import Purchases
 /// | `iap:order-token:{<appAccountToken>}` | string: orderId | ``RedisOrderIndex`` `put` | `retention` (default none) |
 /// | `iap:owner:{<originalTransactionId>}` | string: userId | ``RedisOwnershipStore`` `bind`; `putIfAbsent` when rebuilt from `iap.ownership` (D35) | `retention` (default none) |
 /// | `iap:wait:record:{<recordKey>}` | hash: `since` (ms), `transaction` (`iap.verified.v1` JSON) | ``RedisWaitingTransactionStore`` `park` | `retention` from the first park (default 8 days) |
-/// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park` | `retention` from the latest park (default 8 days) |
+/// | `iap:wait:index:{token:<uuid>}`, `iap:wait:index:{order:<orderId>}` | set of recordKeys | ``RedisWaitingTransactionStore`` `park`; `forget` removes a decided record (D70) | `retention` from the latest park (default 8 days) |
 /// | `iap:verified:{<transactionId>}` | string: `TransactionDetails` JSON | ``RedisVerifiedTransactionCache`` `put` | `retention` from the latest put (default 7 days) |
 /// | `iap:entitlement:{<originalTransactionId>}` | string: `EntitlementState` JSON | ``RedisEntitlementStateStore`` `save`; `putIfAbsent` when rebuilt from `iap.entitlement-states` (D35) | `retention` (default none) |
 /// | `iap:customer:{<bundleId>\|<userId>}` | string: `iap.customer.v1` JSON | ``RedisCustomerStore`` `save`; `putIfAbsent` when rebuilt from `iap.customers` (D49) | none |
