@@ -45,8 +45,9 @@ public struct SoakReport: Codable, Sendable {
     /// The first repeated purchases' copies and audit trails (``repeatsShown``): which stage
     /// decided the change again, and after what.
     public var repeatedTrails: [String] = []
-    /// Repeated deliveries by what the soak did last before the copy (a worker killed, a Redis
-    /// or broker fault): the repeats follow the faults, so this says which.
+    /// Repeated deliveries by what the soak did first between the record's previous copy and
+    /// this one (a worker killed, a Redis or broker fault): the repeats follow the faults, so
+    /// this says which.
     public var repeatsAfter: [String: Int] = [:]
     static let repeatsShown = 3
     /// Ordered purchases bound to the publisher's userId hint instead of their order's user.
@@ -119,7 +120,7 @@ public struct SoakReport: Codable, Sendable {
         (a Redis restart starts redis-server's count over); offsets short of the log end: \(stuckOffsets.count); published in \(String(format: "%.1f", publishSeconds)) s, drained in \(String(format: "%.1f", drainSeconds)) s
         \((lost + duplicateGrants + boundByHint).isEmpty ? "" : "first affected: lost \(lost.prefix(5)), granted twice \(duplicateGrants.prefix(5)), bound by a hint \(boundByHint.prefix(5))\n")\
         \(lostTrails.map { "lost: \($0)\n" }.joined())\
-        \(repeatsAfter.isEmpty ? "" : "repeated deliveries by what came last before the copy: \(repeatsAfter.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))\n")\
+        \(repeatsAfter.isEmpty ? "" : "repeated deliveries by what the soak did first between the copies: \(repeatsAfter.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))\n")\
         \(repeatedTrails.map { "repeated: \($0)\n" }.joined())\
         \(passed ? "PASSED" : "FAILED: " + failures.joined(separator: "; "))
         """

@@ -341,23 +341,25 @@ public struct SoakRunner: Sendable {
             }
             if grants.eventIds.count == 1, grants.users == [purchase.expectedUser] { report.grantedOnce += 1 }
             report.repeatedDeliveries += grants.records - grants.eventIds.count
-            // Each copy after an eventId's first, by what the soak did last before it.
-            var before: [String] = []
+            // Each copy after an eventId's first, by what the soak did first between them.
+            var causes: [String] = []
             for stamps in grants.stamps.values {
-                for stamp in stamps.sorted().dropFirst() {
-                    let last = timeline.last(before: stamp)
-                    report.repeatsAfter[last?.what ?? "no fault yet", default: 0] += 1
-                    if let last {
-                        before.append(
-                            "\(last.ago.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))) after \(last.what)"
-                        )
+                let sorted = stamps.sorted()
+                for (previous, copy) in zip(sorted, sorted.dropFirst()) {
+                    let cause = timeline.between(previous, and: copy)
+                    report.repeatsAfter[cause?.what ?? "no fault between", default: 0] += 1
+                    func seconds(_ duration: Duration) -> String {
+                        duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))
                     }
+                    causes.append(
+                        "\(seconds(.milliseconds(copy - previous))) after the first"
+                            + (cause.map { ", \($0.what) \(seconds($0.after)) after it" } ?? ""))
                 }
             }
             if grants.records > grants.eventIds.count, report.repeatedTrails.count < SoakReport.repeatsShown {
                 report.repeatedTrails.append(
                     "\(purchase.transactionId) (\(purchase.kind.rawValue), \(grants.records) copies"
-                        + (before.isEmpty ? "" : "; copied \(before.joined(separator: ", "))") + "): "
+                        + (causes.isEmpty ? "" : "; copied \(causes.joined(separator: "; "))") + "): "
                         + state.trail(transactionId: purchase.transactionId, eventId: purchase.eventId))
             }
         }

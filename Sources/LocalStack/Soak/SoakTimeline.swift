@@ -1,6 +1,12 @@
-/// What the soak did and when (kills, Redis and broker faults), so the report can say what came
-/// last before each repeated delivery. The repeats move with where the faults fall among the
-/// records in flight more than with the build (D69): a count alone cannot compare two builds.
+/// What the soak did and when (kills, Redis and broker faults), so the report can say what
+/// came between a record and its repeated copy. The repeats move with where the faults fall
+/// among the records in flight more than with the build (D69): a count alone cannot compare
+/// two builds.
+///
+/// A copy is written after its cause, often long after: a worker killed just after it
+/// produced a record and before it marked the record done leaves it to its successor, which
+/// waits out the dead one's lock (`lockTTL`, 30 s) and writes the record again. So the cause is
+/// what the soak did first after the record's first copy, not what it did last before the next.
 struct SoakTimeline: Sendable {
     private var events: [(milliseconds: Int64, what: String)] = []
 
@@ -11,9 +17,12 @@ struct SoakTimeline: Sendable {
         events.insert((milliseconds, what), at: index)
     }
 
-    /// The last event at or before `milliseconds`, and how long before it that was.
-    func last(before milliseconds: Int64) -> (what: String, ago: Duration)? {
-        guard let event = events.last(where: { $0.milliseconds <= milliseconds }) else { return nil }
-        return (event.what, .milliseconds(milliseconds - event.milliseconds))
+    /// The first event after `first` (the record's first copy) and at or before `copy`, how long
+    /// after the first copy it came, and how long before the copy.
+    func between(_ first: Int64, and copy: Int64) -> (what: String, after: Duration, before: Duration)? {
+        guard let event = events.first(where: { $0.milliseconds > first && $0.milliseconds <= copy }) else {
+            return nil
+        }
+        return (event.what, .milliseconds(event.milliseconds - first), .milliseconds(copy - event.milliseconds))
     }
 }
