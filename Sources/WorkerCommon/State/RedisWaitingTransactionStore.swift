@@ -24,8 +24,8 @@ public import Redis
 /// is skipped), first parked first. Nothing is taken, so an order that fails or dies between its
 /// release and its produce releases the same records on its next delivery (decision D70); two
 /// replicas consuming the same order both return them, and match's idempotency lock makes the
-/// second copy of each a duplicate. `forget` deletes the record and removes it from the indexes
-/// it was parked under in one pipeline; a set left empty is gone. The record is written before
+/// second copy of each a duplicate. `forget` deletes the record and, when there was one, removes
+/// it from the indexes it was parked under; a set left empty is gone. The record is written before
 /// the indexes, so an index never names a record that was not stored; each write is
 /// idempotent, so a failed `park` is simply retried.
 public struct RedisWaitingTransactionStore: WaitingTransactionStore {
@@ -91,12 +91,15 @@ public struct RedisWaitingTransactionStore: WaitingTransactionStore {
     }
 
     public func forget(recordKey: String, under waitKeys: [WaitKey]) async throws {
-        var forgetting = RedisPipeline()
-        forgetting.append(DEL(keys.waitingRecord(recordKey)))
+        // Match forgets every transaction it decides, and most were never parked: they pay the
+        // `DEL` alone, as before D70. A failure between the two steps leaves names of a gone
+        // record in an index, which a release skips and the index's expiry drops.
+        guard try await client.execute(DEL(keys.waitingRecord(recordKey))) > 0, !waitKeys.isEmpty else { return }
+        var unindexing = RedisPipeline()
         for waitKey in waitKeys {
-            forgetting.append(SREM(keys.waitingIndex(waitKey), members: [.string(recordKey)]))
+            unindexing.append(SREM(keys.waitingIndex(waitKey), members: [.string(recordKey)]))
         }
-        try await StateStorage.execute(client, forgetting)
+        try await StateStorage.execute(client, unindexing)
     }
 
     private static func since(_ text: String?, key: String) throws(StateDecodingError) -> Timestamp {
