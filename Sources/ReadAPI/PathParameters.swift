@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 
 /// The rules of the read API's path parameters (docs/openapi.yaml): checked before any lookup,
@@ -21,8 +22,14 @@ enum PathParameters {
     static func eventId(_ text: String?) throws(APIError) -> String { try identifier(text, "eventId") }
 
     /// 1–256 characters, no control characters: the ids a backend chooses.
-    private static func identifier(_ text: String?, _ name: String) throws(APIError) -> String {
-        guard let text, (1...256).contains(text.count),
+    ///
+    /// The router hands over the raw path segment, so an id with a space, a slash or a letter
+    /// outside ASCII arrives percent-encoded (RFC 3986) and is decoded before the rule and the
+    /// lookup; a malformed escape is refused like any malformed id. The length is in code points,
+    /// as the document's JSON Schema counts it: one `Character` may hold any number of combining
+    /// marks.
+    private static func identifier(_ raw: String?, _ name: String) throws(APIError) -> String {
+        guard let text = raw?.removingPercentEncoding, (1...256).contains(text.unicodeScalars.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw APIError(.badRequest, .invalidParameter, "\(name) is 1–256 characters without control characters")

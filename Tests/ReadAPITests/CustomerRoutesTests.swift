@@ -106,6 +106,31 @@ import WorkerCommon
         }
     }
 
+    /// A user id with a letter outside ASCII, a space and a slash reaches the API percent-encoded,
+    /// and is looked up as the backend wrote it.
+    @Test func aPercentEncodedUserIdIsLookedUpDecoded() async throws {
+        try await withRedisClient { _, client in
+            try await F.saveCustomer(RedisCustomerStore(client: client), userId: "josé n/1")
+            let app = Application(router: try F.routes(client, logger: LogCapture().logger()).router())
+            try await app.test(.router) { http in
+                try await http.execute(
+                    uri: "/v1/apps/com.example.game/customers/jos%C3%A9%20n%2F1", method: .get,
+                    headers: [.authorization: "Bearer \(F.gameKey)"]
+                ) { response in
+                    #expect(response.status == .ok)
+                    let view = try Self.json(response.body)
+                    #expect(view["userId"] as? String == "josé n/1")
+                }
+                try await http.execute(
+                    uri: "/v1/apps/com.example.game/customers/jos%C3", method: .get,
+                    headers: [.authorization: "Bearer \(F.gameKey)"]
+                ) { response in
+                    #expect(response.status == .badRequest, "a malformed escape")
+                }
+            }
+        }
+    }
+
     /// 401 without a valid key, 403 for another app's data, 400 for a malformed id, each with a
     /// JSON error; and the key a caller sent is in no log line.
     @Test func refusalsAreJSONAndNoKeyIsLogged() async throws {
@@ -119,6 +144,11 @@ import WorkerCommon
                 (Self.path, [.authorization: "Bearer \(F.otherKey)"], .forbidden, "forbidden"),
                 (
                     "/v1/apps/com.example.game/customers/" + String(repeating: "u", count: 257),
+                    [.authorization: "Bearer \(F.gameKey)"], .badRequest, "invalid_parameter"
+                ),
+                (
+                    // One Character of 257 code points: an 'e' and 256 combining acute accents.
+                    "/v1/apps/com.example.game/customers/e" + String(repeating: "%CC%81", count: 256),
                     [.authorization: "Bearer \(F.gameKey)"], .badRequest, "invalid_parameter"
                 ),
                 (

@@ -72,11 +72,16 @@ struct ReadAPIFixture {
 
     /// Saves u-1's purchases: a monthly subscription running past `now`, three gem packs, and a
     /// product the catalog does not list.
-    static func saveCustomer(_ store: RedisCustomerStore) async throws {
-        var record = CustomerRecord(bundleId: "com.example.game", userId: "u-1")
-        _ = record.apply(change("100", "vip_monthly", .autoRenewableSubscription, expires: 1_783_000_000_000))
-        _ = record.apply(change("200", "gems_100", .consumable, quantity: 3))
-        _ = record.apply(change("300", "season_pass", .nonRenewingSubscription, expires: 1_790_000_000_000))
+    static func saveCustomer(_ store: RedisCustomerStore, userId: String = "u-1") async throws {
+        var record = CustomerRecord(bundleId: "com.example.game", userId: userId)
+        for var event in [
+            change("100", "vip_monthly", .autoRenewableSubscription, expires: 1_783_000_000_000),
+            change("200", "gems_100", .consumable, quantity: 3),
+            change("300", "season_pass", .nonRenewingSubscription, expires: 1_790_000_000_000),
+        ] {
+            event.userId = userId
+            _ = record.apply(event)
+        }
         try await store.save(record)
     }
 
