@@ -120,6 +120,9 @@ import WorkerCommon
                     #expect(response.status == .ok)
                     let view = try Self.json(response.body)
                     #expect(view["userId"] as? String == "josé n/1")
+                    // Found, not an empty answer for the name: the saved customer's entitlements.
+                    let entitlements = try #require(view["entitlements"] as? [[String: Any]])
+                    #expect(entitlements.compactMap { $0["id"] as? String } == ["season_pass", "vip"])
                 }
                 try await http.execute(
                     uri: "/v1/apps/com.example.game/customers/jos%C3", method: .get,
