@@ -341,19 +341,19 @@ public struct SoakRunner: Sendable {
             }
             if grants.eventIds.count == 1, grants.users == [purchase.expectedUser] { report.grantedOnce += 1 }
             report.repeatedDeliveries += grants.records - grants.eventIds.count
-            // Each copy after an eventId's first, by what the soak did first between them.
+            // Each copy after an eventId's first, by what the soak did first since the copy before.
+            func seconds(_ duration: Duration) -> String {
+                duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))
+            }
             var causes: [String] = []
             for stamps in grants.stamps.values {
                 let sorted = stamps.sorted()
                 for (previous, copy) in zip(sorted, sorted.dropFirst()) {
                     let cause = timeline.between(previous, and: copy)
                     report.repeatsAfter[cause?.what ?? "no fault between", default: 0] += 1
-                    func seconds(_ duration: Duration) -> String {
-                        duration.formatted(.units(allowed: [.seconds], fractionalPart: .show(length: 1)))
-                    }
                     causes.append(
-                        "\(seconds(.milliseconds(copy - previous))) after the first"
-                            + (cause.map { ", \($0.what) \(seconds($0.after)) after it" } ?? ""))
+                        "\(seconds(.milliseconds(copy - previous))) after the copy before"
+                            + (cause.map { ", \($0.what) \(seconds($0.after)) after that" } ?? ""))
                 }
             }
             if grants.records > grants.eventIds.count, report.repeatedTrails.count < SoakReport.repeatsShown {

@@ -6,7 +6,7 @@
 /// A copy is written after its cause, often long after: a worker killed just after it
 /// produced a record and before it marked the record done leaves it to its successor, which
 /// waits out the dead one's lock (`lockTTL`, 30 s) and writes the record again. So the cause is
-/// what the soak did first after the record's first copy, not what it did last before the next.
+/// what the soak did first after the copy before, not what it did last before the copy.
 struct SoakTimeline: Sendable {
     private var events: [(milliseconds: Int64, what: String)] = []
 
@@ -17,12 +17,13 @@ struct SoakTimeline: Sendable {
         events.insert((milliseconds, what), at: index)
     }
 
-    /// The first event after `first` (the record's first copy) and at or before `copy`, how long
-    /// after the first copy it came, and how long before the copy.
-    func between(_ first: Int64, and copy: Int64) -> (what: String, after: Duration, before: Duration)? {
-        guard let event = events.first(where: { $0.milliseconds > first && $0.milliseconds <= copy }) else {
+    /// The first event after `previous` (the copy before this one: the first, for a record
+    /// written twice) and at or before `copy`, how long after `previous` it came, and how long
+    /// before the copy.
+    func between(_ previous: Int64, and copy: Int64) -> (what: String, after: Duration, before: Duration)? {
+        guard let event = events.first(where: { $0.milliseconds > previous && $0.milliseconds <= copy }) else {
             return nil
         }
-        return (event.what, .milliseconds(event.milliseconds - first), .milliseconds(copy - event.milliseconds))
+        return (event.what, .milliseconds(event.milliseconds - previous), .milliseconds(copy - event.milliseconds))
     }
 }

@@ -61,7 +61,7 @@ import Topology
             appAccountToken: token)
         try await withStage(.match, environment: [:], adjust: Self.fastRetries) { stage in
             let redis = try Self.redis(stage)
-            // The token's index of parked transactions holds a string: taking it fails
+            // The token's index of parked transactions holds a string: reading it fails
             // (WRONGTYPE) until the key is gone, a failure of Redis the stage can only retry.
             let index = Keyspace.standard.waitingIndex(.appAccountToken(token))
             _ = try await redis.execute(SET(index, value: .string("broken")))
