@@ -1,4 +1,4 @@
-import Foundation
+import Basics
 import HTTPTypes
 
 /// The rules of the read API's path parameters (docs/openapi.yaml): checked before any lookup,
@@ -29,7 +29,7 @@ enum PathParameters {
     /// as the document's JSON Schema counts it: one `Character` may hold any number of combining
     /// marks.
     private static func identifier(_ raw: String?, _ name: String) throws(APIError) -> String {
-        guard let text = raw?.removingPercentEncoding, (1...256).contains(text.unicodeScalars.count),
+        guard let text = raw.flatMap({ percentDecoded($0) }), (1...256).contains(text.unicodeScalars.count),
             !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw APIError(.badRequest, .invalidParameter, "\(name) is 1–256 characters without control characters")

@@ -1,3 +1,5 @@
+import Basics
+
 /// The parts of a `redis://` or `rediss://` URL, parsed by hand so every malformed piece gets
 /// its own message.
 struct RedisURL {
@@ -28,13 +30,13 @@ struct RedisURL {
             rest = rest[rest.index(after: at)...]
             if let colon = credentials.firstIndex(of: ":") {
                 let user = credentials[..<colon]
-                guard let decodedUser = Self.percentDecoded(user) else {
+                guard let decodedUser = percentDecoded(user) else {
                     throw invalid("the user name has an invalid %-escape (write a literal % as %25)")
                 }
                 username = decodedUser.isEmpty ? nil : decodedUser
-                password = Self.percentDecoded(credentials[credentials.index(after: colon)...])
+                password = percentDecoded(credentials[credentials.index(after: colon)...])
             } else {
-                password = Self.percentDecoded(credentials)
+                password = percentDecoded(credentials)
             }
             guard password != nil else {
                 throw invalid("the password has an invalid %-escape (write a literal % as %25)")
@@ -62,34 +64,6 @@ struct RedisURL {
         if rest.hasPrefix("["), rest.hasSuffix("]") { rest = rest.dropFirst().dropLast() }
         guard !rest.isEmpty else { throw invalid("missing host") }
         host = String(rest)
-    }
-
-    /// `%XX` escapes decoded (RFC 3986 userinfo), so a password may hold `@`, `:` or `/`;
-    /// nil for a malformed escape or bytes that are not UTF-8.
-    static func percentDecoded(_ text: Substring) -> String? {
-        guard text.contains("%") else { return String(text) }
-        var bytes: [UInt8] = []
-        var iterator = text.utf8.makeIterator()
-        while let byte = iterator.next() {
-            guard byte == UInt8(ascii: "%") else {
-                bytes.append(byte)
-                continue
-            }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
-                return nil
-            }
-            bytes.append(high << 4 | low)
-        }
-        return String(validating: bytes, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// The URL with any password replaced, so errors can be logged.
