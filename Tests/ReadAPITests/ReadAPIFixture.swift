@@ -70,8 +70,8 @@ struct ReadAPIFixture {
         return event
     }
 
-    /// Saves u-1's purchases: a monthly subscription running past `now`, three gem packs, and a
-    /// product the catalog does not list.
+    /// Saves `userId`'s purchases (u-1 by default): a monthly subscription running past `now`,
+    /// three gem packs, and a product the catalog does not list.
     static func saveCustomer(_ store: RedisCustomerStore, userId: String = "u-1") async throws {
         var record = CustomerRecord(bundleId: "com.example.game", userId: userId)
         for var event in [
