@@ -7,7 +7,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Measure throughput on the embedded broker (results belong in docs/performance.md).",
         subcommands: [
             BenchE2ECommand.self, BenchConsumeCommand.self, BenchStageCommand.self, BenchJWSCommand.self,
-            BenchAPICommand.self, BenchCompareCommand.self,
+            BenchAPICommand.self, BenchCompareCommand.self, BenchConsumeChildCommand.self,
         ]
     )
 }

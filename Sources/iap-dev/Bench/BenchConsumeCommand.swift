@@ -4,12 +4,22 @@ import Foundation
 import Hosting
 import Kafka
 import LocalServices
+import LocalStack
 
-/// `iap-dev bench consume`: the Swift consumer's rate against kcat's on the same broker and data.
+/// `iap-dev bench consume`: the Swift consumer's rate and CPU against kcat's on the same broker
+/// and data.
 struct BenchConsumeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "consume",
-        abstract: "Consume rate of KafkaConsumer vs kcat on one mock-cluster topic, as a ratio (target ≥ 0.8)."
+        abstract: "Consume rate and CPU of KafkaConsumer vs kcat on one mock-cluster topic, as ratios (target ≥ 1.0).",
+        discussion: """
+            Both consumers are processes of their own reading the broker this process hosts: kcat -G, and \
+            `iap-dev bench consume-child` (KafkaConsumer). Each writes every record's offset on a line, and this \
+            process times each from its first line to its last and charges it the CPU (/proc/<pid>/stat) it used \
+            between them, so start-up and the group join count for neither. Rounds alternate which goes first; \
+            the ratios are the medians of each round's ratio, which a machine busy with something else moves \
+            less than a ratio of medians.
+            """
     )
 
     @Option(help: "Messages to publish and consume.") var messages = 1_000_000
@@ -18,8 +28,12 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     /// so the topic needs enough partitions to hold every message (decision D7).
     @Option(help: "Partitions of the benchmark topic (enough that each holds < 5 MiB).") var partitions: Int32 = 64
     @Option(help: "Path of kcat (Debian package kcat).") var kcat = "/usr/bin/kcat"
-    @Option(help: "Alternating rounds of each consumer; medians are reported.") var rounds = 3
+    @Option(help: "Rounds; each runs both consumers, alternating which goes first.") var rounds = 5
     @Flag(help: "Print the result as JSON.") var json = false
+
+    func validate() throws {
+        guard rounds >= 1 else { throw ValidationError("--rounds must be at least 1") }
+    }
 
     func run() async throws {
         let logger = CLILogging.logger("iap.bench")
@@ -27,41 +41,62 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         try await cluster.createTopic("bench", partitions: partitions)
         try await publish(to: cluster)
 
-        // Both sides are group consumers timed from their first record to their last, each
-        // round in a fresh group, alternating which goes first; medians smooth out the noise
-        // of a broker that shares this process's cores.
-        var swiftTimes: [Double] = []
-        var kcatTimes: [Double] = []
+        let bootstrap = cluster.bootstrapServers
+        let properties = Self.fetchProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        let this = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let swift = ConsumerCommand(executable: this) { group in
+            ["bench", "consume-child", "--bootstrap", bootstrap, "--group", group, "--messages", String(messages)]
+                + properties.flatMap { ["--property", $0] }
+        }
+        // kcat's balanced (group) consumer, the same librdkafka path as ours. (kcat's simple
+        // consumer was slower here.)
+        let kcat = ConsumerCommand(executable: kcat) { group in
+            [
+                "-C", "-b", bootstrap, "-G", group, "-X", "auto.offset.reset=earliest", "-c", String(messages), "-q",
+                "-f", "%o\n",
+            ] + properties.flatMap { ["-X", $0] } + ["bench"]
+        }
+        var swiftRuns: [ConsumeRun] = []
+        var kcatRuns: [ConsumeRun] = []
         for round in 0..<rounds {
             if round % 2 == 0 {
-                swiftTimes.append(try await consumeWithSwift(cluster.bootstrapServers))
-                kcatTimes.append(try runKcat(cluster.bootstrapServers))
+                swiftRuns.append(try consume(swift, group: "bench-swift-\(UUID().uuidString)"))
+                kcatRuns.append(try consume(kcat, group: "bench-kcat-\(UUID().uuidString)"))
             } else {
-                kcatTimes.append(try runKcat(cluster.bootstrapServers))
-                swiftTimes.append(try await consumeWithSwift(cluster.bootstrapServers))
+                kcatRuns.append(try consume(kcat, group: "bench-kcat-\(UUID().uuidString)"))
+                swiftRuns.append(try consume(swift, group: "bench-swift-\(UUID().uuidString)"))
             }
         }
-        let swiftSeconds = median(swiftTimes)
-        let kcatSeconds = median(kcatTimes)
-        let swiftRate = Double(messages) / swiftSeconds
-        let kcatRate = Double(messages) / kcatSeconds
-        let result: [String: Any] = [
-            "messages": messages, "rounds": rounds, "swiftSeconds": swiftTimes, "kcatSeconds": kcatTimes,
-            "swiftPerSecond": Int(swiftRate), "kcatPerSecond": Int(kcatRate),
-            "ratio": (swiftRate / kcatRate * 1000).rounded() / 1000,
-        ]
+        let rateRatios = zip(swiftRuns, kcatRuns).map { $1.seconds / $0.seconds }
+        let cpuRatios = zip(swiftRuns, kcatRuns).map { $0.cpuSeconds / $1.cpuSeconds }
+        let swiftRate = Double(messages) / median(swiftRuns.map(\.seconds))
+        let kcatRate = Double(messages) / median(kcatRuns.map(\.seconds))
+        let swiftCPU = median(swiftRuns.map(\.cpuSeconds)) / Double(messages) * 1_000_000
+        let kcatCPU = median(kcatRuns.map(\.cpuSeconds)) / Double(messages) * 1_000_000
+        func rounded(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
         if json {
+            let result: [String: Any] = [
+                "messages": messages, "rounds": rounds,
+                "swiftSeconds": swiftRuns.map(\.seconds), "kcatSeconds": kcatRuns.map(\.seconds),
+                "swiftCPUSeconds": swiftRuns.map(\.cpuSeconds), "kcatCPUSeconds": kcatRuns.map(\.cpuSeconds),
+                "swiftPerSecond": Int(swiftRate), "kcatPerSecond": Int(kcatRate),
+                "swiftCPUMicrosecondsPerMessage": rounded(swiftCPU), "kcatCPUMicrosecondsPerMessage": rounded(kcatCPU),
+                "ratio": rounded(median(rateRatios)), "ratios": rateRatios.map(rounded),
+                "cpuRatio": rounded(median(cpuRatios)), "cpuRatios": cpuRatios.map(rounded),
+            ]
             let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
             print(String(decoding: data, as: UTF8.self))
         } else {
-            print("messages: \(messages) × \(size) B over \(partitions) partitions")
+            func list(_ values: [Double]) -> String { values.map { String(format: "%.2f", $0) }.joined(separator: " ") }
+            print("messages: \(messages) × \(size) B over \(partitions) partitions, \(rounds) rounds")
             print(
-                "swift KafkaConsumer: \(Int(swiftRate)) msg/s (median of \(swiftTimes.map { String(format: "%.2f", $0) }) s)"
-            )
+                "swift KafkaConsumer: \(Int(swiftRate)) msg/s · \(String(format: "%.3f", swiftCPU)) µs CPU/msg"
+                    + " (seconds \(list(swiftRuns.map(\.seconds))); CPU \(list(swiftRuns.map(\.cpuSeconds))))")
             print(
-                "kcat -G:             \(Int(kcatRate)) msg/s (median of \(kcatTimes.map { String(format: "%.2f", $0) }) s)"
-            )
-            print("ratio swift/kcat:    \(String(format: "%.3f", swiftRate / kcatRate))")
+                "kcat -G:             \(Int(kcatRate)) msg/s · \(String(format: "%.3f", kcatCPU)) µs CPU/msg"
+                    + " (seconds \(list(kcatRuns.map(\.seconds))); CPU \(list(kcatRuns.map(\.cpuSeconds))))")
+            print("ratio swift/kcat:    \(String(format: "%.3f", median(rateRatios))) (rounds: \(list(rateRatios)))")
+            print("CPU swift/kcat:      \(String(format: "%.3f", median(cpuRatios))) (rounds: \(list(cpuRatios)))")
         }
     }
 
@@ -85,49 +120,20 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     /// prefetch queue must hold more than a second of records: librdkafka 2.0.2 stops fetching
     /// once `queued.min.messages` or `queued.max.messages.kbytes` is reached and looks again only
     /// after a second (2.3.0 added `fetch.queue.backoff.ms` for this). With the defaults, both
-    /// consumers read ~180,000 records and then waited out the second.
+    /// consumers read ~180,000 records and then waited out the second. Neither stores offsets:
+    /// `KafkaConsumer` leaves that to its application, and kcat's default would store each
+    /// record's under a lock that ours does not take.
     static let fetchProperties = [
         "fetch.max.bytes": "52428800", "queued.max.messages.kbytes": "262144", "queued.min.messages": "2000000",
+        "enable.auto.offset.store": "false",
     ]
 
-    /// Group consumption, timed from the first record to the last, so the mock cluster's
-    /// 3-second initial group-join delay (an artefact of the mock) is not counted.
-    private func consumeWithSwift(_ bootstrap: String) async throws -> Double {
-        var configuration = KafkaConsumerConfiguration(
-            bootstrapServers: bootstrap, groupId: "bench-\(UUID().uuidString)", topics: ["bench"])
-        configuration.additionalProperties = Self.fetchProperties
-        let consumer = try KafkaConsumer(configuration: configuration, logger: CLILogging.logger("iap.bench"))
-        let clock = ContinuousClock()
-        var first: ContinuousClock.Instant?
-        var count = 0
-        loop: for await event in consumer.events {
-            switch event {
-            case .messages(let batch):
-                if first == nil { first = clock.now }
-                count += batch.count
-                if count >= messages { break loop }
-            case .assigned:
-                continue
-            case .revoked(_, _, let acknowledgement):
-                acknowledgement.acknowledge()
-            }
-        }
-        let elapsed = clock.now - (first ?? clock.now)
-        await consumer.close()
-        return elapsed.seconds
-    }
-
-    /// kcat's balanced (group) consumer, the same librdkafka path as ours, timed from its first
-    /// output line to its last. (kcat's simple consumer was slower here, and its run would
-    /// include start-up that ours excludes.)
-    private func runKcat(_ bootstrap: String) throws -> Double {
+    /// One consume: the command's process, timed and charged CPU from its first output line to
+    /// its last (the one that completes `messages` lines).
+    private func consume(_ command: ConsumerCommand, group: String) throws -> ConsumeRun {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: kcat)
-        process.arguments =
-            [
-                "-C", "-b", bootstrap, "-G", "bench-kcat-\(UUID().uuidString)", "-X", "auto.offset.reset=earliest",
-                "-c", String(messages), "-q", "-f", "%o\n",
-            ] + Self.fetchProperties.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] } + ["bench"]
+        process.executableURL = URL(fileURLWithPath: command.executable)
+        process.arguments = command.arguments(group)
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
@@ -138,25 +144,50 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         process.terminationHandler = { _ in exited.signal() }
         let clock = ContinuousClock()
         try process.run()
+        let pid = process.processIdentifier
         var lines = 0
-        var first: ContinuousClock.Instant?
-        let handle = output.fileHandleForReading
-        while let data = try handle.read(upToCount: 1 << 20), !data.isEmpty {
-            if first == nil { first = clock.now }
-            lines += data.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+        var first: (at: ContinuousClock.Instant, cpu: Double)?
+        var last: (at: ContinuousClock.Instant, cpu: Double)?
+        // read(2), not `FileHandle.read(upToCount:)`, which waits until it has the whole count:
+        // each line is seen as soon as the pipe has it.
+        let descriptor = output.fileHandleForReading.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            let now = clock.now
+            // Read after the lines: what the process used up to them (a little more, never less).
+            // Nil once it exited; the last sample then stands.
+            let cpu = ProcessCPU.seconds(pid: pid)
+            if first == nil, let cpu { first = (now, cpu) }
+            lines += buffer[..<count].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
+            if let cpu { last = (now, cpu) }
         }
-        let last = clock.now
         if exited.wait(timeout: .now() + 10) == .timedOut { process.terminate() }
-        guard lines == messages, let first else {
+        guard lines == messages, let first, let last else {
             let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile().suffix(2000), as: UTF8.self)
             throw ValidationError(
-                "kcat read \(lines) of \(messages) messages (more partitions? the mock keeps ~5 MiB each): \(stderr)")
+                "\(command.executable) read \(lines) of \(messages) messages (more partitions? the mock keeps ~5 MiB each): \(stderr)"
+            )
         }
-        return (last - first).seconds
+        return ConsumeRun(seconds: (last.at - first.at).seconds, cpuSeconds: last.cpu - first.cpu)
     }
 
     private func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         return sorted[sorted.count / 2]
     }
+}
+
+/// A consumer to run: its executable and its arguments for a group of its own.
+private struct ConsumerCommand {
+    var executable: String
+    var arguments: (_ group: String) -> [String]
+}
+
+/// One consume's wall time and CPU, from its first record to its last.
+private struct ConsumeRun {
+    var seconds: Double
+    var cpuSeconds: Double
 }
