@@ -22,19 +22,13 @@ struct BenchConsumeChildCommand: AsyncParsableCommand {
     @Option(help: "The broker (the parent's mock cluster).") var bootstrap: String
     @Option(help: "A group of its own.") var group: String
     @Option(help: "Records to read before exiting.") var messages: Int
-    @Option(help: "The topic.") var topic = "bench"
-    @Option(name: .customLong("property"), help: "A librdkafka property, key=value (repeatable).")
-    var properties: [String] = []
 
     func run() async throws {
-        var configuration = KafkaConsumerConfiguration(bootstrapServers: bootstrap, groupId: group, topics: [topic])
-        for property in properties {
-            guard let equals = property.firstIndex(of: "=") else {
-                throw ValidationError("--property \(property): expected key=value")
-            }
-            configuration.additionalProperties[String(property[..<equals])] = String(
-                property[property.index(after: equals)...])
-        }
+        // The topic and settings are the parent's own, read from the same binary: kcat gets the
+        // same settings as `-X` arguments.
+        var configuration = KafkaConsumerConfiguration(
+            bootstrapServers: bootstrap, groupId: group, topics: [BenchConsumeCommand.topic])
+        configuration.additionalProperties = BenchConsumeCommand.fetchProperties
         let consumer = try KafkaConsumer(configuration: configuration, logger: CLILogging.logger("iap.bench"))
         var output = OffsetLines()
         var count = 0
@@ -76,6 +70,7 @@ private struct OffsetLines {
         buffer.withUnsafeBytes { bytes in
             while written < bytes.count {
                 let result = write(1, bytes.baseAddress! + written, bytes.count - written)
+                if result < 0 && errno == EINTR { continue }
                 guard result > 0 else { return }
                 written += result
             }

@@ -38,23 +38,22 @@ struct BenchConsumeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = CLILogging.logger("iap.bench")
         let cluster = try KafkaMockCluster(brokers: 1, logger: logger)
-        try await cluster.createTopic("bench", partitions: partitions)
+        try await cluster.createTopic(Self.topic, partitions: partitions)
         try await publish(to: cluster)
 
         let bootstrap = cluster.bootstrapServers
-        let properties = Self.fetchProperties.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         let this = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let swift = ConsumerCommand(executable: this) { group in
             ["bench", "consume-child", "--bootstrap", bootstrap, "--group", group, "--messages", String(messages)]
-                + properties.flatMap { ["--property", $0] }
         }
         // kcat's balanced (group) consumer, the same librdkafka path as ours. (kcat's simple
         // consumer was slower here.)
+        let settings = Self.fetchProperties.sorted { $0.key < $1.key }.flatMap { ["-X", "\($0.key)=\($0.value)"] }
         let kcat = ConsumerCommand(executable: kcat) { group in
             [
                 "-C", "-b", bootstrap, "-G", group, "-X", "auto.offset.reset=earliest", "-c", String(messages), "-q",
                 "-f", "%o\n",
-            ] + properties.flatMap { ["-X", $0] } + ["bench"]
+            ] + settings + [Self.topic]
         }
         var swiftRuns: [ConsumeRun] = []
         var kcatRuns: [ConsumeRun] = []
@@ -109,12 +108,15 @@ struct BenchConsumeCommand: AsyncParsableCommand {
         let chunk = 50_000
         for start in stride(from: 0, to: messages, by: chunk) {
             let records = (start..<min(start + chunk, messages)).map {
-                KafkaRecord(topic: "bench", key: Array("k\($0 % 1024)".utf8), value: value)
+                KafkaRecord(topic: Self.topic, key: Array("k\($0 % 1024)".utf8), value: value)
             }
             _ = try await producer.send(records)
         }
         await producer.close()
     }
+
+    /// The topic both consumers read.
+    static let topic = "bench"
 
     /// Prefetch settings both consumers get, so the ratio compares clients, not settings. The
     /// prefetch queue must hold more than a second of records: librdkafka 2.0.2 stops fetching
