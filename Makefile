@@ -105,8 +105,9 @@ bench: setup
 	.build/release/iap-dev bench e2e --purchases 20000 --bare-ids --apple-latency 200 --verify-only
 
 ## bench-compare: this build against BASE side by side (release builds, alternating rounds): make bench-compare BASE=46ff1ae
+## [BENCH=e2e|stage|consume]
 bench-compare: setup
-	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [ROUNDS=3] [PURCHASES=20000]"; exit 2; }
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<commit> [BENCH=e2e|stage|consume] [ROUNDS=3] [PURCHASES=20000]"; exit 2; }
 	SWIFT=$(SWIFT) scripts/bench-compare "$(BASE)"
 
 clean:

@@ -18,7 +18,7 @@ import Darwin
 /// also seen to miss an exit under a loaded parallel test run, and a caller waiting for it held
 /// a cooperative thread for its whole bound. This spawns with `posix_spawn` (SIGTERM, SIGINT,
 /// SIGHUP and SIGPIPE reset to their defaults, an empty mask) and one thread per child blocks
-/// in `waitpid`, so the status is never lost and the child never lingers as a zombie.
+/// in `wait4`, so the status is never lost and the child never lingers as a zombie.
 public final class ChildProcess: Sendable {
     /// Where the child's stdout and stderr go. Never a pipe: a chatty child could block on it.
     public enum Output: Sendable {
@@ -38,6 +38,8 @@ public final class ChildProcess: Sendable {
 
     private struct ExitState {
         var status: Int32?
+        /// User and system CPU seconds of the child and of the children it waited for.
+        var cpuSeconds: Double?
         var waiters: [CheckedContinuation<Int32, Never>] = []
     }
 
@@ -114,9 +116,12 @@ public final class ChildProcess: Sendable {
         let thread = Thread { [exit] in
             nameCurrentThread(threadName)
             var status: Int32 = 0
-            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            var usage = rusage()
+            while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
+            let cpu = [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
             let waiters = exit.state.withLock { state in
                 state.status = status
+                state.cpuSeconds = cpu
                 defer { state.waiters = [] }
                 return state.waiters
             }
@@ -136,6 +141,10 @@ public final class ChildProcess: Sendable {
             return (status >> 8) & 0xff
         }
     }
+
+    /// The CPU seconds (user and system) the process used, counting the children it waited for,
+    /// once it has exited: exact, where sampling `/proc` while it runs misses its last moments.
+    public var cpuSeconds: Double? { exit.state.withLock { $0.cpuSeconds } }
 
     /// Sends a signal if the process is still running.
     public func signal(_ signal: Int32) {

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import Processes
 
 /// The inputs every offer-signature test signs, and the check that Apple's own creators

@@ -1,19 +1,18 @@
 import Foundation
 
-/// One run's figures.
-struct BenchRun: Codable, Sendable {
-    var purchasesPerSecond: Double
-    var p50: Int64
-    var p99: Int64
-    /// The workers' and redis-server's CPU over the whole run, per purchase granted.
-    var cpuMsPerPurchase: Double
-    /// What the build measured itself between its first publish and its last grant, if it does.
-    var ownWindowCPUMsPerPurchase: Double?
+/// One run's figures, by ``BenchFigure/key``; a figure the build does not report is absent.
+struct BenchRun: Encodable, Sendable {
+    var values: [String: Double]
+
+    func encode(to encoder: any Encoder) throws {
+        try values.encode(to: encoder)
+    }
 }
 
-/// Two builds' runs side by side: each side's median and the ratio this build / baseline
-/// (above 1 is faster for purchases/s, slower for latency, costlier for CPU).
+/// Two builds' runs of one bench side by side: each side's median and the ratio this build /
+/// baseline (above 1 is faster for a rate, dearer for CPU, slower for latency).
 struct BenchComparison: Encodable {
+    var bench: ComparedBench
     var baseline: [BenchRun]
     var candidate: [BenchRun]
 
@@ -24,63 +23,58 @@ struct BenchComparison: Encodable {
             ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
     }
 
-    static func median(_ runs: [BenchRun]) -> BenchRun {
-        let windows = runs.compactMap(\.ownWindowCPUMsPerPurchase)
-        return BenchRun(
-            purchasesPerSecond: median(runs.map(\.purchasesPerSecond)), p50: Int64(median(runs.map { Double($0.p50) })),
-            p99: Int64(median(runs.map { Double($0.p99) })), cpuMsPerPurchase: median(runs.map(\.cpuMsPerPurchase)),
-            ownWindowCPUMsPerPurchase: windows.count == runs.count && !runs.isEmpty ? median(windows) : nil)
+    /// Each figure's median over the runs; a figure some run lacks has none.
+    func median(_ runs: [BenchRun]) -> BenchRun {
+        var values: [String: Double] = [:]
+        for figure in bench.figures {
+            let found = runs.compactMap { $0.values[figure.key] }
+            if !runs.isEmpty && found.count == runs.count { values[figure.key] = Self.median(found) }
+        }
+        return BenchRun(values: values)
     }
 
-    struct Ratios: Encodable {
-        var purchasesPerSecond: Double
-        var p50: Double
-        var p99: Double
-        var cpuPerPurchase: Double
+    /// this / baseline for each compared figure both sides report.
+    var ratios: [String: Double] {
+        let (base, this) = (median(baseline), median(candidate))
+        var ratios: [String: Double] = [:]
+        for figure in bench.figures where figure.ratioLabel != nil {
+            guard let new = this.values[figure.key], let old = base.values[figure.key], old != 0 else { continue }
+            ratios[figure.key] = new / old
+        }
+        return ratios
     }
 
-    var ratios: Ratios {
-        let (base, this) = (Self.median(baseline), Self.median(candidate))
-        func ratio(_ new: Double, _ old: Double) -> Double { old == 0 ? 0 : new / old }
-        return Ratios(
-            purchasesPerSecond: ratio(this.purchasesPerSecond, base.purchasesPerSecond),
-            p50: ratio(Double(this.p50), Double(base.p50)), p99: ratio(Double(this.p99), Double(base.p99)),
-            cpuPerPurchase: ratio(this.cpuMsPerPurchase, base.cpuMsPerPurchase))
-    }
-
-    enum CodingKeys: String, CodingKey { case baseline, candidate, medians, ratios }
+    enum CodingKeys: String, CodingKey { case bench, baseline, candidate, medians, ratios }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(bench.rawValue, forKey: .bench)
         try container.encode(baseline, forKey: .baseline)
         try container.encode(candidate, forKey: .candidate)
-        try container.encode(
-            ["baseline": Self.median(baseline), "candidate": Self.median(candidate)], forKey: .medians)
+        try container.encode(["baseline": median(baseline), "candidate": median(candidate)], forKey: .medians)
         try container.encode(ratios, forKey: .ratios)
     }
 
-    /// One row: purchases/s, latency and CPU per purchase.
-    static func line(_ label: String, _ run: BenchRun) -> String {
-        label.padding(toLength: 12, withPad: " ", startingAt: 0)
-            + String(
-                format: "%7.0f purchases/s · p50 %6lld ms · p99 %6lld ms · CPU %.3f ms/purchase (workers + redis)",
-                run.purchasesPerSecond, run.p50, run.p99, run.cpuMsPerPurchase)
-            + (run.ownWindowCPUMsPerPurchase.map { String(format: " · %.3f in its own window", $0) } ?? "")
+    /// One row: the run's figures in the bench's order.
+    func line(_ label: String, _ run: BenchRun) -> String {
+        let figures = bench.figures.compactMap { figure in run.values[figure.key].map(figure.format) }
+        return label.padding(toLength: 12, withPad: " ", startingAt: 0) + figures.joined(separator: " · ")
     }
 
     /// Every run, the medians and the ratios, as pasted into docs/performance.md.
     var table: String {
         var lines = ["", "runs:"]
-        for (index, run) in baseline.enumerated() { lines.append(Self.line("baseline \(index + 1)", run)) }
-        for (index, run) in candidate.enumerated() { lines.append(Self.line("this \(index + 1)", run)) }
+        for (index, run) in baseline.enumerated() { lines.append(line("baseline \(index + 1)", run)) }
+        for (index, run) in candidate.enumerated() { lines.append(line("this \(index + 1)", run)) }
         lines.append("medians:")
-        lines.append(Self.line("baseline", Self.median(baseline)))
-        lines.append(Self.line("this build", Self.median(candidate)))
+        lines.append(line("baseline", median(baseline)))
+        lines.append(line("this build", median(candidate)))
         let ratios = self.ratios
-        lines.append(
-            String(
-                format: "ratio this/baseline: purchases/s %.2f · p50 %.2f · p99 %.2f · CPU per purchase %.2f",
-                ratios.purchasesPerSecond, ratios.p50, ratios.p99, ratios.cpuPerPurchase))
+        let parts = bench.figures.compactMap { figure -> String? in
+            guard let label = figure.ratioLabel else { return nil }
+            return label + " " + (ratios[figure.key].map { String(format: "%.2f", $0) } ?? "—")
+        }
+        lines.append("ratio this/baseline: " + parts.joined(separator: " · "))
         return lines.joined(separator: "\n")
     }
 }
