@@ -1,5 +1,10 @@
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import LocalStack
 import Processes
 
@@ -30,36 +35,56 @@ struct BenchBuild: Sendable {
 
     /// One `bench <bench> --json` run, its child processes' CPU sampled until it ends. A
     /// ``ChildProcess``, not Foundation's `Process`, whose `run()` crashes now and then in a
-    /// process with many descriptors (swift-corelibs-foundation #5472).
-    func run(_ arguments: [String]) async throws -> BenchRun {
+    /// process with many descriptors (swift-corelibs-foundation #5472). A run still going after
+    /// `timeout` is killed with the processes it started (an old build's harness can hang: 46ff1ae's
+    /// `bench stage` did), and fails like a run that ended without a result.
+    func run(_ arguments: [String], timeout: Duration) async throws(BenchRunFailure) -> BenchRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "iap-compare-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let output = directory.appendingPathComponent("stdout").path
-        let child = try ChildProcess(
-            name: name, executable: command[0], arguments: Array(command.dropFirst()) + arguments,
-            output: .files(output: output, errors: directory.appendingPathComponent("stderr").path))
+        let errors = directory.appendingPathComponent("stderr").path
+        let child: ChildProcess
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            child = try ChildProcess(
+                name: name, executable: command[0], arguments: Array(command.dropFirst()) + arguments,
+                output: .files(output: output, errors: errors))
+        } catch {
+            throw BenchRunFailure("could not start \(command.joined(separator: " ")): \(error)")
+        }
         var children = ChildCPU(parent: child.pid)
-        let sampling = Task {
-            while !Task.isCancelled {
-                children.sample()
-                try? await Task.sleep(for: .milliseconds(250))
+        let deadline = ContinuousClock.now + timeout
+        var timedOut = false
+        while child.isRunning {
+            children.sample()
+            if ContinuousClock.now >= deadline {
+                timedOut = true
+                children.killAll()
+                child.crash()
+                break
             }
-            return children
+            try? await Task.sleep(for: .milliseconds(250))
         }
         let status = await child.waitForExit()
-        sampling.cancel()
-        let cpu = await sampling.value
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-        guard status == 0,
+        guard !timedOut, status == 0,
             let line = text.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
-            let result = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            let result = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         else {
-            throw ValidationError("\(name): \(command.joined(separator: " ")) exited \(status) without a result")
+            let tail = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").suffix(300)
+            throw BenchRunFailure(
+                (timedOut ? "killed after \(timeout)" : "exited with status \(status) without a result")
+                    + (tail.isEmpty ? "" : ": …" + tail.replacingOccurrences(of: "\n", with: " ")))
         }
-        return bench.figures(result, childrenCPU: cpu.total, totalCPU: child.cpuSeconds)
+        return bench.figures(result, childrenCPU: children.total, totalCPU: child.cpuSeconds)
     }
+}
+
+/// Why a run gave no figures; the comparison lists it and goes on with the other runs.
+struct BenchRunFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// The CPU seconds of a process's children (a bench run's workers and redis-server), each
@@ -73,6 +98,11 @@ struct ChildCPU: Sendable {
     }
 
     var total: Double { seconds.values.reduce(0, +) }
+
+    /// SIGKILL to every child seen, so a killed run leaves no worker or redis-server behind.
+    func killAll() {
+        for pid in seconds.keys { kill(pid, SIGKILL) }
+    }
 
     mutating func sample() {
         guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return }

@@ -38,6 +38,10 @@ struct BenchCompareCommand: AsyncParsableCommand {
     @Option(name: .customLong("settle-seconds"), help: "Pause before each run after the first.")
     var settleSeconds = 5.0
     @Option(
+        name: .customLong("run-timeout"),
+        help: "Seconds after which a run is killed and listed as failed; the others still count.")
+    var runTimeout = 900
+    @Option(
         name: .customLong("this-build-arg"),
         help: "An argument for this build's runs only (repeatable), e.g. options the baseline does not know.")
     var thisBuildArguments: [String] = []
@@ -71,14 +75,25 @@ struct BenchCompareCommand: AsyncParsableCommand {
                 }
                 if !json { print("round \(round) of \(rounds): \(build.name) (\(build.binDirectory))") }
                 let arguments = ["--json"] + bench.arguments(self, sourceDirectory: build.sourceDirectory)
-                let run = try await build.run(build.name == "baseline" ? arguments : arguments + thisBuildArguments)
-                if !json { print("  " + comparison.line(build.name, run)) }
-                if build.name == "baseline" {
-                    comparison.baseline.append(run)
-                } else {
-                    comparison.candidate.append(run)
+                do {
+                    let run = try await build.run(
+                        build.name == "baseline" ? arguments : arguments + thisBuildArguments,
+                        timeout: .seconds(runTimeout))
+                    if !json { print("  " + comparison.line(build.name, run)) }
+                    if build.name == "baseline" {
+                        comparison.baseline.append(run)
+                    } else {
+                        comparison.candidate.append(run)
+                    }
+                } catch {
+                    if !json { print("  no result: \(error)") }
+                    comparison.failures.append("\(build.name), round \(round): \(error)")
                 }
             }
+        }
+        guard !comparison.baseline.isEmpty && !comparison.candidate.isEmpty else {
+            print("no run of one build gave a result:\n" + comparison.failures.joined(separator: "\n"))
+            throw ExitCode.failure
         }
         if json {
             let encoder = JSONEncoder()

@@ -15,6 +15,8 @@ struct BenchComparison: Encodable {
     var bench: ComparedBench
     var baseline: [BenchRun]
     var candidate: [BenchRun]
+    /// Runs that gave no figures (killed after the run timeout, or ended without a result).
+    var failures: [String] = []
 
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
@@ -44,13 +46,14 @@ struct BenchComparison: Encodable {
         return ratios
     }
 
-    enum CodingKeys: String, CodingKey { case bench, baseline, candidate, medians, ratios }
+    enum CodingKeys: String, CodingKey { case bench, baseline, candidate, failures, medians, ratios }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(bench.rawValue, forKey: .bench)
         try container.encode(baseline, forKey: .baseline)
         try container.encode(candidate, forKey: .candidate)
+        try container.encode(failures, forKey: .failures)
         try container.encode(["baseline": median(baseline), "candidate": median(candidate)], forKey: .medians)
         try container.encode(ratios, forKey: .ratios)
     }
@@ -66,6 +69,7 @@ struct BenchComparison: Encodable {
         var lines = ["", "runs:"]
         for (index, run) in baseline.enumerated() { lines.append(line("baseline \(index + 1)", run)) }
         for (index, run) in candidate.enumerated() { lines.append(line("this \(index + 1)", run)) }
+        for failure in failures { lines.append("no result: " + failure) }
         lines.append("medians:")
         lines.append(line("baseline", median(baseline)))
         lines.append(line("this build", median(candidate)))
