@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import LocalStack
+import Processes
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import LocalStack
-import Processes
 
 /// One side of a comparison: a build's executables, its bench command and its source tree.
 struct BenchBuild: Sendable {
