@@ -11,16 +11,6 @@ enum ComparedBench: String, CaseIterable, ExpressibleByArgument, Sendable {
     /// The build's consumer against kcat on the same topic (`bench consume`).
     case consume
 
-    /// Messages a run pushes when `--messages` is not given (each build's own default, pinned so
-    /// a build whose default differs runs the same work).
-    var defaultMessages: Int {
-        switch self {
-        case .e2e: 0
-        case .stage: 200_000
-        case .consume: 1_000_000
-        }
-    }
-
     /// The figures of a run, in the order a run's line prints them. Ratios are this build's median
     /// over the baseline's: above 1 is faster for a rate, dearer for CPU, slower for latency.
     var figures: [BenchFigure] {
@@ -64,8 +54,11 @@ enum ComparedBench: String, CaseIterable, ExpressibleByArgument, Sendable {
                 "--pipeline", sourceDirectory + "/pipelines/iap.yaml", "--purchases", "\(options.purchases)",
                 "--rate", "\(options.rate)", "--partitions", "\(options.partitions)",
             ]
-        case .stage, .consume:
-            ["--messages", "\(options.messages ?? defaultMessages)"]
+        // Each build's own default, pinned, so a build whose default differs runs the same work.
+        case .stage:
+            ["--messages", "\(options.messages ?? 200_000)"]
+        case .consume:
+            ["--messages", "\(options.messages ?? 1_000_000)"]
         }
     }
 
