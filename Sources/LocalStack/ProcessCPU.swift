@@ -1,4 +1,5 @@
 import Foundation
+import Processes
 
 #if canImport(Glibc)
 import Glibc
@@ -41,7 +42,6 @@ public enum ProcessCPU {
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1_000_000 }
-        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+        return usage.cpuSeconds
     }
 }

@@ -118,10 +118,9 @@ public final class ChildProcess: Sendable {
             var status: Int32 = 0
             var usage = rusage()
             while wait4(pid, &status, 0, &usage) == -1 && errno == EINTR {}
-            let cpu = [usage.ru_utime, usage.ru_stime].reduce(0) { $0 + Double($1.tv_sec) + Double($1.tv_usec) / 1e6 }
             let waiters = exit.state.withLock { state in
                 state.status = status
-                state.cpuSeconds = cpu
+                state.cpuSeconds = usage.cpuSeconds
                 defer { state.waiters = [] }
                 return state.waiters
             }
