@@ -44,6 +44,8 @@ final class CommandLane: @unchecked Sendable {
         var queue: Deque<Job> = []
         /// Jobs in the batch on the wire.
         var onWire = 0
+        /// When the batch on the wire was taken.
+        var onWireSince = ContinuousClock.Instant.now
         var nextID: UInt64 = 0
         var isSleeping = false
         var isShutdown = false
@@ -51,8 +53,8 @@ final class CommandLane: @unchecked Sendable {
         var exitWaiters: [CheckedContinuation<Void, Never>] = []
         var traffic = RedisClient.Traffic()
 
-        /// Jobs queued or on the wire: the client sends new work to the lane with the fewest,
-        /// so one blocked lane (a `BLPOP`) does not hold up the rest.
+        /// Jobs queued or on the wire: past the join window the client sends new work to the
+        /// lane with the fewest, so one blocked lane (a `BLPOP`) does not hold up the rest.
         var pending: Int { queue.count + onWire }
     }
 
@@ -69,7 +71,25 @@ final class CommandLane: @unchecked Sendable {
         startThread()
     }
 
-    var pending: Int { state.withLock { $0.pending } }
+    /// How a new request would fare on this lane (``RedisClient`` picks a lane by it).
+    enum Load {
+        /// It would leave with a batch that goes out anyway: no round trip of its own.
+        case joinable
+        /// Nothing queued or on the wire: it would go out at once, in a round trip of its own.
+        case idle
+        /// Behind a round trip older than the join window, or a full batch.
+        case busy(pending: Int)
+    }
+
+    func load(at now: ContinuousClock.Instant, joinWindow: Duration) -> Load {
+        state.withLock { state in
+            if state.pending == 0 { return .idle }
+            guard state.queue.count < Self.maxBatchCommands else { return .busy(pending: state.pending) }
+            // Queued and not yet taken: the woken thread takes it with the rest.
+            if state.onWire == 0 { return .joinable }
+            return now - state.onWireSince < joinWindow ? .joinable : .busy(pending: state.pending)
+        }
+    }
 
     var traffic: RedisClient.Traffic {
         state.withLock { state in
@@ -193,7 +213,7 @@ final class CommandLane: @unchecked Sendable {
                     batch.append(state.queue.removeFirst())
                 }
                 state.onWire = batch.count
-                if batch.isEmpty { state.isSleeping = true }
+                if batch.isEmpty { state.isSleeping = true } else { state.onWireSince = .now }
                 return batch
             }
             guard let batch else { return nil }

@@ -9,9 +9,10 @@ import Darwin
 /// Blocking hiredis connections driven from async code, with automatic pipelining.
 ///
 /// Each of the `poolSize` connections has its own thread (a ``CommandLane``), so a slow Redis
-/// never starves Swift's cooperative pool. Concurrent calls are queued on the least busy
-/// connection and go out together: whatever queued while the previous round trip was on the
-/// wire is written in one pipeline. Calls from one task stay in order (each awaits its reply).
+/// never starves Swift's cooperative pool. Concurrent calls go out together: whatever queued
+/// while a connection's round trip was on the wire is written as its next pipeline, and a call
+/// joins such a connection rather than waking an idle one unless that round trip is slow (see
+/// `submit`). Calls from one task stay in order (each awaits its reply).
 /// A connection whose command failed at the socket level (or got `READONLY` from a demoted
 /// master) is closed and transparently reconnected (with AUTH and SELECT) by its next batch;
 /// the client's connections share one capped exponential backoff and log one line per change
@@ -126,16 +127,26 @@ public final class RedisClient: Sendable {
         }
     }
 
-    /// Queues on the lane with the least pending work (the first, when several tie, so a
-    /// lightly loaded client batches on few connections).
+    /// Queues where the request costs the fewest round trips without waiting behind a slow one:
+    /// on the first lane whose round trip went out within the join window (it leaves with that
+    /// lane's next batch), else on the first idle lane (at once), else on the least pending.
+    /// Under load most calls so share one connection's batches; a second connection takes over
+    /// only while the first is stuck on a slow command (decisions D14, D72).
     private func submit(_ request: CommandLane.Request) async throws -> [RedisReply] {
-        var chosen = lanes[0]
-        var fewest = chosen.pending
-        for lane in lanes.dropFirst() where fewest > 0 {
-            let pending = lane.pending
-            if pending < fewest { (chosen, fewest) = (lane, pending) }
+        let now = ContinuousClock.now
+        var idle: CommandLane?
+        var fewest = (lane: lanes[0], pending: Int.max)
+        for lane in lanes {
+            switch lane.load(at: now, joinWindow: configuration.joinWindow) {
+            case .joinable:
+                return try await lane.submit(request)
+            case .idle:
+                if idle == nil { idle = lane }
+            case .busy(let pending):
+                if pending < fewest.pending { fewest = (lane, pending) }
+            }
         }
-        return try await chosen.submit(request)
+        return try await (idle ?? fewest.lane).submit(request)
     }
 }
 

@@ -153,6 +153,64 @@ import Testing
         }
     }
 
+    @Test func callsJoinAConnectionsRoundTripRatherThanWakeAnother() async throws {
+        // A server of its own: it waits for INFO's blocked_clients, a count of the whole server.
+        try await withRedisServer { server in
+            var configuration = try server.configuration(poolSize: 4)
+            configuration.commandTimeout = Self.blockingTimeout
+            // The BLPOP's round trip stays "recent" for the whole test.
+            configuration.joinWindow = .seconds(120)
+            try await withClient(configuration) { client in
+                try await withClient(try server.configuration(poolSize: 1)) { admin in
+                    let blocked = Task { try await client.send("BLPOP", "gate", 0) }
+                    try await waitForBlockedClient(admin)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for index in 0..<300 {
+                            group.addTask {
+                                let reply = try await client.send("ECHO", .string("\(index)"))
+                                #expect(reply == .string(Array("\(index)".utf8)))
+                            }
+                        }
+                        // Three connections stand idle, yet every call waits with the BLPOP's:
+                        // all 301 are still queued or on the wire, none answered.
+                        let deadline = ContinuousClock.now + .seconds(30)
+                        while client.traffic.waiting < 301 && ContinuousClock.now < deadline {
+                            try await Task.sleep(for: .milliseconds(5))
+                        }
+                        #expect(client.traffic.waiting == 301)
+                        _ = try await admin.send("RPUSH", "gate", "open")
+                        try await group.waitForAll()
+                    }
+                    _ = try await blocked.value
+                    let roundTrips = client.traffic.roundTrips
+                    #expect(roundTrips <= 4, "300 queued commands took \(roundTrips - 1) round trips")
+                }
+            }
+        }
+    }
+
+    @Test func aRoundTripOlderThanTheJoinWindowSendsCallsToAnotherConnection() async throws {
+        // A server of its own: it waits for INFO's blocked_clients, a count of the whole server.
+        try await withPrivateRedisClient(poolSize: 2, commandTimeout: Self.blockingTimeout) { server, client in
+            try await withClient(try server.configuration(poolSize: 1)) { admin in
+                let blocked = Task { try await client.send("BLPOP", "gate", 0) }
+                try await waitForBlockedClient(admin)
+                try await Task.sleep(for: client.configuration.joinWindow * 4)
+                // The BLPOP holds the first connection: a call must not wait for it (D14). The
+                // PING's round trip is the only one that can end before the BLPOP's.
+                let ping = Task { try await client.send("PING") }
+                let deadline = ContinuousClock.now + .seconds(20)
+                while client.traffic.roundTrips == 0 && ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(5))
+                }
+                #expect(client.traffic.roundTrips == 1, "the PING waited behind the BLPOP")
+                _ = try await admin.send("RPUSH", "gate", "open")
+                _ = try await blocked.value
+                #expect(try await ping.value == .status("PONG"))
+            }
+        }
+    }
+
     @Test func cancelledWaiterGivesUpAndTheConnectionStaysUsable() async throws {
         // A server of its own: it waits for INFO's blocked_clients, a count of the whole server.
         try await withPrivateRedisClient(poolSize: 1, commandTimeout: Self.blockingTimeout) { server, client in

@@ -45,6 +45,10 @@ struct BenchCompareCommand: AsyncParsableCommand {
         name: .customLong("this-build-arg"),
         help: "An argument for this build's runs only (repeatable), e.g. options the baseline does not know.")
     var thisBuildArguments: [String] = []
+    @Option(
+        name: .customLong("baseline-arg"),
+        help: "An argument for the baseline's runs only (repeatable), e.g. to run both with one setting.")
+    var baselineArguments: [String] = []
     @Flag(help: "Print the comparison as JSON.") var json = false
 
     func validate() throws {
@@ -67,20 +71,22 @@ struct BenchCompareCommand: AsyncParsableCommand {
                 name: "this build", bench: bench, binDirectory: this,
                 sourceDirectory: FileManager.default.currentDirectoryPath),
         ]
+        let ownArguments = [baselineArguments, thisBuildArguments]
         var comparison = BenchComparison(bench: bench, baseline: [], candidate: [])
         for round in 1...rounds {
-            for build in round % 2 == 1 ? builds : builds.reversed() {
+            // Index 0 is the baseline, 1 this build; the order flips every round.
+            for side in round % 2 == 1 ? [0, 1] : [1, 0] {
+                let build = builds[side]
                 if !comparison.baseline.isEmpty || !comparison.candidate.isEmpty {
                     try await Task.sleep(for: .milliseconds(Int64(settleSeconds * 1000)))
                 }
                 if !json { print("round \(round) of \(rounds): \(build.name) (\(build.binDirectory))") }
-                let arguments = ["--json"] + bench.arguments(self, sourceDirectory: build.sourceDirectory)
+                let arguments =
+                    ["--json"] + bench.arguments(self, sourceDirectory: build.sourceDirectory) + ownArguments[side]
                 do {
-                    let run = try await build.run(
-                        build.name == "baseline" ? arguments : arguments + thisBuildArguments,
-                        timeout: .seconds(runTimeout))
+                    let run = try await build.run(arguments, timeout: .seconds(runTimeout))
                     if !json { print("  " + comparison.line(build.name, run)) }
-                    if build.name == "baseline" {
+                    if side == 0 {
                         comparison.baseline.append(run)
                     } else {
                         comparison.candidate.append(run)

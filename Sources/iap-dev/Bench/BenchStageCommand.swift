@@ -1,5 +1,6 @@
 import ArgumentParser
 import Basics
+import Catalog
 import Contracts
 import Foundation
 import Hosting
@@ -8,6 +9,7 @@ import LocalServices
 import Pipeline
 import Redis
 import ServiceLifecycle
+import Settings
 import Synchronization
 
 /// `iap-dev bench stage`: a no-op stage through the whole runtime path, with Redis idempotency on.
@@ -22,6 +24,11 @@ struct BenchStageCommand: AsyncParsableCommand {
     @Option(help: "Partitions of the input topic.") var partitions: Int32 = 12
     @Flag(inversion: .prefixedNo, help: "Use the Redis idempotency guard.") var idempotency = true
     @Option(name: .customLong("linger-ms"), help: "Producer linger.ms of the stage's producer.") var lingerMs = 5
+    /// The workers' own default, so the bench measures the runtime as a worker runs it: 16
+    /// connections (this bench's before session 32) cost ~1.5× the CPU per message of one or two,
+    /// in round trips that each carried fewer commands.
+    @Option(help: "Connections of the stage's Redis client (default: a worker's REDIS_POOL_SIZE default).")
+    var redisConnections = (try? SettingsReader(environment: [:]).value(RedisKeys.poolSize)) ?? 2
     @Flag(help: "Print the result as JSON.") var json = false
 
     /// Produces one small record per input: the minimal real stage.
@@ -66,8 +73,10 @@ struct BenchStageCommand: AsyncParsableCommand {
                 })
         }
 
-        let client = RedisClient(configuration: try RedisConfiguration(url: redis.url, poolSize: 16), logger: logger)
+        let client = RedisClient(
+            configuration: try RedisConfiguration(url: redis.url, poolSize: redisConnections), logger: logger)
         let callsBefore = try await Self.redisCalls(client)
+        let roundTripsBefore = client.traffic.roundTrips
         var worker = WorkerConfiguration(
             stage: "bench", consumerGroup: "bench", inputTopics: ["bench.in"], rejectTopic: "bench.rejected")
         worker.maxInFlight = inFlight
@@ -95,6 +104,7 @@ struct BenchStageCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(100))
         }
         let committedAt = clock.now
+        let roundTrips = client.traffic.roundTrips - roundTripsBefore
         let callsAfter = try await Self.redisCalls(client)
         await group.triggerGracefulShutdown()
         try await task.value
@@ -107,6 +117,8 @@ struct BenchStageCommand: AsyncParsableCommand {
             "messagesPerSecond": Int(Double(messages) / seconds), "handledSeconds": seconds,
             "committedSeconds": (committedAt - started).seconds,
             "redisCommandsPerMessage": Double(callsAfter - callsBefore - 1) / Double(messages),
+            "redisConnections": redisConnections,
+            "redisRoundTripsPerMessage": Double(roundTrips) / Double(messages),
         ]
         if json {
             print(
@@ -120,6 +132,9 @@ struct BenchStageCommand: AsyncParsableCommand {
             )
             print(
                 "redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double)) (server-side, counting those inside scripts)"
+            )
+            print(
+                "redis round trips per message: \(String(format: "%.2f", Double(roundTrips) / Double(messages))) over \(redisConnections) connection(s)"
             )
         }
     }

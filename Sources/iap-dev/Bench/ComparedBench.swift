@@ -34,6 +34,11 @@ enum ComparedBench: String, CaseIterable, ExpressibleByArgument, Sendable {
                 BenchFigure("redisCommandsPerMessage", ratio: "Redis commands per message") {
                     String(format: "%.2f Redis commands/msg", $0)
                 },
+                // Builds before session 32 report neither.
+                BenchFigure("redisRoundTripsPerMessage", ratio: "Redis round trips per message") {
+                    String(format: "in %.2f round trips", $0)
+                },
+                BenchFigure("redisConnections", ratio: nil) { String(format: "over %.0f connections", $0) },
             ]
         case .consume:
             [
@@ -46,7 +51,7 @@ enum ComparedBench: String, CaseIterable, ExpressibleByArgument, Sendable {
         }
     }
 
-    /// The arguments of one run besides `--json` (and this build's `--this-build-arg`s).
+    /// The arguments of one run besides `--json` (and its side's `--baseline-arg`s or `--this-build-arg`s).
     func arguments(_ options: BenchCompareCommand, sourceDirectory: String) -> [String] {
         switch self {
         case .e2e:
@@ -85,6 +90,8 @@ enum ComparedBench: String, CaseIterable, ExpressibleByArgument, Sendable {
             let messages = max(number(result["messages"]) ?? 0, 1)
             values["messagesPerSecond"] = number(result["messagesPerSecond"]) ?? 0
             values["redisCommandsPerMessage"] = number(result["redisCommandsPerMessage"])
+            values["redisRoundTripsPerMessage"] = number(result["redisRoundTripsPerMessage"])
+            values["redisConnections"] = number(result["redisConnections"])
             // Publishing the input, the broker, the stage and Redis: the same work in both builds.
             values["cpuMicrosecondsPerMessage"] = totalCPU.map { $0 * 1_000_000 / messages }
         case .consume:
