@@ -104,7 +104,7 @@ struct BenchStageCommand: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(100))
         }
         let committedAt = clock.now
-        let roundTrips = client.traffic.roundTrips - roundTripsBefore
+        let roundTripsPerMessage = Double(client.traffic.roundTrips - roundTripsBefore) / Double(messages)
         let callsAfter = try await Self.redisCalls(client)
         await group.triggerGracefulShutdown()
         try await task.value
@@ -118,7 +118,7 @@ struct BenchStageCommand: AsyncParsableCommand {
             "committedSeconds": (committedAt - started).seconds,
             "redisCommandsPerMessage": Double(callsAfter - callsBefore - 1) / Double(messages),
             "redisConnections": redisConnections,
-            "redisRoundTripsPerMessage": Double(roundTrips) / Double(messages),
+            "redisRoundTripsPerMessage": roundTripsPerMessage,
         ]
         if json {
             print(
@@ -134,7 +134,7 @@ struct BenchStageCommand: AsyncParsableCommand {
                 "redis commands per message: \(String(format: "%.2f", result["redisCommandsPerMessage"] as! Double)) (server-side, counting those inside scripts)"
             )
             print(
-                "redis round trips per message: \(String(format: "%.2f", Double(roundTrips) / Double(messages))) over \(redisConnections) connection(s)"
+                "redis round trips per message: \(String(format: "%.2f", roundTripsPerMessage)) over \(redisConnections) connection(s)"
             )
         }
     }
